@@ -1,0 +1,55 @@
+# Compiler flags in three buckets (see README "Build configurations"):
+#   1. architecture-independent: language, warnings, floating-point rules — every target
+#   2. architecture-specific:    the baseline ISA of the target (x86-64-v2, armv8-a, wasm SIMD128)
+#   3. CPU-specific:             opt-in only, through QUIVER_CPU_FLAGS (e.g. "-march=native")
+# Per-ISA kernel files add their own flags on top (quiver_isa_sources in src/CMakeLists.txt).
+# No -ffast-math anywhere: distances must compare NaN-safely and the rotation of the quantised
+# index must be bit-identical on every target, so FP contraction is off outside the kernels'
+# explicit FMA intrinsics.
+
+set(QUIVER_CPU_FLAGS "" CACHE STRING "CPU-specific flags, opt-in (e.g. -march=native); empty by default")
+
+# 1. architecture-independent
+set(QUIVER_COMMON_FLAGS -Wall -Wextra -Wno-unused-parameter -ffp-contract=off)
+if(EMSCRIPTEN)
+  list(APPEND QUIVER_COMMON_FLAGS -fexceptions)
+endif()
+
+# 2. architecture-specific
+set(QUIVER_ARCH_FLAGS "")
+set(QUIVER_ARCH "unknown")
+if(EMSCRIPTEN)
+  set(QUIVER_ARCH "wasm32")
+  if(QUIVER_WASM_VARIANT STREQUAL "simd" OR QUIVER_WASM_VARIANT STREQUAL "simd-mt")
+    list(APPEND QUIVER_ARCH_FLAGS -msimd128)
+  endif()
+  if(QUIVER_WASM_VARIANT STREQUAL "simd-mt")
+    list(APPEND QUIVER_ARCH_FLAGS -pthread)
+  endif()
+elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$")
+  set(QUIVER_ARCH "x86_64")
+  list(APPEND QUIVER_ARCH_FLAGS -march=x86-64-v2)
+elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
+  set(QUIVER_ARCH "aarch64")
+  list(APPEND QUIVER_ARCH_FLAGS -march=armv8-a)
+endif()
+
+# 3. CPU-specific (opt-in)
+separate_arguments(QUIVER_CPU_FLAGS_LIST UNIX_COMMAND "${QUIVER_CPU_FLAGS}")
+
+set(QUIVER_ALL_FLAGS ${QUIVER_COMMON_FLAGS} ${QUIVER_ARCH_FLAGS} ${QUIVER_CPU_FLAGS_LIST})
+
+# Sanitizers (ASan + UBSan) for the native test configuration.
+option(QUIVER_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+if(QUIVER_SANITIZE)
+  list(APPEND QUIVER_ALL_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+add_compile_options(${QUIVER_ALL_FLAGS})
+if(EMSCRIPTEN)
+  add_link_options(-fexceptions)
+  if(QUIVER_WASM_VARIANT STREQUAL "simd-mt")
+    add_link_options(-pthread -Wno-pthreads-mem-growth)
+  endif()
+endif()

@@ -1,0 +1,247 @@
+// Exact search: rows live in one 64-byte-aligned buffer (row stride rounded up to 16 floats,
+// so every row starts on a cache line) and are scored in blocks by the dispatched one-to-many
+// kernel; a fixed top-k heap in the caller's output keeps the best.
+#include "quiver/flat_index.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <new>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/aligned_buffer.hpp"
+#include "core/topk.hpp"
+#include "core/validate.hpp"
+#include "quiver/error.hpp"
+#include "simd/kernels.hpp"
+
+namespace quiver {
+namespace {
+
+constexpr size_t kScanBlock = 256;  // rows scored per kernel call; distances stay on the stack
+
+size_t padded_stride(size_t dim) { return (dim + 15) / 16 * 16; }
+
+[[noreturn]] void throw_oom() {
+  throw Error(ErrorCode::OutOfMemory, "out of memory while adding vectors; the index is unchanged");
+}
+
+}  // namespace
+
+struct FlatIndex::Impl {
+  size_t dim;
+  size_t stride;
+  Metric metric;
+  simd::KernelTable kernels;
+  core::AlignedBuffer<float> rows;  // capacity() is in floats
+  std::vector<uint64_t> slot_ids;   // caller id of each row
+  std::unordered_map<uint64_t, uint32_t> slot_of;
+  size_t count = 0;
+
+  Impl(const FlatIndexOptions& options, Isa isa)
+      : dim(options.dim),
+        stride(padded_stride(options.dim)),
+        metric(options.metric),
+        kernels(simd::kernel_table(isa)) {
+    if (dim == 0) throw Error(ErrorCode::InvalidArgument, "dimension must be at least 1");
+    if (dim > (1u << 24)) {
+      throw Error(ErrorCode::InvalidArgument, "dimension " + std::to_string(dim) +
+                                                  " exceeds the maximum of 16777216");
+    }
+  }
+
+  size_t capacity_rows() const { return rows.capacity() / stride; }
+
+  void check_query(const float* query) const {
+    core::check_vectors(query, 1, dim, metric, "query");
+  }
+
+  // Scores every row against `query` and keeps the best k in `out`.
+  size_t scan(const float* query, size_t k, Neighbor* out) const {
+    core::TopK top(out, k);
+    float inv_query_norm = 1.0f;
+    if (metric == Metric::cosine) {
+      inv_query_norm = static_cast<float>(1.0 / std::sqrt(double(kernels.dot_f32(query, query, dim))));
+    }
+    float dist[kScanBlock];
+    for (size_t base = 0; base < count; base += kScanBlock) {
+      const size_t n = std::min(kScanBlock, count - base);
+      const float* block = rows.data() + base * stride;
+      if (metric == Metric::l2) {
+        kernels.l2sq_f32_many(query, block, stride, n, dim, dist);
+      } else {
+        kernels.dot_f32_many(query, block, stride, n, dim, dist);
+        if (metric == Metric::ip) {
+          for (size_t i = 0; i < n; ++i) dist[i] = -dist[i];
+        } else {
+          for (size_t i = 0; i < n; ++i) dist[i] = 1.0f - dist[i] * inv_query_norm;
+        }
+      }
+      for (size_t i = 0; i < n; ++i) {
+        if (dist[i] <= top.threshold()) top.push(slot_ids[base + i], dist[i]);
+      }
+    }
+    return top.finish();
+  }
+};
+
+FlatIndex::FlatIndex(const FlatIndexOptions& options) : FlatIndex(options, active_isa()) {}
+FlatIndex::FlatIndex(const FlatIndexOptions& options, Isa isa)
+    : impl_(std::make_unique<Impl>(options, isa)) {}
+FlatIndex::~FlatIndex() = default;
+FlatIndex::FlatIndex(FlatIndex&&) noexcept = default;
+FlatIndex& FlatIndex::operator=(FlatIndex&&) noexcept = default;
+
+size_t FlatIndex::dim() const noexcept { return impl_->dim; }
+Metric FlatIndex::metric() const noexcept { return impl_->metric; }
+Isa FlatIndex::isa() const noexcept { return impl_->kernels.isa; }
+size_t FlatIndex::size() const noexcept { return impl_->count; }
+bool FlatIndex::contains(uint64_t id) const noexcept { return impl_->slot_of.count(id) != 0; }
+
+size_t FlatIndex::memory_bytes() const noexcept {
+  const Impl& m = *impl_;
+  return m.rows.capacity() * sizeof(float) + m.slot_ids.capacity() * sizeof(uint64_t) +
+         m.slot_of.bucket_count() * sizeof(void*) +
+         m.slot_of.size() * (sizeof(uint64_t) + sizeof(uint32_t) + 2 * sizeof(void*));
+}
+
+void FlatIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
+  Impl& m = *impl_;
+  if (n == 0) return;
+  if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
+  core::check_vectors(vectors, n, m.dim, m.metric, "vector");
+  if (m.count + n > UINT32_MAX) {
+    throw Error(ErrorCode::InvalidArgument, "a flat index holds at most 4294967295 vectors");
+  }
+  try {
+    std::unordered_set<uint64_t> batch;
+    batch.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (m.slot_of.count(ids[i]) != 0) {
+        throw Error(ErrorCode::DuplicateId, "id " + std::to_string(ids[i]) + " is already in the index");
+      }
+      if (!batch.insert(ids[i]).second) {
+        throw Error(ErrorCode::DuplicateId, "id " + std::to_string(ids[i]) + " appears twice in one add");
+      }
+    }
+    // Reserve everything first, so the commit below cannot fail half way.
+    const size_t needed = m.count + n;
+    if (needed > m.capacity_rows()) {
+      const size_t grown = std::max(needed, m.capacity_rows() + m.capacity_rows() / 2);
+      m.rows.reserve(grown * m.stride, m.count * m.stride);
+    }
+    m.slot_ids.reserve(needed);
+    m.slot_of.reserve(needed);
+  } catch (const std::bad_alloc&) {
+    throw_oom();
+  }
+
+  const size_t first = m.count;
+  size_t inserted = 0;
+  try {
+    for (; inserted < n; ++inserted) m.slot_of.emplace(ids[inserted], uint32_t(first + inserted));
+  } catch (const std::bad_alloc&) {  // a map node could not be allocated: undo
+    for (size_t i = 0; i < inserted; ++i) m.slot_of.erase(ids[i]);
+    throw_oom();
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const float* src = vectors + i * m.dim;
+    float* dst = m.rows.data() + (first + i) * m.stride;
+    if (m.metric == Metric::cosine) {
+      double norm2 = 0.0;
+      for (size_t j = 0; j < m.dim; ++j) norm2 += double(src[j]) * src[j];
+      const double inv = 1.0 / std::sqrt(norm2);
+      for (size_t j = 0; j < m.dim; ++j) dst[j] = static_cast<float>(src[j] * inv);
+    } else {
+      std::memcpy(dst, src, m.dim * sizeof(float));
+    }
+    m.slot_ids.push_back(ids[i]);
+  }
+  m.count += n;
+}
+
+void FlatIndex::add(const std::vector<uint64_t>& ids, const std::vector<float>& vectors) {
+  if (vectors.size() != ids.size() * impl_->dim) {
+    throw Error(ErrorCode::DimensionMismatch,
+                "expected " + std::to_string(ids.size()) + " x " + std::to_string(impl_->dim) +
+                    " = " + std::to_string(ids.size() * impl_->dim) + " floats, got " +
+                    std::to_string(vectors.size()));
+  }
+  add(ids.data(), vectors.data(), ids.size());
+}
+
+void FlatIndex::remove(const uint64_t* ids, size_t n) {
+  Impl& m = *impl_;
+  if (n == 0) return;
+  if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
+  {
+    std::unordered_set<uint64_t> batch;
+    batch.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (m.slot_of.count(ids[i]) == 0) {
+        throw Error(ErrorCode::UnknownId, "id " + std::to_string(ids[i]) + " is not in the index");
+      }
+      if (!batch.insert(ids[i]).second) {
+        throw Error(ErrorCode::DuplicateId, "id " + std::to_string(ids[i]) + " appears twice in one remove");
+      }
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    // Move the last row into the hole: removal is O(dim) and rows stay dense for the scan.
+    auto it = m.slot_of.find(ids[i]);
+    const uint32_t slot = it->second;
+    const uint32_t last = uint32_t(m.count - 1);
+    if (slot != last) {
+      std::memcpy(m.rows.data() + size_t(slot) * m.stride, m.rows.data() + size_t(last) * m.stride,
+                  m.stride * sizeof(float));
+      m.slot_ids[slot] = m.slot_ids[last];
+      m.slot_of[m.slot_ids[slot]] = slot;
+    }
+    m.slot_of.erase(it);
+    m.slot_ids.pop_back();
+    --m.count;
+  }
+}
+
+void FlatIndex::remove(const std::vector<uint64_t>& ids) { remove(ids.data(), ids.size()); }
+
+void FlatIndex::get(uint64_t id, float* out) const {
+  auto it = impl_->slot_of.find(id);
+  if (it == impl_->slot_of.end()) {
+    throw Error(ErrorCode::UnknownId, "id " + std::to_string(id) + " is not in the index");
+  }
+  std::memcpy(out, impl_->rows.data() + size_t(it->second) * impl_->stride,
+              impl_->dim * sizeof(float));
+}
+
+size_t FlatIndex::search(const float* query, size_t k, Neighbor* out) const {
+  core::check_k(k);
+  if (impl_->count == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
+  impl_->check_query(query);
+  return impl_->scan(query, std::min(k, impl_->count), out);
+}
+
+std::vector<Neighbor> FlatIndex::search(const std::vector<float>& query, size_t k) const {
+  if (query.size() != impl_->dim) {
+    throw Error(ErrorCode::DimensionMismatch, "query has " + std::to_string(query.size()) +
+                                                  " values, the index dimension is " +
+                                                  std::to_string(impl_->dim));
+  }
+  core::check_k(k);
+  std::vector<Neighbor> out(std::min(k, impl_->count));
+  out.resize(search(query.data(), k, out.data()));
+  return out;
+}
+
+size_t FlatIndex::search_batch(const float* queries, size_t nq, size_t k, Neighbor* out) const {
+  core::check_k(k);
+  if (impl_->count == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
+  core::check_vectors(queries, nq, impl_->dim, impl_->metric, "query");
+  const size_t kk = std::min(k, impl_->count);
+  for (size_t q = 0; q < nq; ++q) impl_->scan(queries + q * impl_->dim, kk, out + q * k);
+  return kk;
+}
+
+}  // namespace quiver

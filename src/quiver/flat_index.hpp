@@ -1,0 +1,69 @@
+// FlatIndex — exact k-nearest-neighbour search by scanning every stored vector with the
+// dispatched SIMD kernels.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "quiver/isa.hpp"
+#include "quiver/metric.hpp"
+#include "quiver/neighbor.hpp"
+
+namespace quiver {
+
+struct FlatIndexOptions {
+  size_t dim = 0;
+  Metric metric = Metric::l2;
+};
+
+class FlatIndex {
+ public:
+  // Uses active_isa() (QUIVER_ISA or CPU detection).
+  explicit FlatIndex(const FlatIndexOptions& options);
+  // Uses the given level; throws Error(UnsupportedIsa) if this CPU/build lacks it.
+  FlatIndex(const FlatIndexOptions& options, Isa isa);
+  ~FlatIndex();
+  FlatIndex(FlatIndex&&) noexcept;
+  FlatIndex& operator=(FlatIndex&&) noexcept;
+  FlatIndex(const FlatIndex&) = delete;
+  FlatIndex& operator=(const FlatIndex&) = delete;
+
+  size_t dim() const noexcept;
+  Metric metric() const noexcept;
+  Isa isa() const noexcept;
+  size_t size() const noexcept;
+  bool contains(uint64_t id) const noexcept;
+  // Bytes held by vectors, ids and the id map (approximate for the hash map).
+  size_t memory_bytes() const noexcept;
+
+  // Adds n vectors (row-major, n x dim) with the given ids. All-or-nothing: a wrong size,
+  // a NaN/Inf, a zero vector under cosine, or a duplicate id (already present or repeated
+  // in `ids`) throws and adds nothing.
+  void add(const uint64_t* ids, const float* vectors, size_t n);
+  void add(const std::vector<uint64_t>& ids, const std::vector<float>& vectors);
+
+  // Removes the given ids. All-or-nothing: an unknown or repeated id throws and removes nothing.
+  void remove(const uint64_t* ids, size_t n);
+  void remove(const std::vector<uint64_t>& ids);
+
+  // Copies the stored vector for `id` into out[0..dim) (normalised under cosine).
+  void get(uint64_t id, float* out) const;
+
+  // Writes the min(k, size()) nearest neighbours of `query` into out, closest first (ties by
+  // id), and returns how many it wrote. Allocates nothing. Throws for k == 0, an empty index,
+  // or a query with NaN/Inf (or zero under cosine).
+  size_t search(const float* query, size_t k, Neighbor* out) const;
+  std::vector<Neighbor> search(const std::vector<float>& query, size_t k) const;
+
+  // nq queries (row-major). out holds nq * k slots; row q's results start at out + q * k and
+  // the first min(k, size()) of them are filled. Returns min(k, size()).
+  size_t search_batch(const float* queries, size_t nq, size_t k, Neighbor* out) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace quiver

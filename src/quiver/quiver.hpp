@@ -1,0 +1,10 @@
+// Umbrella header for C++ users.
+#pragma once
+
+#include "quiver/error.hpp"
+#include "quiver/flat_index.hpp"
+#include "quiver/isa.hpp"
+#include "quiver/metric.hpp"
+#include "quiver/neighbor.hpp"
+#include "quiver/version.hpp"
+#include "quiver/workload.hpp"

@@ -1,0 +1,60 @@
+// The kernel table: plain function pointers, one set per ISA level, so that no SIMD type
+// ever crosses a file boundary. An index copies the table it needs when it is created.
+//
+// Naming follows <operation>_<element type>_<isa>, e.g. l2sq_f32_avx2.
+//   l2sq  squared Euclidean distance           sum (a_i - b_i)^2
+//   dot   inner product                        sum a_i b_i
+//   cos   cosine distance                      1 - dot / sqrt(|a|^2 |b|^2)   (1 if either is zero)
+// The *_many forms score one query against n rows that start `stride` floats apart.
+#pragma once
+
+#include <cstddef>
+
+#include "quiver/isa.hpp"
+
+namespace quiver::simd {
+
+using DistanceFn = float (*)(const float* a, const float* b, size_t d);
+using DistanceManyFn = void (*)(const float* query, const float* rows, size_t stride, size_t n,
+                                size_t d, float* out);
+
+struct KernelTable {
+  Isa isa;
+  DistanceFn l2sq_f32;
+  DistanceFn dot_f32;
+  DistanceFn cos_f32;
+  DistanceManyFn l2sq_f32_many;
+  DistanceManyFn dot_f32_many;
+  DistanceManyFn cos_f32_many;
+};
+
+// The table for `isa`; throws Error(UnsupportedIsa) if this CPU/build lacks it.
+KernelTable kernel_table(Isa isa);
+
+// Per-ISA tables, each defined in its own kernels_<isa>.cpp.
+KernelTable scalar_kernels() noexcept;
+#if defined(QUIVER_HAVE_AVX2)
+KernelTable avx2_kernels() noexcept;
+#endif
+#if defined(QUIVER_HAVE_AVX512)
+KernelTable avx512_kernels() noexcept;
+#endif
+#if defined(QUIVER_HAVE_NEON)
+KernelTable neon_kernels() noexcept;
+#endif
+#if defined(QUIVER_HAVE_WASM128)
+KernelTable wasm128_kernels() noexcept;
+#endif
+
+// Shared finishing step of the cosine kernels (plain scalar code, same on every ISA).
+inline float cosine_from_parts(float dot, float norm_a2, float norm_b2) noexcept;
+
+}  // namespace quiver::simd
+
+#include <cmath>
+
+inline float quiver::simd::cosine_from_parts(float dot, float norm_a2, float norm_b2) noexcept {
+  const float denom = norm_a2 * norm_b2;
+  if (!(denom > 0.0f)) return 1.0f;
+  return 1.0f - static_cast<float>(dot / std::sqrt(static_cast<double>(denom)));
+}

@@ -1,0 +1,115 @@
+// AVX-512 (F) kernels. Compiled with -mavx512f -mavx512bw -mavx512vl -mfma; called only after
+// CPU detection says yes. Tails use masked loads, so no element past the end is read.
+#include <immintrin.h>
+
+#include "simd/kernels.hpp"
+
+namespace quiver::simd {
+namespace {
+
+// Horizontal sum without _mm512_reduce_add_ps, whose GCC 12 expansion trips -Wuninitialized.
+inline float hsum512(__m512 v) {
+  const __m256 lo = _mm512_castps512_ps256(v);
+  const __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+  const __m256 s8 = _mm256_add_ps(lo, hi);
+  __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
+  s4 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+  s4 = _mm_add_ss(s4, _mm_movehdup_ps(s4));
+  return _mm_cvtss_f32(s4);
+}
+
+inline __mmask16 tail_mask(size_t rem) { return static_cast<__mmask16>((1u << rem) - 1u); }
+
+inline float l2sq_f32_avx512(const float* a, const float* b, size_t d) {
+  __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+  __m512 s2 = _mm512_setzero_ps(), s3 = _mm512_setzero_ps();
+  size_t i = 0;
+  for (; i + 64 <= d; i += 64) {
+    const __m512 d0 = _mm512_sub_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i));
+    const __m512 d1 = _mm512_sub_ps(_mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(b + i + 16));
+    const __m512 d2 = _mm512_sub_ps(_mm512_loadu_ps(a + i + 32), _mm512_loadu_ps(b + i + 32));
+    const __m512 d3 = _mm512_sub_ps(_mm512_loadu_ps(a + i + 48), _mm512_loadu_ps(b + i + 48));
+    s0 = _mm512_fmadd_ps(d0, d0, s0);
+    s1 = _mm512_fmadd_ps(d1, d1, s1);
+    s2 = _mm512_fmadd_ps(d2, d2, s2);
+    s3 = _mm512_fmadd_ps(d3, d3, s3);
+  }
+  for (; i + 16 <= d; i += 16) {
+    const __m512 d0 = _mm512_sub_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i));
+    s0 = _mm512_fmadd_ps(d0, d0, s0);
+  }
+  if (i < d) {
+    const __mmask16 m = tail_mask(d - i);
+    const __m512 d0 = _mm512_sub_ps(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i));
+    s1 = _mm512_fmadd_ps(d0, d0, s1);
+  }
+  return hsum512(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
+}
+
+inline float dot_f32_avx512(const float* a, const float* b, size_t d) {
+  __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+  __m512 s2 = _mm512_setzero_ps(), s3 = _mm512_setzero_ps();
+  size_t i = 0;
+  for (; i + 64 <= d; i += 64) {
+    s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), s0);
+    s1 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(b + i + 16), s1);
+    s2 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 32), _mm512_loadu_ps(b + i + 32), s2);
+    s3 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 48), _mm512_loadu_ps(b + i + 48), s3);
+  }
+  for (; i + 16 <= d; i += 16) {
+    s0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), s0);
+  }
+  if (i < d) {
+    const __mmask16 m = tail_mask(d - i);
+    s1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i), s1);
+  }
+  return hsum512(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)));
+}
+
+inline float cos_f32_avx512(const float* a, const float* b, size_t d) {
+  __m512 dot = _mm512_setzero_ps(), na = _mm512_setzero_ps(), nb = _mm512_setzero_ps();
+  size_t i = 0;
+  for (; i + 16 <= d; i += 16) {
+    const __m512 va = _mm512_loadu_ps(a + i), vb = _mm512_loadu_ps(b + i);
+    dot = _mm512_fmadd_ps(va, vb, dot);
+    na = _mm512_fmadd_ps(va, va, na);
+    nb = _mm512_fmadd_ps(vb, vb, nb);
+  }
+  if (i < d) {
+    const __mmask16 m = tail_mask(d - i);
+    const __m512 va = _mm512_maskz_loadu_ps(m, a + i), vb = _mm512_maskz_loadu_ps(m, b + i);
+    dot = _mm512_fmadd_ps(va, vb, dot);
+    na = _mm512_fmadd_ps(va, va, na);
+    nb = _mm512_fmadd_ps(vb, vb, nb);
+  }
+  return cosine_from_parts(hsum512(dot), hsum512(na),
+                           hsum512(nb));
+}
+
+void l2sq_f32_many_avx512(const float* q, const float* rows, size_t stride, size_t n, size_t d,
+                          float* out) {
+  for (size_t r = 0; r < n; ++r) out[r] = l2sq_f32_avx512(q, rows + r * stride, d);
+}
+
+void dot_f32_many_avx512(const float* q, const float* rows, size_t stride, size_t n, size_t d,
+                         float* out) {
+  for (size_t r = 0; r < n; ++r) out[r] = dot_f32_avx512(q, rows + r * stride, d);
+}
+
+void cos_f32_many_avx512(const float* q, const float* rows, size_t stride, size_t n, size_t d,
+                         float* out) {
+  for (size_t r = 0; r < n; ++r) out[r] = cos_f32_avx512(q, rows + r * stride, d);
+}
+
+float l2sq_f32_avx512_fn(const float* a, const float* b, size_t d) { return l2sq_f32_avx512(a, b, d); }
+float dot_f32_avx512_fn(const float* a, const float* b, size_t d) { return dot_f32_avx512(a, b, d); }
+float cos_f32_avx512_fn(const float* a, const float* b, size_t d) { return cos_f32_avx512(a, b, d); }
+
+}  // namespace
+
+KernelTable avx512_kernels() noexcept {
+  return {Isa::avx512,         l2sq_f32_avx512_fn,  dot_f32_avx512_fn,  cos_f32_avx512_fn,
+          l2sq_f32_many_avx512, dot_f32_many_avx512, cos_f32_many_avx512};
+}
+
+}  // namespace quiver::simd

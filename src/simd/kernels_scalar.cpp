@@ -1,0 +1,72 @@
+// Scalar kernels: the reference every SIMD kernel is tested against, and the path for CPUs
+// and wasm engines without SIMD. Four independent accumulators give the CPU some
+// instruction-level parallelism without reassociating anything the compiler must keep.
+#include "simd/kernels.hpp"
+
+namespace quiver::simd {
+namespace {
+
+float l2sq_f32_scalar(const float* a, const float* b, size_t d) {
+  float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  size_t i = 0;
+  for (; i + 4 <= d; i += 4) {
+    const float d0 = a[i] - b[i], d1 = a[i + 1] - b[i + 1];
+    const float d2 = a[i + 2] - b[i + 2], d3 = a[i + 3] - b[i + 3];
+    s0 += d0 * d0;
+    s1 += d1 * d1;
+    s2 += d2 * d2;
+    s3 += d3 * d3;
+  }
+  for (; i < d; ++i) {
+    const float diff = a[i] - b[i];
+    s0 += diff * diff;
+  }
+  return (s0 + s1) + (s2 + s3);
+}
+
+float dot_f32_scalar(const float* a, const float* b, size_t d) {
+  float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  size_t i = 0;
+  for (; i + 4 <= d; i += 4) {
+    s0 += a[i] * b[i];
+    s1 += a[i + 1] * b[i + 1];
+    s2 += a[i + 2] * b[i + 2];
+    s3 += a[i + 3] * b[i + 3];
+  }
+  for (; i < d; ++i) s0 += a[i] * b[i];
+  return (s0 + s1) + (s2 + s3);
+}
+
+float cos_f32_scalar(const float* a, const float* b, size_t d) {
+  float dot = 0, na = 0, nb = 0;
+  for (size_t i = 0; i < d; ++i) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return cosine_from_parts(dot, na, nb);
+}
+
+void l2sq_f32_many_scalar(const float* q, const float* rows, size_t stride, size_t n, size_t d,
+                          float* out) {
+  for (size_t r = 0; r < n; ++r) out[r] = l2sq_f32_scalar(q, rows + r * stride, d);
+}
+
+void dot_f32_many_scalar(const float* q, const float* rows, size_t stride, size_t n, size_t d,
+                         float* out) {
+  for (size_t r = 0; r < n; ++r) out[r] = dot_f32_scalar(q, rows + r * stride, d);
+}
+
+void cos_f32_many_scalar(const float* q, const float* rows, size_t stride, size_t n, size_t d,
+                         float* out) {
+  for (size_t r = 0; r < n; ++r) out[r] = cos_f32_scalar(q, rows + r * stride, d);
+}
+
+}  // namespace
+
+KernelTable scalar_kernels() noexcept {
+  return {Isa::scalar,         l2sq_f32_scalar,     dot_f32_scalar,     cos_f32_scalar,
+          l2sq_f32_many_scalar, dot_f32_many_scalar, cos_f32_many_scalar};
+}
+
+}  // namespace quiver::simd

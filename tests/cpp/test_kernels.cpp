@@ -1,0 +1,127 @@
+// Every ISA level this machine has, against a double-precision reference and against the
+// scalar kernels, for every dimension 1..300 and for unaligned pointers.
+//
+// Error bound: |kernel - exact| <= 1e-5 * sum_i |term_i| + 1e-30, where term_i is the i-th
+// product (a_i b_i, or (a_i - b_i)^2). Float accumulation over d <= 300 terms in 4+ partial
+// sums has a worst case near (d/4) * 2^-24 ~ 4.5e-6 of that sum, so 1e-5 is tight but safe.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/rng.hpp"
+#include "quiver/error.hpp"
+#include "quiver/isa.hpp"
+#include "simd/kernels.hpp"
+
+namespace quiver {
+namespace {
+
+constexpr double kRelTol = 1e-5;
+
+struct Exact {
+  double l2sq, l2sq_mag, dot, dot_mag, cos;
+};
+
+Exact exact(const float* a, const float* b, size_t d) {
+  Exact e{};
+  double na = 0, nb = 0;
+  for (size_t i = 0; i < d; ++i) {
+    const double x = a[i], y = b[i];
+    e.l2sq += (x - y) * (x - y);
+    e.dot += x * y;
+    e.dot_mag += std::fabs(x * y);
+    na += x * x;
+    nb += y * y;
+  }
+  e.l2sq_mag = e.l2sq;
+  e.cos = (na > 0 && nb > 0) ? 1.0 - e.dot / std::sqrt(na * nb) : 1.0;
+  return e;
+}
+
+std::vector<float> random_floats(size_t n, uint64_t seed) {
+  core::Rng rng(seed);
+  std::vector<float> v(n);
+  for (auto& x : v) x = static_cast<float>(rng.normal());
+  return v;
+}
+
+class KernelTest : public ::testing::TestWithParam<Isa> {};
+
+TEST_P(KernelTest, OneToOneMatchesReferenceForEveryDimensionAndAlignment) {
+  const simd::KernelTable k = simd::kernel_table(GetParam());
+  const simd::KernelTable ref = simd::scalar_kernels();
+  // Buffers with slack so that a and b can start 0..3 floats past an aligned address.
+  const auto pool_a = random_floats(300 + 8, 1);
+  const auto pool_b = random_floats(300 + 8, 2);
+  for (size_t d = 1; d <= 300; ++d) {
+    for (size_t off_a : {0, 1, 3}) {
+      for (size_t off_b : {0, 2}) {
+        // Copy into exact-size heap blocks so ASan catches any read past element d-1.
+        std::vector<float> a(pool_a.begin() + off_a, pool_a.begin() + off_a + d);
+        std::vector<float> b(pool_b.begin() + off_b, pool_b.begin() + off_b + d);
+        const Exact e = exact(a.data(), b.data(), d);
+        const float l2 = k.l2sq_f32(a.data(), b.data(), d);
+        const float dot = k.dot_f32(a.data(), b.data(), d);
+        const float cs = k.cos_f32(a.data(), b.data(), d);
+        ASSERT_NEAR(l2, e.l2sq, kRelTol * e.l2sq_mag + 1e-30) << "d=" << d;
+        ASSERT_NEAR(dot, e.dot, kRelTol * e.dot_mag + 1e-30) << "d=" << d;
+        // cos = 1 - dot/|a||b|: its error is the dot error scaled by 1/(|a||b|).
+        ASSERT_NEAR(cs, e.cos, 4 * kRelTol + 1e-6) << "d=" << d;
+        ASSERT_NEAR(l2, ref.l2sq_f32(a.data(), b.data(), d), 2 * kRelTol * e.l2sq_mag + 1e-30);
+        ASSERT_NEAR(dot, ref.dot_f32(a.data(), b.data(), d), 2 * kRelTol * e.dot_mag + 1e-30);
+      }
+    }
+  }
+}
+
+TEST_P(KernelTest, UnalignedPointersInsideOneBuffer) {
+  const simd::KernelTable k = simd::kernel_table(GetParam());
+  auto buf = random_floats(1024, 7);
+  for (size_t d : {1, 7, 15, 16, 17, 31, 33, 63, 65, 127, 384}) {
+    for (size_t off = 0; off < 8; ++off) {
+      const float* a = buf.data() + off;
+      const float* b = buf.data() + 500 + (off * 3) % 7;
+      const Exact e = exact(a, b, d);
+      ASSERT_NEAR(k.l2sq_f32(a, b, d), e.l2sq, kRelTol * e.l2sq_mag + 1e-30);
+      ASSERT_NEAR(k.dot_f32(a, b, d), e.dot, kRelTol * e.dot_mag + 1e-30);
+    }
+  }
+}
+
+TEST_P(KernelTest, ManyMatchesOneToOneWithStrideAndOffset) {
+  const simd::KernelTable k = simd::kernel_table(GetParam());
+  for (size_t d : {1, 3, 8, 13, 16, 31, 64, 100, 384}) {
+    for (size_t stride_extra : {0, 1, 5}) {
+      const size_t stride = d + stride_extra;
+      const size_t n = 37;
+      auto rows = random_floats(n * stride + 1, 100 + d);
+      auto q = random_floats(d + 1, 200 + d);
+      const float* rp = rows.data() + 1;  // deliberately unaligned
+      const float* qp = q.data() + 1;
+      std::vector<float> l2(n), dot(n), cs(n);
+      k.l2sq_f32_many(qp, rp, stride, n - 1, d, l2.data());  // n-1 rows: stay inside the buffer
+      k.dot_f32_many(qp, rp, stride, n - 1, d, dot.data());
+      k.cos_f32_many(qp, rp, stride, n - 1, d, cs.data());
+      for (size_t r = 0; r + 1 < n; ++r) {
+        ASSERT_EQ(l2[r], k.l2sq_f32(qp, rp + r * stride, d)) << "d=" << d << " r=" << r;
+        ASSERT_EQ(dot[r], k.dot_f32(qp, rp + r * stride, d)) << "d=" << d << " r=" << r;
+        ASSERT_EQ(cs[r], k.cos_f32(qp, rp + r * stride, d)) << "d=" << d << " r=" << r;
+      }
+    }
+  }
+}
+
+TEST_P(KernelTest, CosineOfZeroVectorIsOne) {
+  const simd::KernelTable k = simd::kernel_table(GetParam());
+  std::vector<float> zero(19, 0.0f), x(19, 1.5f);
+  EXPECT_EQ(k.cos_f32(zero.data(), x.data(), 19), 1.0f);
+  EXPECT_EQ(k.cos_f32(x.data(), zero.data(), 19), 1.0f);
+  EXPECT_NEAR(k.cos_f32(x.data(), x.data(), 19), 0.0f, 1e-6);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryAvailableIsa, KernelTest, ::testing::ValuesIn(available_isas()),
+                         [](const auto& info) { return std::string(isa_name(info.param)); });
+
+}  // namespace
+}  // namespace quiver
