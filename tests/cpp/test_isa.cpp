@@ -2,6 +2,10 @@
 
 #include <cstdlib>
 
+#if defined(__EMSCRIPTEN__)
+#include <emscripten.h>
+#endif
+
 #include "quiver/error.hpp"
 #include "quiver/isa.hpp"
 #include "simd/kernels.hpp"
@@ -11,6 +15,13 @@ namespace {
 
 TEST(Isa, ActiveLevelHonoursQuiverIsa) {
   const char* forced = std::getenv("QUIVER_ISA");
+#if defined(__EMSCRIPTEN__)
+  // getenv() only sees Node's environment through the pre-js shim; prove it is there.
+  const int node_has_it = EM_ASM_INT({
+    return typeof process !== 'undefined' && !!process.env.QUIVER_ISA;
+  });
+  EXPECT_EQ(node_has_it != 0, forced != nullptr) << "QUIVER_ISA did not reach getenv()";
+#endif
   if (forced != nullptr && *forced != '\0') {
     EXPECT_STREQ(isa_name(active_isa()), forced);
   } else {

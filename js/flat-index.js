@@ -1,0 +1,101 @@
+// FlatIndex: exact search. A thin owner of the C++ object: converts input, copies it through
+// the staging buffers, copies results out, and frees the C++ object on dispose().
+import { QuiverError, rethrowing } from './errors.js';
+import { toIds, toVectors } from './inputs.js';
+
+const NEIGHBOR_BYTES = 16;
+
+export function makeFlatIndexClass(mod, staging, variantName) {
+  class FlatIndex {
+    #native;
+
+    constructor({ dim, metric = 'l2' } = {}) {
+      if (!Number.isInteger(dim) || dim < 1) {
+        throw new QuiverError('INVALID_ARGUMENT', `dim must be a positive integer, got ${dim}`);
+      }
+      this.#native = rethrowing(() => new mod.FlatIndex(dim, metric));
+    }
+
+    #live() {
+      if (!this.#native) throw new QuiverError('DISPOSED', 'this index has been disposed');
+      return this.#native;
+    }
+
+    get dim() { return this.#live().dim(); }
+    get metric() { return this.#live().metric(); }
+    get isa() { return this.#live().isa(); }
+    get variant() { return variantName; }
+    get size() { return this.#live().size(); }
+    get memoryBytes() { return this.#live().memoryBytes(); }
+
+    add(ids, vectors) {
+      const native = this.#live();
+      const idArray = toIds(ids);
+      const data = toVectors(vectors, native.dim());
+      if (data.length !== idArray.length * native.dim()) {
+        throw new QuiverError('DIMENSION_MISMATCH',
+          `${idArray.length} ids but ${data.length / native.dim()} vectors of dimension ${native.dim()}`);
+      }
+      const idPtr = staging.putFloat64('ids', idArray);
+      const vecPtr = staging.putFloat32('vectors', data);
+      rethrowing(() => native.add(idPtr, vecPtr, idArray.length));
+    }
+
+    remove(ids) {
+      const native = this.#live();
+      const idArray = toIds(ids);
+      const idPtr = staging.putFloat64('ids', idArray);
+      rethrowing(() => native.remove(idPtr, idArray.length));
+    }
+
+    has(id) {
+      return this.#live().has(Number(id));
+    }
+
+    // { ids: Float64Array, distances: Float32Array }, closest first, ties by id.
+    search(query, k = 10) {
+      const native = this.#live();
+      const q = toVectors(query, native.dim(), 'query');
+      if (q.length !== native.dim()) {
+        throw new QuiverError('DIMENSION_MISMATCH',
+          `query has ${q.length} values, the index dimension is ${native.dim()}`);
+      }
+      if (!Number.isInteger(k) || k < 1) throw new QuiverError('INVALID_K', 'k must be at least 1');
+      const qPtr = staging.putFloat32('query', q);
+      const outPtr = staging.reserve('out', k * NEIGHBOR_BYTES);
+      const count = rethrowing(() => native.search(qPtr, k, outPtr));
+      return staging.readNeighbors(outPtr, count);
+    }
+
+    // Row q of the result occupies [q * k, (q + 1) * k) of ids and distances, where k is
+    // min(k, size); returns { ids, distances, k, count }.
+    searchBatch(queries, k = 10) {
+      const native = this.#live();
+      const dim = native.dim();
+      const qs = toVectors(queries, dim, 'queries');
+      const nq = qs.length / dim;
+      if (!Number.isInteger(k) || k < 1) throw new QuiverError('INVALID_K', 'k must be at least 1');
+      const qPtr = staging.putFloat32('queries', qs);
+      const outPtr = staging.reserve('out', nq * k * NEIGHBOR_BYTES);
+      const kk = rethrowing(() => native.searchBatch(qPtr, nq, k, outPtr));
+      const ids = new Float64Array(nq * kk);
+      const distances = new Float32Array(nq * kk);
+      for (let q = 0; q < nq; q++) {
+        const row = staging.readNeighbors(outPtr + q * k * NEIGHBOR_BYTES, kk);
+        ids.set(row.ids, q * kk);
+        distances.set(row.distances, q * kk);
+      }
+      return { ids, distances, k: kk, count: nq };
+    }
+
+    dispose() {
+      if (this.#native) {
+        this.#native.delete();
+        this.#native = null;
+      }
+    }
+  }
+  // `using index = new FlatIndex(...)` where the engine has explicit resource management.
+  if (Symbol.dispose) FlatIndex.prototype[Symbol.dispose] = FlatIndex.prototype.dispose;
+  return FlatIndex;
+}

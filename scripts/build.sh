@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Configures (once) and builds one or more configurations into build/<config>:
+#   native         Release, host CPU with runtime dispatch: library, quiver CLI, tests, benchmarks
+#   native-asan    RelWithDebInfo with AddressSanitizer + UndefinedBehaviorSanitizer: tests
+#   aarch64        cross-compiled with g++-aarch64-linux-gnu: tests (run under qemu-aarch64)
+#   wasm-simd-mt   wasm SIMD128 + pthreads: JS module in js/wasm/simd-mt, tests, benchmarks
+#   wasm-simd      wasm SIMD128: js/wasm/simd, tests, benchmarks
+#   wasm-baseline  wasm without SIMD: js/wasm/baseline, tests, benchmarks
+#   all            every configuration above
+# Usage: scripts/build.sh CONFIG [CONFIG...] [-- ninja targets]
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export NODE_PATH=/usr/share/nodejs  # em++ -O2 runs a Node tool that needs Debian's acorn
+
+configs=()
+targets=()
+while (($#)); do
+  if [ "$1" = "--" ]; then shift; targets=("$@"); break; fi
+  configs+=("$1"); shift
+done
+if [ "${configs[*]}" = "all" ]; then
+  configs=(native native-asan aarch64 wasm-simd-mt wasm-simd wasm-baseline)
+fi
+
+for config in "${configs[@]}"; do
+  dir="$root/build/$config"
+  args=(-S "$root" -B "$dir" -G Ninja)
+  case "$config" in
+    native) args+=(-DCMAKE_BUILD_TYPE=Release) ;;
+    native-asan) args+=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUIVER_SANITIZE=ON -DQUIVER_BUILD_BENCH=OFF -DQUIVER_BUILD_CLI=OFF) ;;
+    aarch64) args+=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$root/cmake/toolchains/aarch64-linux-gnu.cmake"
+                    -DQUIVER_BUILD_BENCH=OFF) ;;
+    wasm-simd-mt|wasm-simd|wasm-baseline)
+      args+=(-DCMAKE_BUILD_TYPE=Release -DQUIVER_WASM_VARIANT="${config#wasm-}") ;;
+    *) echo "build.sh: unknown configuration '$config'" >&2; exit 2 ;;
+  esac
+  mkdir -p "$root/build"
+  log="$root/build/$config.log"
+  start=$SECONDS
+  if [ ! -f "$dir/build.ninja" ]; then
+    configure=(cmake)
+    [[ "$config" == wasm-* ]] && configure=(emcmake cmake)
+    "${configure[@]}" "${args[@]}" >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
+  fi
+  ninja -C "$dir" -j2 "${targets[@]}" >"$log" 2>&1 || { tail -60 "$log" >&2; echo "build.sh: $config failed (log: $log)" >&2; exit 1; }
+  echo "== built $config in $((SECONDS - start)) s"
+done

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# `npm test`: every test, in every configuration.
+#   native GoogleTest at each ISA level this CPU has (scalar, avx2, avx512)
+#   the same suites under ASan + UBSan
+#   aarch64 (NEON) under qemu-user
+#   the same suites compiled to wasm, in all three variants, under Node
+#   node:test suites for the npm package (every variant)
+# Each step runs even if an earlier one failed; the exit code is non-zero if any failed.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+bash scripts/ensure-deps.sh || exit 1
+
+passed=0
+failed=0
+failures=()
+step() {
+  local name="$1"; shift
+  echo
+  echo "===== $name"
+  local start=$SECONDS
+  if "$@"; then
+    passed=$((passed + 1)); echo "===== $name: ok ($((SECONDS - start)) s)"
+  else
+    failed=$((failed + 1)); failures+=("$name"); echo "===== $name: FAILED ($((SECONDS - start)) s)"
+  fi
+}
+ctest_in() { (cd "build/$1" && ctest --output-on-failure -j2); }
+
+for config in native native-asan aarch64 wasm-simd-mt wasm-simd wasm-baseline; do
+  step "build $config" bash scripts/build.sh "$config"
+  step "ctest $config" ctest_in "$config"
+done
+step "node --test" node --test tests/js/
+
+echo
+[ "$failed" -gt 0 ] && echo "failed steps: ${failures[*]}"
+echo "steps: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
