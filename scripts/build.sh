@@ -8,6 +8,7 @@
 #   wasm-baseline  wasm without SIMD: js/wasm/baseline, tests, benchmarks
 #   all            every configuration above
 # Usage: scripts/build.sh CONFIG [CONFIG...] [-- ninja targets]
+# QUIVER_BUILD_ROOT (default: build/) puts the build trees elsewhere, e.g. for parallel work.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export NODE_PATH=/usr/share/nodejs  # em++ -O2 runs a Node tool that needs Debian's acorn
@@ -23,7 +24,8 @@ if [ "${configs[*]}" = "all" ]; then
 fi
 
 for config in "${configs[@]}"; do
-  dir="$root/build/$config"
+  build_root="${QUIVER_BUILD_ROOT:-$root/build}"
+  dir="$build_root/$config"
   args=(-S "$root" -B "$dir" -G Ninja)
   case "$config" in
     native) args+=(-DCMAKE_BUILD_TYPE=Release) ;;
@@ -34,8 +36,8 @@ for config in "${configs[@]}"; do
       args+=(-DCMAKE_BUILD_TYPE=Release -DQUIVER_WASM_VARIANT="${config#wasm-}") ;;
     *) echo "build.sh: unknown configuration '$config'" >&2; exit 2 ;;
   esac
-  mkdir -p "$root/build"
-  log="$root/build/$config.log"
+  mkdir -p "$build_root"
+  log="$build_root/$config.log"
   start=$SECONDS
   if [ ! -f "$dir/build.ninja" ]; then
     configure=(cmake)

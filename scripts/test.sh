@@ -25,7 +25,7 @@ step() {
     failed=$((failed + 1)); failures+=("$name"); echo "===== $name: FAILED ($((SECONDS - start)) s)"
   fi
 }
-ctest_in() { (cd "build/$1" && ctest --output-on-failure -j2); }
+ctest_in() { (cd "${QUIVER_BUILD_ROOT:-$root/build}/$1" && ctest --output-on-failure -j2); }
 
 for config in native native-asan aarch64 wasm-simd-mt wasm-simd wasm-baseline; do
   step "build $config" bash scripts/build.sh "$config"
