@@ -1,0 +1,23 @@
+// Smallest C++ use of Quiver: build an exact index over random unit vectors and search it.
+#include <cstdio>
+#include <vector>
+
+#include "quiver/quiver.hpp"
+
+int main() {
+  const size_t dim = 64, n = 1000;
+  std::vector<float> vectors = quiver::unit_gaussian_vectors(n, dim, /*seed=*/1);
+  std::vector<uint64_t> ids(n);
+  for (size_t i = 0; i < n; ++i) ids[i] = 100 + i;
+
+  quiver::FlatIndex index({dim, quiver::Metric::cosine});
+  index.add(ids, vectors);
+
+  // The first stored vector is its own nearest neighbour.
+  std::vector<float> query(vectors.begin(), vectors.begin() + dim);
+  for (const quiver::Neighbor& hit : index.search(query, 3)) {
+    std::printf("id %llu distance %.4f\n", (unsigned long long)hit.id, hit.distance);
+  }
+  std::printf("isa %s\n", quiver::isa_name(index.isa()));
+  return 0;
+}
