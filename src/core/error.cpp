@@ -14,6 +14,12 @@ const char* error_code_name(ErrorCode code) noexcept {
     case ErrorCode::OutOfMemory: return "OUT_OF_MEMORY";
     case ErrorCode::UnsupportedIsa: return "UNSUPPORTED_ISA";
     case ErrorCode::Corrupt: return "CORRUPT";
+    case ErrorCode::Truncated: return "TRUNCATED";
+    case ErrorCode::ChecksumMismatch: return "CHECKSUM_MISMATCH";
+    case ErrorCode::BadMagic: return "BAD_MAGIC";
+    case ErrorCode::UnsupportedVersion: return "UNSUPPORTED_VERSION";
+    case ErrorCode::UnknownIndexKind: return "UNKNOWN_INDEX_KIND";
+    case ErrorCode::IoError: return "IO_ERROR";
   }
   return "UNKNOWN";
 }

@@ -107,7 +107,32 @@ size_t FlatIndex::memory_bytes() const noexcept {
          m.slot_of.size() * (sizeof(uint64_t) + sizeof(uint32_t) + 2 * sizeof(void*));
 }
 
-void FlatIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
+void FlatIndex::add(const uint64_t* ids, const float* vectors, size_t n) { add_rows(ids, vectors, n, true); }
+
+void FlatIndex::add_stored(const uint64_t* ids, const float* rows, size_t n) {
+  add_rows(ids, rows, n, false);
+}
+
+void FlatIndex::reserve(size_t n) {
+  Impl& m = *impl_;
+  if (n > UINT32_MAX) throw Error(ErrorCode::InvalidArgument, "a flat index holds at most 4294967295 vectors");
+  if (n <= m.capacity_rows()) return;
+  if (n > SIZE_MAX / m.stride) throw_oom();
+  try {
+    m.rows.reserve(n * m.stride, m.count * m.stride);
+    m.slot_ids.reserve(n);
+    m.slot_of.reserve(n);
+  } catch (const std::bad_alloc&) {
+    throw_oom();
+  }
+}
+
+const float* FlatIndex::stored_row(size_t slot) const noexcept {
+  return impl_->rows.data() + slot * impl_->stride;
+}
+uint64_t FlatIndex::stored_id(size_t slot) const noexcept { return impl_->slot_ids[slot]; }
+
+void FlatIndex::add_rows(const uint64_t* ids, const float* vectors, size_t n, bool normalise) {
   Impl& m = *impl_;
   if (n == 0) return;
   if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
@@ -149,7 +174,7 @@ void FlatIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const float* src = vectors + i * m.dim;
     float* dst = m.rows.data() + (first + i) * m.stride;
-    if (m.metric == Metric::cosine) {
+    if (m.metric == Metric::cosine && normalise) {
       double norm2 = 0.0;
       for (size_t j = 0; j < m.dim; ++j) norm2 += double(src[j]) * src[j];
       const double inv = 1.0 / std::sqrt(norm2);

@@ -20,7 +20,13 @@ enum class ErrorCode {
   EmptyIndex,         // search on an index with no vectors
   OutOfMemory,        // allocation failed; the index is unchanged
   UnsupportedIsa,     // QUIVER_ISA names an unknown level or one this CPU/build lacks
-  Corrupt,            // bytes that cannot be a valid index
+  Corrupt,            // bytes that cannot be a valid index or dataset (impossible sizes, bad structure)
+  Truncated,          // a file or buffer ends before the sizes it declares
+  ChecksumMismatch,   // a CRC-32C in an index file does not match its bytes (flipped byte)
+  BadMagic,           // not an index file (or not the dataset format claimed)
+  UnsupportedVersion, // index file format major version this reader does not know
+  UnknownIndexKind,   // index kind unknown, or not available in this build
+  IoError,            // a file could not be opened, read, written or renamed
 };
 
 // Stable upper-snake-case name, e.g. "DIMENSION_MISMATCH"; used as the JS `code`.

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "quiver/isa.hpp"
@@ -57,11 +58,32 @@ class FlatIndex {
   size_t search(const float* query, size_t k, Neighbor* out) const;
   std::vector<Neighbor> search(const std::vector<float>& query, size_t k) const;
 
+  // Makes room for `n` vectors in total, so adds up to that size do not reallocate.
+  void reserve(size_t n);
+
+  // Index files (format: quiver/index_file.hpp; code: src/io/flat_format.cpp). The bytes are
+  // the same on every ISA level and target. load() validates the whole file before it
+  // allocates and throws Error(BadMagic, Truncated, ChecksumMismatch, UnsupportedVersion,
+  // Corrupt, UnknownIndexKind, IoError) for a bad one.
+  std::vector<uint8_t> serialize() const;
+  void save(const std::string& path) const;  // atomic: temp file + rename
+  static FlatIndex load(const uint8_t* data, size_t size);
+  static FlatIndex load(const std::vector<uint8_t>& bytes);
+  static FlatIndex load(const uint8_t* data, size_t size, Isa isa);
+  static FlatIndex load_file(const std::string& path);  // mmap natively
+
+  // For serialisers: stored rows (normalised under cosine) in slot order, slot < size().
+  const float* stored_row(size_t slot) const noexcept;
+  uint64_t stored_id(size_t slot) const noexcept;
+  // Adds rows that are already in stored form (no normalisation); validates like add().
+  void add_stored(const uint64_t* ids, const float* rows, size_t n);
+
   // nq queries (row-major). out holds nq * k slots; row q's results start at out + q * k and
   // the first min(k, size()) of them are filled. Returns min(k, size()).
   size_t search_batch(const float* queries, size_t nq, size_t k, Neighbor* out) const;
 
  private:
+  void add_rows(const uint64_t* ids, const float* vectors, size_t n, bool normalise);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -1,0 +1,466 @@
+// The index file container: writer and validating reader. Layout: io/format.hpp.
+//
+// Reader check order (each failure has its own code, see quiver/index_file.hpp):
+//   1. magic (over the bytes present)                 BAD_MAGIC
+//   2. preamble present                               TRUNCATED
+//   3. major version                                  UNSUPPORTED_VERSION
+//   4. header size, section count within limits       CORRUPT
+//   5. header and table present                       TRUNCATED
+//   6. CRC of preamble + header + table               CHECKSUM_MISMATCH
+//   7. declared file size vs bytes present            TRUNCATED / CORRUPT
+//   8. kind, metric, dim                              UNKNOWN_INDEX_KIND / CORRUPT
+//   9. section table: bounds, order, padding          CORRUPT
+//  10. CRC of every section                           CHECKSUM_MISMATCH
+// The declared sizes are compared with the bytes present in 64-bit arithmetic (size_t is 32
+// bits in wasm) before anything is allocated.
+#include "io/format.hpp"
+
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "io/crc32c.hpp"
+#include "io/file.hpp"
+#include "quiver/error.hpp"
+
+namespace quiver::io {
+namespace {
+
+uint16_t get_u16(const uint8_t* p) { return uint16_t(p[0] | p[1] << 8); }
+uint32_t get_u32(const uint8_t* p) {
+  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+uint64_t get_u64(const uint8_t* p) { return uint64_t(get_u32(p)) | uint64_t(get_u32(p + 4)) << 32; }
+
+void put_u16(std::vector<uint8_t>& out, uint16_t v) {
+  out.push_back(uint8_t(v));
+  out.push_back(uint8_t(v >> 8));
+}
+void put_u32(std::vector<uint8_t>& out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(uint8_t(v >> (8 * i)));
+}
+void put_u64(std::vector<uint8_t>& out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(uint8_t(v >> (8 * i)));
+}
+
+uint64_t align_up(uint64_t x) { return (x + kSectionAlign - 1) / kSectionAlign * kSectionAlign; }
+
+std::string hex32(uint32_t v) {
+  static const char* digits = "0123456789abcdef";
+  std::string s = "0x";
+  for (int i = 7; i >= 0; --i) s += digits[(v >> (4 * i)) & 0xF];
+  return s;
+}
+
+[[noreturn]] void fail(ErrorCode code, const std::string& message) {
+  throw Error(code, "index file: " + message);
+}
+
+constexpr bool kLittleEndianHost = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+
+}  // namespace
+
+std::string tag_name(uint32_t tag) {
+  std::string s;
+  for (int i = 0; i < 4; ++i) {
+    const char c = char((tag >> (8 * i)) & 0xFF);
+    if (c < 0x20 || c > 0x7E) return hex32(tag);
+    s += c;
+  }
+  return s;
+}
+
+// ---- SectionWriter ----
+
+void SectionWriter::u32(uint32_t v) { put_u32(data_, v); }
+void SectionWriter::u64(uint64_t v) { put_u64(data_, v); }
+void SectionWriter::f32(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  put_u32(data_, bits);
+}
+void SectionWriter::bytes(const void* v, size_t n) {
+  const auto* p = static_cast<const uint8_t*>(v);
+  data_.insert(data_.end(), p, p + n);
+}
+void SectionWriter::u32s(const uint32_t* v, size_t n) {
+  if (kLittleEndianHost) return bytes(v, n * 4);
+  for (size_t i = 0; i < n; ++i) u32(v[i]);
+}
+void SectionWriter::u64s(const uint64_t* v, size_t n) {
+  if (kLittleEndianHost) return bytes(v, n * 8);
+  for (size_t i = 0; i < n; ++i) u64(v[i]);
+}
+void SectionWriter::f32s(const float* v, size_t n) {
+  if (kLittleEndianHost) return bytes(v, n * 4);
+  for (size_t i = 0; i < n; ++i) f32(v[i]);
+}
+
+// ---- Writer ----
+
+SectionWriter& Writer::add_section(uint32_t tag, uint32_t flags) {
+  for (const auto& s : sections_) {
+    if (s.tag() == tag) throw Error(ErrorCode::InvalidArgument, "duplicate section " + tag_name(tag));
+  }
+  if (sections_.size() >= kMaxSections) {
+    throw Error(ErrorCode::InvalidArgument, "too many sections in one index file");
+  }
+  return sections_.emplace_back(tag, flags);
+}
+
+std::vector<uint8_t> Writer::preamble(uint64_t* file_bytes) const {
+  const uint64_t table_end = kPreambleBytes + kHeaderBytesV1 + kTableEntryBytes * sections_.size();
+  std::vector<uint64_t> offsets;
+  uint64_t end = table_end + 4;
+  for (const auto& s : sections_) {
+    const uint64_t offset = align_up(end);
+    offsets.push_back(offset);
+    end = offset + s.size();
+  }
+  *file_bytes = end;
+
+  std::vector<uint8_t> out;
+  out.reserve(table_end + 4);
+  out.insert(out.end(), kMagic, kMagic + 8);
+  put_u16(out, kIndexFormatMajor);
+  put_u16(out, kIndexFormatMinor);
+  put_u32(out, kHeaderBytesV1);
+  put_u32(out, uint32_t(header_.kind));
+  put_u32(out, uint32_t(header_.metric));
+  put_u64(out, header_.dim);
+  put_u64(out, header_.count);
+  put_u64(out, header_.seed);
+  put_u64(out, end);
+  put_u32(out, uint32_t(sections_.size()));
+  put_u32(out, header_.flags);
+  for (uint64_t p : header_.params) put_u64(out, p);
+  for (size_t i = 0; i < sections_.size(); ++i) {
+    const auto& s = sections_[i];
+    put_u32(out, s.tag());
+    put_u32(out, s.flags());
+    put_u64(out, offsets[i]);
+    put_u64(out, s.size());
+    put_u32(out, crc32c(s.data().data(), s.size()));
+    put_u32(out, 0);
+  }
+  put_u32(out, crc32c(out.data(), out.size()));
+  return out;
+}
+
+std::vector<uint8_t> Writer::to_bytes() const {
+  try {
+    uint64_t total = 0;
+    std::vector<uint8_t> out = preamble(&total);
+    if (total > SIZE_MAX) throw std::bad_alloc();
+    out.reserve(size_t(total));
+    for (const auto& s : sections_) {
+      out.resize(size_t(align_up(out.size())), 0);
+      out.insert(out.end(), s.data().begin(), s.data().end());
+    }
+    return out;
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::OutOfMemory, "out of memory serialising the index");
+  }
+}
+
+void Writer::write_file(const std::string& path) const {
+  uint64_t total = 0;
+  const std::vector<uint8_t> head = preamble(&total);
+  AtomicFileWriter file(path);
+  file.write(head.data(), head.size());
+  uint64_t at = head.size();
+  static const uint8_t zeros[kSectionAlign] = {};
+  for (const auto& s : sections_) {
+    const uint64_t pad = align_up(at) - at;
+    file.write(zeros, size_t(pad));
+    file.write(s.data().data(), s.size());
+    at += pad + s.size();
+  }
+  file.commit();
+}
+
+// ---- SectionCursor ----
+
+void SectionCursor::need(uint64_t n) const {
+  if (n > remaining()) {
+    fail(ErrorCode::Corrupt, "section " + tag_name(tag_) + " ends early: needs " +
+                                 std::to_string(n) + " more bytes, has " + std::to_string(remaining()));
+  }
+}
+uint8_t SectionCursor::u8() {
+  need(1);
+  return *p_++;
+}
+uint32_t SectionCursor::u32() {
+  need(4);
+  const uint32_t v = get_u32(p_);
+  p_ += 4;
+  return v;
+}
+uint64_t SectionCursor::u64() {
+  need(8);
+  const uint64_t v = get_u64(p_);
+  p_ += 8;
+  return v;
+}
+float SectionCursor::f32() {
+  const uint32_t bits = u32();
+  float v;
+  std::memcpy(&v, &bits, 4);
+  return v;
+}
+const uint8_t* SectionCursor::bytes(size_t n) {
+  need(n);
+  const uint8_t* p = p_;
+  p_ += n;
+  return p;
+}
+void SectionCursor::u32s(uint32_t* out, size_t n) {
+  need(uint64_t(n) * 4);
+  if (kLittleEndianHost) {
+    std::memcpy(out, bytes(n * 4), n * 4);
+  } else {
+    for (size_t i = 0; i < n; ++i) out[i] = u32();
+  }
+}
+void SectionCursor::u64s(uint64_t* out, size_t n) {
+  need(uint64_t(n) * 8);
+  if (kLittleEndianHost) {
+    std::memcpy(out, bytes(n * 8), n * 8);
+  } else {
+    for (size_t i = 0; i < n; ++i) out[i] = u64();
+  }
+}
+void SectionCursor::f32s(float* out, size_t n) {
+  need(uint64_t(n) * 4);
+  if (kLittleEndianHost) {
+    std::memcpy(out, bytes(n * 4), n * 4);
+  } else {
+    for (size_t i = 0; i < n; ++i) out[i] = f32();
+  }
+}
+void SectionCursor::expect_size(uint64_t bytes, const char* what) const {
+  if (bytes != remaining()) {
+    fail(ErrorCode::Corrupt, "section " + tag_name(tag_) + " holds " + std::to_string(remaining()) +
+                                 " bytes but the header implies " + std::to_string(bytes) + " (" +
+                                 what + ")");
+  }
+}
+void SectionCursor::expect_end() const {
+  if (remaining() != 0) {
+    fail(ErrorCode::Corrupt, "section " + tag_name(tag_) + " has " + std::to_string(remaining()) +
+                                 " unexpected trailing bytes");
+  }
+}
+
+// ---- Reader ----
+
+Reader::Reader(const uint8_t* data, size_t size, ReadOptions options) : data_(data), size_(size) {
+  if (size > 0 && data == nullptr) throw Error(ErrorCode::InvalidArgument, "index bytes are null");
+  const uint64_t have = size;
+  // 1-2. magic, preamble
+  if (size > 0 && std::memcmp(data, kMagic, size < 8 ? size : 8) != 0) {
+    fail(ErrorCode::BadMagic, "not a quiver index (the first bytes are not the magic \\x89QVR\\r\\n\\x1a\\n)");
+  }
+  if (have < kPreambleBytes) {
+    fail(ErrorCode::Truncated, "truncated: " + std::to_string(have) +
+                                   " bytes, shorter than the 16-byte preamble");
+  }
+  // 3. version
+  major_ = get_u16(data + 8);
+  minor_ = get_u16(data + 10);
+  if (major_ != kIndexFormatMajor) {
+    fail(ErrorCode::UnsupportedVersion,
+         "format version " + std::to_string(major_) + "." + std::to_string(minor_) +
+             " is not supported; this reader reads version " + std::to_string(kIndexFormatMajor) +
+             ".x" + (major_ > kIndexFormatMajor ? " (the file was written by a newer quiver)" : ""));
+  }
+  // 4-5. header and table sizes
+  const uint32_t header_bytes = get_u32(data + 12);
+  if (header_bytes < kHeaderBytesV1 || header_bytes > kMaxHeaderBytes) {
+    fail(ErrorCode::Corrupt, "impossible header size " + std::to_string(header_bytes) +
+                                 " (expected " + std::to_string(kHeaderBytesV1) + " to " +
+                                 std::to_string(kMaxHeaderBytes) + ")");
+  }
+  const uint64_t header_end = kPreambleBytes + uint64_t(header_bytes);
+  if (have < header_end) {
+    fail(ErrorCode::Truncated, "truncated: the header needs " + std::to_string(header_end) +
+                                   " bytes, only " + std::to_string(have) + " present");
+  }
+  const uint8_t* h = data + kPreambleBytes;
+  const uint32_t section_count = get_u32(h + 40);
+  if (section_count > kMaxSections) {
+    fail(ErrorCode::Corrupt, "impossible section count " + std::to_string(section_count) +
+                                 " (at most " + std::to_string(kMaxSections) + ")");
+  }
+  const uint64_t table_end = header_end + kTableEntryBytes * uint64_t(section_count);
+  if (have < table_end + 4) {
+    fail(ErrorCode::Truncated, "truncated: the section table needs " + std::to_string(table_end + 4) +
+                                   " bytes, only " + std::to_string(have) + " present");
+  }
+  // 6. checksum of everything so far
+  const uint32_t stored_crc = get_u32(data + table_end);
+  const uint32_t actual_crc = crc32c(data, size_t(table_end));
+  if (options.verify_checksums && stored_crc != actual_crc) {
+    fail(ErrorCode::ChecksumMismatch, "header checksum mismatch (stored " + hex32(stored_crc) +
+                                          ", computed " + hex32(actual_crc) + "): the file is damaged");
+  }
+  // 7. declared total size
+  const uint64_t file_bytes = get_u64(h + 32);
+  if (file_bytes > have) {
+    fail(ErrorCode::Truncated, "truncated: the header declares " + std::to_string(file_bytes) +
+                                   " bytes, only " + std::to_string(have) + " present");
+  }
+  if (file_bytes < have) {
+    fail(ErrorCode::Corrupt, std::to_string(have - file_bytes) +
+                                 " unexpected bytes after the declared end of the file (" +
+                                 std::to_string(file_bytes) + " bytes)");
+  }
+  // 8. header fields
+  const uint32_t kind = get_u32(h);
+  if (kind < 1 || kind > 3) {
+    fail(ErrorCode::UnknownIndexKind, "unknown index kind " + std::to_string(kind) +
+                                          " (this reader knows 1 flat, 2 quantized, 3 hnsw)");
+  }
+  header_.kind = IndexKind(kind);
+  const uint32_t metric = get_u32(h + 4);
+  if (metric > 2) fail(ErrorCode::Corrupt, "unknown metric " + std::to_string(metric));
+  header_.metric = Metric(metric);
+  header_.dim = get_u64(h + 8);
+  if (header_.dim == 0 || header_.dim > (1u << 24)) {
+    fail(ErrorCode::Corrupt, "impossible dimension " + std::to_string(header_.dim) +
+                                 " (expected 1 to 16777216)");
+  }
+  header_.count = get_u64(h + 16);
+  if (header_.count > file_bytes) {  // every stored vector takes at least one byte
+    fail(ErrorCode::Corrupt, "impossible vector count " + std::to_string(header_.count) + " for a " +
+                                 std::to_string(file_bytes) + "-byte file");
+  }
+  header_.seed = get_u64(h + 24);
+  header_.flags = get_u32(h + 44);
+  for (size_t i = 0; i < header_.params.size(); ++i) header_.params[i] = get_u64(h + 48 + 8 * i);
+  // 9. section table
+  sections_.reserve(section_count);
+  uint64_t prev_end = table_end + 4;
+  for (uint32_t i = 0; i < section_count; ++i) {
+    const uint8_t* e = data + header_end + kTableEntryBytes * i;
+    SectionEntry s{get_u32(e), get_u32(e + 4), get_u64(e + 8), get_u64(e + 16), get_u32(e + 24)};
+    const std::string name = "section " + tag_name(s.tag);
+    if (find(s.tag) != nullptr) fail(ErrorCode::Corrupt, name + " appears twice");
+    if (s.offset % kSectionAlign != 0 || s.offset < prev_end) {
+      fail(ErrorCode::Corrupt, name + " has an impossible offset " + std::to_string(s.offset) +
+                                   " (must be 64-byte aligned, after the previous section)");
+    }
+    if (s.offset > file_bytes || s.size > file_bytes - s.offset) {
+      fail(ErrorCode::Corrupt, name + " has an impossible size: " + std::to_string(s.size) +
+                                   " bytes at offset " + std::to_string(s.offset) + " in a " +
+                                   std::to_string(file_bytes) + "-byte file");
+    }
+    for (uint64_t at = prev_end; at < s.offset; ++at) {
+      if (data[at] != 0) {
+        fail(ErrorCode::Corrupt, "non-zero padding byte at offset " + std::to_string(at));
+      }
+    }
+    prev_end = s.offset + s.size;
+    sections_.push_back(s);
+  }
+  if (prev_end != file_bytes) {
+    fail(ErrorCode::Corrupt, std::to_string(file_bytes - prev_end) +
+                                 " bytes after the last section that no section claims");
+  }
+  // 10. payload checksums
+  if (options.verify_checksums) {
+    for (const auto& s : sections_) {
+      const uint32_t crc = crc32c(data + s.offset, size_t(s.size));
+      if (crc != s.crc) {
+        fail(ErrorCode::ChecksumMismatch, "section " + tag_name(s.tag) + " checksum mismatch (stored " +
+                                              hex32(s.crc) + ", computed " + hex32(crc) +
+                                              "): the file is damaged");
+      }
+    }
+  }
+}
+
+const SectionEntry* Reader::find(uint32_t tag) const noexcept {
+  for (const auto& s : sections_) {
+    if (s.tag == tag) return &s;
+  }
+  return nullptr;
+}
+
+SectionCursor Reader::section(uint32_t tag) const {
+  const SectionEntry* s = find(tag);
+  if (s == nullptr) fail(ErrorCode::Corrupt, "required section " + tag_name(tag) + " is missing");
+  return SectionCursor(tag, data_ + s->offset, size_t(s->size));
+}
+
+void Reader::require_known_sections(std::initializer_list<uint32_t> known) const {
+  for (const auto& s : sections_) {
+    if (!(s.flags & kSectionRequired)) continue;
+    bool ok = false;
+    for (uint32_t k : known) ok = ok || k == s.tag;
+    if (!ok) {
+      fail(ErrorCode::UnsupportedVersion,
+           "required section " + tag_name(s.tag) + " is not understood by this reader (file format " +
+               std::to_string(major_) + "." + std::to_string(minor_) + ", reader " +
+               std::to_string(kIndexFormatMajor) + "." + std::to_string(kIndexFormatMinor) + ")");
+    }
+  }
+}
+
+void Reader::expect_kind(IndexKind kind) const {
+  if (header_.kind != kind) {
+    throw Error(ErrorCode::InvalidArgument, std::string("index file holds a ") +
+                                                index_kind_name(header_.kind) + " index, not a " +
+                                                index_kind_name(kind) + " index");
+  }
+}
+
+IndexFileInfo Reader::info() const {
+  IndexFileInfo info;
+  info.version_major = major_;
+  info.version_minor = minor_;
+  info.kind = header_.kind;
+  info.metric = header_.metric;
+  info.dim = header_.dim;
+  info.count = header_.count;
+  info.seed = header_.seed;
+  info.params = header_.params;
+  info.file_bytes = size_;
+  for (const auto& s : sections_) {
+    info.sections.push_back({tag_name(s.tag), s.offset, s.size, s.crc, (s.flags & kSectionRequired) != 0});
+  }
+  return info;
+}
+
+IndexKind index_kind_of(const uint8_t* data, size_t size) { return Reader(data, size).header().kind; }
+
+}  // namespace quiver::io
+
+namespace quiver {
+
+const char* index_kind_name(IndexKind kind) noexcept {
+  switch (kind) {
+    case IndexKind::flat: return "flat";
+    case IndexKind::quantized: return "quantized";
+    case IndexKind::hnsw: return "hnsw";
+  }
+  return "unknown";
+}
+
+IndexKind parse_index_kind(const std::string& name) {
+  if (name == "flat") return IndexKind::flat;
+  if (name == "quantized") return IndexKind::quantized;
+  if (name == "hnsw") return IndexKind::hnsw;
+  throw Error(ErrorCode::InvalidArgument,
+              "unknown index kind '" + name + "' (expected flat, quantized or hnsw)");
+}
+
+IndexFileInfo inspect_index(const uint8_t* data, size_t size) { return io::Reader(data, size).info(); }
+
+IndexFileInfo inspect_index_file(const std::string& path) {
+  io::MappedFile file(path);
+  return inspect_index(file.data(), file.size());
+}
+
+}  // namespace quiver

@@ -1,0 +1,201 @@
+// The index file container: a small writer/reader that every index kind uses to store its
+// own sections. Public description of the format and its error codes: quiver/index_file.hpp.
+//
+// Byte layout, format 1.0 (all integers little-endian, floats IEEE-754 binary32 LE):
+//   0    8  magic 89 51 56 52 0D 0A 1A 0A  ("\x89QVR\r\n\x1a\n")
+//   8    2  major version (1)        a reader rejects any other major version
+//   10   2  minor version (0)        a reader accepts any minor version of its major
+//   12   4  header size H (>= 112)   newer minors may append header fields
+//   16   H  header:
+//             +0  u32 kind            1 flat, 2 quantized, 3 hnsw
+//             +4  u32 metric          0 l2, 1 ip, 2 cosine
+//             +8  u64 dim
+//             +16 u64 count           vectors stored
+//             +24 u64 seed            (quantiser rotation, HNSW levels; 0 for flat)
+//             +32 u64 file size       total bytes, so truncation is caught up front
+//             +40 u32 section count S (<= 256)
+//             +44 u32 flags           0
+//             +48 8 x u64 params      meaning per kind (flat: all 0)
+//   16+H 32*S  section table, in offset order; each entry:
+//             +0 u32 tag (four ASCII chars), +4 u32 flags (bit 0: required),
+//             +8 u64 offset, +16 u64 size, +24 u32 CRC-32C of the payload, +28 u32 0
+//   then 4   CRC-32C of bytes [0, end of table)
+//   then     payloads at 64-byte aligned offsets, zero bytes in every gap, file ends at the
+//            end of the last payload.
+//
+// Writing a new index kind:
+//   io::Header h; h.kind = IndexKind::hnsw; h.metric = ...; h.dim = ...; h.count = ...;
+//   h.params[0] = M; ...
+//   io::Writer w(h);
+//   auto& links = w.add_section(io::fourcc("LNK0"));   // required by default
+//   links.u32s(data, n);                                // or u8/u32/u64/f32, bytes
+//   std::vector<uint8_t> bytes = w.to_bytes();          // or w.write_file(path)
+// Reading it back:
+//   io::Reader r(data, size);          // validates container, sizes and every CRC
+//   r.expect_kind(IndexKind::hnsw);
+//   r.require_known_sections({io::fourcc("LNK0"), ...});
+//   io::SectionCursor c = r.section(io::fourcc("LNK0"));
+//   c.expect_size(n * 4); c.u32s(out, n); c.expect_end();
+// Every cursor read is bounds-checked and throws Error(Corrupt) naming the section. Check a
+// declared count against cursor.remaining() (or expect_size) before allocating for it.
+// Adding a field later: new optional sections or appended header fields are a minor
+// version bump; anything an old reader would misread is a major bump.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "quiver/flat_index.hpp"
+#include "quiver/index_file.hpp"
+#include "quiver/isa.hpp"
+#include "quiver/metric.hpp"
+
+namespace quiver::io {
+
+inline constexpr uint8_t kMagic[8] = {0x89, 'Q', 'V', 'R', '\r', '\n', 0x1A, '\n'};
+inline constexpr size_t kPreambleBytes = 16;
+inline constexpr uint32_t kHeaderBytesV1 = 112;
+inline constexpr uint32_t kMaxHeaderBytes = 1u << 16;
+inline constexpr uint32_t kMaxSections = 256;
+inline constexpr size_t kTableEntryBytes = 32;
+inline constexpr size_t kSectionAlign = 64;
+inline constexpr uint32_t kSectionRequired = 1;
+
+constexpr uint32_t fourcc(const char (&s)[5]) {
+  return uint32_t(uint8_t(s[0])) | uint32_t(uint8_t(s[1])) << 8 | uint32_t(uint8_t(s[2])) << 16 |
+         uint32_t(uint8_t(s[3])) << 24;
+}
+// "VECS", or "0x........" when the tag is not printable.
+std::string tag_name(uint32_t tag);
+
+struct Header {
+  IndexKind kind = IndexKind::flat;
+  Metric metric = Metric::l2;
+  uint64_t dim = 0;
+  uint64_t count = 0;
+  uint64_t seed = 0;
+  uint32_t flags = 0;
+  std::array<uint64_t, 8> params{};
+};
+
+// Little-endian payload of one section.
+class SectionWriter {
+ public:
+  SectionWriter(uint32_t tag, uint32_t flags) : tag_(tag), flags_(flags) {}
+  void u8(uint8_t v) { data_.push_back(v); }
+  void u32(uint32_t v);
+  void u64(uint64_t v);
+  void f32(float v);
+  void u32s(const uint32_t* v, size_t n);
+  void u64s(const uint64_t* v, size_t n);
+  void f32s(const float* v, size_t n);
+  void bytes(const void* v, size_t n);
+  void reserve(size_t bytes) { data_.reserve(bytes); }
+  size_t size() const noexcept { return data_.size(); }
+  uint32_t tag() const noexcept { return tag_; }
+  uint32_t flags() const noexcept { return flags_; }
+  const std::vector<uint8_t>& data() const noexcept { return data_; }
+
+ private:
+  uint32_t tag_;
+  uint32_t flags_;
+  std::vector<uint8_t> data_;
+};
+
+class Writer {
+ public:
+  explicit Writer(const Header& header) : header_(header) {}
+  // Adds a section; the reference stays valid for the Writer's lifetime. Tags are unique.
+  SectionWriter& add_section(uint32_t tag, uint32_t flags = kSectionRequired);
+  // The whole file. Throws Error(OutOfMemory) if it cannot be allocated.
+  std::vector<uint8_t> to_bytes() const;
+  // Writes the file atomically (temp file in the same directory, then rename): on any
+  // error the destination is untouched. Throws Error(IoError).
+  void write_file(const std::string& path) const;
+
+ private:
+  std::vector<uint8_t> preamble(uint64_t* file_bytes) const;  // preamble, header, table, CRC
+  Header header_;
+  std::deque<SectionWriter> sections_;
+};
+
+struct SectionEntry {
+  uint32_t tag;
+  uint32_t flags;
+  uint64_t offset;
+  uint64_t size;
+  uint32_t crc;
+};
+
+// Bounds-checked little-endian reads from one section's payload.
+class SectionCursor {
+ public:
+  SectionCursor(uint32_t tag, const uint8_t* data, size_t size) : tag_(tag), p_(data), end_(data + size) {}
+  size_t remaining() const noexcept { return size_t(end_ - p_); }
+  uint8_t u8();
+  uint32_t u32();
+  uint64_t u64();
+  float f32();
+  void u32s(uint32_t* out, size_t n);
+  void u64s(uint64_t* out, size_t n);
+  void f32s(float* out, size_t n);
+  const uint8_t* bytes(size_t n);  // a view of the next n bytes
+  // Throws Error(Corrupt) unless exactly `bytes` remain (declared counts vs the payload).
+  void expect_size(uint64_t bytes, const char* what) const;
+  void expect_end() const;
+
+ private:
+  void need(uint64_t n) const;
+  uint32_t tag_;
+  const uint8_t* p_;
+  const uint8_t* end_;
+};
+
+struct ReadOptions {
+  // Off only in fuzzing builds that want to reach the decoders behind the checksums.
+  bool verify_checksums = true;
+};
+
+// Validates the whole container on construction (see the check order in format.cpp) and
+// throws quiver::Error with its own code for each kind of damage. Keeps a view: `data`
+// must outlive the Reader.
+class Reader {
+ public:
+  Reader(const uint8_t* data, size_t size, ReadOptions options = {});
+  const Header& header() const noexcept { return header_; }
+  uint16_t version_major() const noexcept { return major_; }
+  uint16_t version_minor() const noexcept { return minor_; }
+  uint64_t file_bytes() const noexcept { return size_; }
+  const std::vector<SectionEntry>& sections() const noexcept { return sections_; }
+  const SectionEntry* find(uint32_t tag) const noexcept;
+  // Throws Error(Corrupt) if the section is missing.
+  SectionCursor section(uint32_t tag) const;
+  // Throws Error(UnsupportedVersion) for a required section not in `known`.
+  void require_known_sections(std::initializer_list<uint32_t> known) const;
+  // Throws Error(InvalidArgument) if the file holds another kind of index.
+  void expect_kind(IndexKind kind) const;
+  IndexFileInfo info() const;
+
+ private:
+  const uint8_t* data_;
+  size_t size_;
+  uint16_t major_ = 0;
+  uint16_t minor_ = 0;
+  Header header_;
+  std::vector<SectionEntry> sections_;
+};
+
+// The kind stored in a file, after validating the whole container.
+IndexKind index_kind_of(const uint8_t* data, size_t size);
+
+}  // namespace quiver::io
+
+// Per-kind decoders (one file each, e.g. flat_format.cpp), for generic dispatch and fuzzing.
+namespace quiver::io {
+FlatIndex load_flat(const Reader& reader, Isa isa);
+}  // namespace quiver::io
