@@ -14,6 +14,7 @@
 #include "core/aligned_buffer.hpp"
 #include "core/topk.hpp"
 #include "core/validate.hpp"
+#include "parallel/thread_pool.hpp"
 #include "quiver/error.hpp"
 #include "simd/kernels.hpp"
 
@@ -21,6 +22,8 @@ namespace quiver {
 namespace {
 
 constexpr size_t kScanBlock = 256;  // rows scored per kernel call; distances stay on the stack
+// Below this many query x row x dimension steps a batch is not worth waking the pool for.
+constexpr double kParallelBatchWork = 1 << 18;
 
 size_t padded_stride(size_t dim) { return (dim + 15) / 16 * 16; }
 
@@ -265,7 +268,15 @@ size_t FlatIndex::search_batch(const float* queries, size_t nq, size_t k, Neighb
   if (impl_->count == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
   core::check_vectors(queries, nq, impl_->dim, impl_->metric, "query");
   const size_t kk = std::min(k, impl_->count);
-  for (size_t q = 0; q < nq; ++q) impl_->scan(queries + q * impl_->dim, kk, out + q * k);
+  // One task per query on the process pool; output rows are disjoint and each query runs the
+  // same scan as search(), so the results equal the serial ones. Small batches stay inline.
+  const Impl& m = *impl_;
+  if (nq < 2 || double(nq) * double(m.count) * double(m.dim) < kParallelBatchWork) {
+    for (size_t q = 0; q < nq; ++q) m.scan(queries + q * m.dim, kk, out + q * k);
+    return kk;
+  }
+  parallel::process_pool().parallel_for(
+      nq, [&](size_t q, size_t) { m.scan(queries + q * m.dim, kk, out + q * k); });
   return kk;
 }
 

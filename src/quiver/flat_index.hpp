@@ -79,7 +79,9 @@ class FlatIndex {
   void add_stored(const uint64_t* ids, const float* rows, size_t n);
 
   // nq queries (row-major). out holds nq * k slots; row q's results start at out + q * k and
-  // the first min(k, size()) of them are filled. Returns min(k, size()).
+  // the first min(k, size()) of them are filled. Returns min(k, size()). Queries run in
+  // parallel on the process thread pool (src/parallel/thread_pool.hpp); each row equals what
+  // search() returns for that query.
   size_t search_batch(const float* queries, size_t nq, size_t k, Neighbor* out) const;
 
  private:
