@@ -39,9 +39,13 @@ separate_arguments(QUIVER_CPU_FLAGS_LIST UNIX_COMMAND "${QUIVER_CPU_FLAGS}")
 
 set(QUIVER_ALL_FLAGS ${QUIVER_COMMON_FLAGS} ${QUIVER_ARCH_FLAGS} ${QUIVER_CPU_FLAGS_LIST})
 
-# Sanitizers (ASan + UBSan) for the native test configuration.
-option(QUIVER_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
-if(QUIVER_SANITIZE)
+# Sanitizers for the native test configurations: QUIVER_SANITIZE=ON (or address) is ASan +
+# UBSan, QUIVER_SANITIZE=thread is ThreadSanitizer.
+set(QUIVER_SANITIZE OFF CACHE STRING "Sanitizers: OFF, ON/address (ASan + UBSan) or thread (TSan)")
+if(QUIVER_SANITIZE STREQUAL "thread")
+  list(APPEND QUIVER_ALL_FLAGS -fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+elseif(QUIVER_SANITIZE)
   list(APPEND QUIVER_ALL_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
 endif()

@@ -2,6 +2,7 @@
 # Configures (once) and builds one or more configurations into build/<config>:
 #   native         Release, host CPU with runtime dispatch: library, quiver CLI, tests, benchmarks
 #   native-asan    RelWithDebInfo with AddressSanitizer + UndefinedBehaviorSanitizer: tests
+#   native-tsan    RelWithDebInfo with ThreadSanitizer: tests (the thread pool and index cache)
 #   aarch64        cross-compiled with g++-aarch64-linux-gnu: tests (run under qemu-aarch64)
 #   wasm-simd-mt   wasm SIMD128 + pthreads: JS module in js/wasm/simd-mt, tests, benchmarks
 #   wasm-simd      wasm SIMD128: js/wasm/simd, tests, benchmarks
@@ -20,7 +21,7 @@ while (($#)); do
   configs+=("$1"); shift
 done
 if [ "${configs[*]}" = "all" ]; then
-  configs=(native native-asan aarch64 wasm-simd-mt wasm-simd wasm-baseline)
+  configs=(native native-asan native-tsan aarch64 wasm-simd-mt wasm-simd wasm-baseline)
 fi
 
 for config in "${configs[@]}"; do
@@ -30,6 +31,7 @@ for config in "${configs[@]}"; do
   case "$config" in
     native) args+=(-DCMAKE_BUILD_TYPE=Release) ;;
     native-asan) args+=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUIVER_SANITIZE=ON -DQUIVER_BUILD_BENCH=OFF -DQUIVER_BUILD_CLI=OFF) ;;
+    native-tsan) args+=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUIVER_SANITIZE=thread -DQUIVER_BUILD_BENCH=OFF -DQUIVER_BUILD_CLI=OFF) ;;
     aarch64) args+=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$root/cmake/toolchains/aarch64-linux-gnu.cmake"
                     -DQUIVER_BUILD_BENCH=OFF) ;;
     wasm-simd-mt|wasm-simd|wasm-baseline)

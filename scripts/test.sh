@@ -2,6 +2,7 @@
 # `npm test`: every test, in every configuration.
 #   native GoogleTest at each ISA level this CPU has (scalar, avx2, avx512)
 #   the same suites under ASan + UBSan
+#   the same suites under ThreadSanitizer
 #   aarch64 (NEON) under qemu-user
 #   the same suites compiled to wasm, in all three variants, under Node
 #   node:test suites for the npm package (every variant)
@@ -27,7 +28,7 @@ step() {
 }
 ctest_in() { (cd "${QUIVER_BUILD_ROOT:-$root/build}/$1" && ctest --output-on-failure -j2); }
 
-for config in native native-asan aarch64 wasm-simd-mt wasm-simd wasm-baseline; do
+for config in native native-asan native-tsan aarch64 wasm-simd-mt wasm-simd wasm-baseline; do
   step "build $config" bash scripts/build.sh "$config"
   step "ctest $config" ctest_in "$config"
 done
