@@ -1,8 +1,10 @@
-// Subcommands of the `quiver` CLI, one file each.
+// Subcommands of the `quiver` CLI, one file each. Each register_* adds its subcommand to the
+// app and, when that subcommand is chosen, sets `run` to the function main() calls.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace CLI {
@@ -10,6 +12,8 @@ class App;
 }
 
 namespace quiver::cli {
+
+using Runner = std::function<int()>;
 
 struct DemoOptions {
   size_t rows = 10000;
@@ -24,5 +28,13 @@ struct DemoOptions {
 
 void add_demo_options(CLI::App& command, DemoOptions& options);
 int run_demo(const DemoOptions& options);
+
+void register_gen(CLI::App& app, Runner& run);      // gen.cpp
+void register_build(CLI::App& app, Runner& run);    // build.cpp
+void register_search(CLI::App& app, Runner& run);   // search.cpp
+void register_compare(CLI::App& app, Runner& run);  // compare.cpp
+
+// `quiver info FILE` (inspect.cpp): describe and validate an index file.
+int run_inspect(const std::string& path, bool json);
 
 }  // namespace quiver::cli

@@ -1,7 +1,15 @@
 // The `quiver` command. Subcommands live in their own files; this one wires them up and
 // turns quiver::Error into a message on stderr and a non-zero exit.
 //
-// Exit codes: 0 success, 1 a quiver error (bad input, unsupported ISA, ...), 2 usage error.
+//   quiver info [FILE]   the ISA report, or what an index file holds (validated)
+//   quiver demo          flat index over the seed workload (used by npm run demo)
+//   quiver gen           write the seed or clustered workload with exact ground truth
+//   quiver build         build an index from a vector file and write the index file
+//   quiver search        search an index file; recall and latency percentiles with --gt
+//   quiver compare       the same build + search natively and in wasm, side by side
+//
+// Exit codes: 0 success, 1 a quiver error (bad input, corrupt file, I/O, ...), 2 usage error.
+// Errors go to stderr as "quiver: error [CODE]: message".
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -45,13 +53,23 @@ int main(int argc, char** argv) {
   CLI::App app{"quiver — vector search runtime (native CLI)"};
   app.require_subcommand(1);
 
+  app.footer("Exit codes: 0 success, 1 quiver error (message on stderr), 2 usage error.");
   bool info_json = false;
-  auto* info = app.add_subcommand("info", "Print version, the chosen ISA and the available ISAs");
+  std::string info_file;
+  auto* info = app.add_subcommand(
+      "info", "Print version, the chosen ISA and the available ISAs; with FILE, describe and validate an index file");
+  info->add_option("file", info_file, "Index file to describe and validate");
   info->add_flag("--json", info_json, "Machine-readable output");
 
   quiver::cli::DemoOptions demo_options;
   auto* demo = app.add_subcommand("demo", "Build a flat index over the seed workload and search it");
   quiver::cli::add_demo_options(*demo, demo_options);
+
+  quiver::cli::Runner run;
+  quiver::cli::register_gen(app, run);
+  quiver::cli::register_build(app, run);
+  quiver::cli::register_search(app, run);
+  quiver::cli::register_compare(app, run);
 
   try {
     app.parse(argc, argv);
@@ -60,8 +78,9 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*info) return run_info(info_json);
+    if (*info) return info_file.empty() ? run_info(info_json) : quiver::cli::run_inspect(info_file, info_json);
     if (*demo) return quiver::cli::run_demo(demo_options);
+    if (run) return run();
   } catch (const quiver::Error& e) {
     std::cerr << "quiver: error [" << e.code_name() << "]: " << e.what() << "\n";
     return 1;

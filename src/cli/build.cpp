@@ -1,0 +1,105 @@
+// `quiver build`: reads base vectors (.fvecs, .fbin, .npy, raw float32 with --dim), builds
+// an index (ids are row numbers) and writes the index file atomically.
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "quiver/quiver.hpp"
+
+namespace quiver::cli {
+namespace {
+
+struct BuildOptions {
+  std::string input, output, format, index = "flat", metric = "l2", isa;
+  size_t dim = 0, threads = 1, M = 16, ef_construction = 200;
+  int bits = 4;
+  uint64_t seed = 42;
+  bool json = false, quiet = false;
+};
+
+int run_build(const BuildOptions& o) {
+  using clock = std::chrono::steady_clock;
+  BuildParams p;
+  p.kind = parse_index_kind(o.index);
+  p.metric = parse_metric(o.metric);
+  p.bits = o.bits;
+  p.M = o.M;
+  p.ef_construction = o.ef_construction;
+  p.seed = o.seed;
+  p.threads = o.threads;
+  p.isa = o.isa;
+  if (p.kind != IndexKind::flat) make_index(p);  // fails early, before reading the data
+  const auto t_read = clock::now();
+  const io::Vectors data = load_vectors(o.input, o.format, o.dim);
+  if (data.rows == 0) throw Error(ErrorCode::InvalidArgument, o.input + ": no vectors");
+  p.dim = data.dim;
+  const auto t0 = clock::now();
+  auto index = make_index(p);
+  {
+    Progress progress("build", data.rows, o.quiet);
+    const size_t chunk = std::max<size_t>(1024, data.rows / 100);
+    std::vector<uint64_t> ids;
+    for (size_t at = 0; at < data.rows; at += chunk) {
+      const size_t n = std::min(chunk, data.rows - at);
+      ids.resize(n);
+      for (size_t i = 0; i < n; ++i) ids[i] = at + i;
+      index->add(ids.data(), data.data.data() + at * data.dim, n);
+      progress.update(at + n);
+    }
+    progress.finish();
+  }
+  const auto t1 = clock::now();
+  index->save(o.output);
+  const auto t2 = clock::now();
+  const double read_ms = std::chrono::duration<double, std::milli>(t0 - t_read).count();
+  const double build_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  const double write_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
+  const uint64_t file_bytes = inspect_index_file(o.output).file_bytes;
+  if (o.json) {
+    nlohmann::json j{{"index", index_kind_name(index->kind())}, {"metric", metric_name(index->metric())},
+                     {"isa", isa_name(index->isa())},           {"rows", index->size()},
+                     {"dim", index->dim()},                     {"read_ms", read_ms},
+                     {"build_ms", build_ms},                    {"write_ms", write_ms},
+                     {"memory_bytes", index->memory_bytes()},   {"file_bytes", file_bytes},
+                     {"output", o.output}};
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << "built " << index_kind_name(index->kind()) << " index (" << index->params() << ", "
+              << metric_name(index->metric()) << ", isa " << isa_name(index->isa()) << "): " << index->size()
+              << " x " << index->dim() << " in " << build_ms << " ms\nwrote " << o.output << " (" << file_bytes
+              << " bytes) in " << write_ms << " ms\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+void register_build(CLI::App& app, Runner& run) {
+  auto o = std::make_shared<BuildOptions>();
+  auto* cmd = app.add_subcommand("build", "Build an index from a vector file and write the index file");
+  cmd->add_option("input", o->input, "Base vectors: .fvecs, .fbin, .npy (float32, C order) or raw float32 (.f32, needs --dim)")
+      ->required();
+  cmd->add_option("-o,--output", o->output, "Index file to write")->required();
+  cmd->add_option("--format", o->format, "Input format if the extension does not say: fvecs, fbin, npy, raw");
+  cmd->add_option("--dim", o->dim, "Dimension of raw float32 input");
+  cmd->add_option("--index", o->index, "Index kind: flat, quantized, hnsw")
+      ->check(CLI::IsMember({"flat", "quantized", "hnsw"}))
+      ->capture_default_str();
+  cmd->add_option("--metric", o->metric, "l2, ip or cosine")->capture_default_str();
+  cmd->add_option("--bits", o->bits, "Code bits per dimension (quantized: 2 or 4)")->capture_default_str();
+  cmd->add_option("--M", o->M, "Links per node (hnsw)")->capture_default_str();
+  cmd->add_option("--ef-construction", o->ef_construction, "Build beam width (hnsw)")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed (quantized rotation, hnsw levels)")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "Build threads (kinds that build in parallel)")->capture_default_str();
+  cmd->add_option("--isa", o->isa, "Force an ISA level (default: QUIVER_ISA or the best)");
+  cmd->add_flag("--json", o->json, "Machine-readable summary");
+  cmd->add_flag("-q,--quiet", o->quiet, "No progress bar");
+  cmd->callback([o, &run] { run = [o] { return run_build(*o); }; });
+}
+
+}  // namespace quiver::cli

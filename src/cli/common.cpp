@@ -1,0 +1,185 @@
+#include "cli/common.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <unordered_set>
+
+#include "core/rng.hpp"
+#include "quiver/error.hpp"
+
+namespace quiver::cli {
+
+Progress::Progress(std::string label, size_t total, bool quiet)
+    : label_(std::move(label)), total_(total), enabled_(!quiet && ::isatty(STDERR_FILENO) == 1) {
+  last_ = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  update(0);
+}
+
+Progress::~Progress() {
+  if (enabled_ && !finished_) std::fputs("\n", stderr);
+}
+
+void Progress::update(size_t done) {
+  if (!enabled_ || finished_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (done < total_ && now - last_ < std::chrono::milliseconds(100)) return;
+  last_ = now;
+  const int width = 30;
+  const double frac = total_ == 0 ? 1.0 : double(std::min(done, total_)) / double(total_);
+  const int fill = int(frac * width);
+  std::string bar(size_t(fill), '#');
+  bar.resize(width, '.');
+  std::fprintf(stderr, "\r%-10s [%s] %3d%% (%zu/%zu)", label_.c_str(), bar.c_str(), int(frac * 100), done, total_);
+  std::fflush(stderr);
+}
+
+void Progress::finish() {
+  if (!enabled_ || finished_) return;
+  update(total_);
+  finished_ = true;
+  std::fputs("\n", stderr);
+}
+
+LatencyStats latency_stats(std::vector<double> us) {
+  LatencyStats s;
+  if (us.empty()) return s;
+  std::sort(us.begin(), us.end());
+  double sum = 0;
+  for (double x : us) sum += x;
+  auto pct = [&](double p) {
+    const size_t i = std::min(us.size() - 1, size_t(std::ceil(p * double(us.size()))) - (p > 0 ? 1 : 0));
+    return us[i];
+  };
+  s.mean_us = sum / double(us.size());
+  s.p50_us = pct(0.50);
+  s.p90_us = pct(0.90);
+  s.p99_us = pct(0.99);
+  s.max_us = us.back();
+  return s;
+}
+
+double recall_at_k(const std::vector<Neighbor>& results, size_t nq, size_t k, const io::GroundTruth& gt) {
+  if (gt.rows < nq) {
+    throw Error(ErrorCode::InvalidArgument, "the ground truth has " + std::to_string(gt.rows) +
+                                                " rows, fewer than the " + std::to_string(nq) + " queries");
+  }
+  if (gt.k < k) {
+    throw Error(ErrorCode::InvalidArgument, "the ground truth holds " + std::to_string(gt.k) +
+                                                " neighbours per query, fewer than k = " + std::to_string(k));
+  }
+  double total = 0;
+  for (size_t q = 0; q < nq; ++q) {
+    std::unordered_set<int64_t> truth;
+    size_t expected = 0;
+    for (size_t j = 0; j < k; ++j) {
+      const int32_t id = gt.ids[q * gt.k + j];
+      if (id >= 0) {
+        truth.insert(id);
+        ++expected;
+      }
+    }
+    if (expected == 0) {
+      total += 1;
+      continue;
+    }
+    size_t hit = 0;
+    for (size_t j = 0; j < k; ++j) hit += truth.count(int64_t(results[q * k + j].id));
+    total += double(hit) / double(expected);
+  }
+  return nq == 0 ? 0 : total / double(nq);
+}
+
+size_t peak_rss_bytes() {
+  struct rusage ru;
+  if (::getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+  return size_t(ru.ru_maxrss) * 1024;  // Linux reports kilobytes
+}
+
+std::vector<float> clustered_vectors(size_t n, size_t dim, size_t clusters, uint64_t mixture_seed,
+                                     uint64_t sample_seed) {
+  if (clusters == 0) throw Error(ErrorCode::InvalidArgument, "--clusters must be at least 1");
+  std::vector<double> sigma(dim);
+  for (size_t j = 0; j < dim; ++j) sigma[j] = 1.0 / (1.0 + 16.0 * double(j) / double(dim));
+  std::vector<double> centres(clusters * dim);
+  core::Rng mix(mixture_seed);
+  for (size_t c = 0; c < clusters; ++c) {
+    for (size_t j = 0; j < dim; ++j) centres[c * dim + j] = mix.normal() * sigma[j];
+  }
+  std::vector<float> out(n * dim);
+  core::Rng rng(sample_seed);
+  for (size_t r = 0; r < n; ++r) {
+    const size_t c = size_t(rng.next() % clusters);
+    for (size_t j = 0; j < dim; ++j) {
+      out[r * dim + j] = float(centres[c * dim + j] + 0.35 * sigma[j] * rng.normal());
+    }
+  }
+  return out;
+}
+
+io::Vectors load_vectors(const std::string& path, const std::string& format, size_t raw_dim) {
+  std::optional<io::DatasetFormat> f;
+  if (!format.empty()) f = io::parse_dataset_format(format);
+  return io::read_vectors(path, f, raw_dim);
+}
+
+void parallel_for(size_t n, size_t threads, const std::function<void(size_t, size_t)>& fn) {
+  threads = std::max<size_t>(1, std::min(threads, n));
+  if (threads == 1) {
+    fn(0, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  std::exception_ptr error;
+  std::mutex mu;
+  for (size_t t = 0; t < threads; ++t) {
+    const size_t begin = n * t / threads, end = n * (t + 1) / threads;
+    pool.emplace_back([&, begin, end] {
+      try {
+        fn(begin, end);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!error) error = std::current_exception();
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  if (error) std::rethrow_exception(error);
+}
+
+SearchRun run_queries(const CliIndex& index, const float* queries, size_t nq, const SearchParams& params,
+                      size_t threads, bool quiet) {
+  if (params.k == 0) throw Error(ErrorCode::InvalidK, "k must be at least 1");
+  if (index.size() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
+  SearchRun run;
+  run.k = std::min(params.k, index.size());
+  run.results.resize(nq * run.k);
+  run.latency_us.resize(nq);
+  const size_t dim = index.dim();
+  Progress progress("search", nq, quiet);
+  std::atomic<size_t> done{0};
+  const auto t0 = std::chrono::steady_clock::now();
+  parallel_for(nq, threads, [&](size_t begin, size_t end) {
+    std::vector<Neighbor> out(params.k);
+    for (size_t q = begin; q < end; ++q) {
+      const auto s = std::chrono::steady_clock::now();
+      index.search(queries + q * dim, params, out.data());
+      const auto e = std::chrono::steady_clock::now();
+      run.latency_us[q] = std::chrono::duration<double, std::micro>(e - s).count();
+      std::copy(out.begin(), out.begin() + run.k, run.results.begin() + q * run.k);
+      const size_t d = ++done;
+      if (begin == 0) progress.update(d);
+    }
+  });
+  run.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  progress.finish();
+  return run;
+}
+
+}  // namespace quiver::cli

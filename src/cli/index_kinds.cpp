@@ -1,0 +1,72 @@
+// The index kinds behind `quiver build`, `search`, `info` and `compare`. Each kind is one
+// CliIndex implementation; the quantized and HNSW kinds plug in here when they exist.
+#include <string>
+
+#include "cli/common.hpp"
+#include "io/file.hpp"
+#include "io/format.hpp"
+#include "quiver/error.hpp"
+#include "quiver/flat_index.hpp"
+
+namespace quiver::cli {
+namespace {
+
+class FlatCliIndex final : public CliIndex {
+ public:
+  explicit FlatCliIndex(FlatIndex index) : index_(std::move(index)) {}
+  IndexKind kind() const override { return IndexKind::flat; }
+  size_t dim() const override { return index_.dim(); }
+  size_t size() const override { return index_.size(); }
+  Metric metric() const override { return index_.metric(); }
+  Isa isa() const override { return index_.isa(); }
+  size_t memory_bytes() const override { return index_.memory_bytes(); }
+  std::string params() const override { return "exact"; }
+  void add(const uint64_t* ids, const float* vectors, size_t n) override {
+    if (index_.size() == 0) index_.reserve(n);
+    index_.add(ids, vectors, n);
+  }
+  size_t search(const float* query, const SearchParams& p, Neighbor* out) const override {
+    return index_.search(query, p.k, out);
+  }
+  void save(const std::string& path) const override { index_.save(path); }
+
+ private:
+  FlatIndex index_;
+};
+
+[[noreturn]] void not_available(IndexKind kind) {
+  throw Error(ErrorCode::UnknownIndexKind, std::string("the ") + index_kind_name(kind) +
+                                               " index is not available yet in this build of quiver");
+}
+
+Isa choose_isa(const std::string& isa) { return isa.empty() ? active_isa() : parse_isa(isa); }
+
+}  // namespace
+
+std::unique_ptr<CliIndex> make_index(const BuildParams& p) {
+  switch (p.kind) {
+    case IndexKind::flat:
+      return std::make_unique<FlatCliIndex>(FlatIndex({p.dim, p.metric}, choose_isa(p.isa)));
+    case IndexKind::quantized:
+    case IndexKind::hnsw: break;
+  }
+  not_available(p.kind);
+}
+
+std::unique_ptr<CliIndex> load_index_file(const std::string& path, const std::string& isa) {
+  io::MappedFile file(path);
+  try {
+    const io::Reader reader(file.data(), file.size());
+    switch (reader.header().kind) {
+      case IndexKind::flat:
+        return std::make_unique<FlatCliIndex>(io::load_flat(reader, choose_isa(isa)));
+      case IndexKind::quantized:
+      case IndexKind::hnsw: break;
+    }
+    not_available(reader.header().kind);
+  } catch (const Error& e) {
+    throw Error(e.code(), path + ": " + e.what());
+  }
+}
+
+}  // namespace quiver::cli

@@ -1,0 +1,116 @@
+// `quiver search`: loads an index file, runs queries (.fvecs, .fbin, .npy, raw) and prints
+// the results, or with --gt the recall@k and latency percentiles. --json for machines.
+#include <iomanip>
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/common.hpp"
+#include "quiver/quiver.hpp"
+
+namespace quiver::cli {
+namespace {
+
+struct SearchOptions {
+  std::string index, queries, format, gt, isa;
+  size_t dim = 0, k = 10, ef = 0, rerank = 0, threads = 1, limit = SIZE_MAX;
+  bool json = false, quiet = false;
+};
+
+int run_search(const SearchOptions& o) {
+  auto index = load_index_file(o.index, o.isa);
+  io::Vectors q = load_vectors(o.queries, o.format, o.dim ? o.dim : index->dim());
+  if (q.dim != index->dim()) {
+    throw Error(ErrorCode::DimensionMismatch, o.queries + ": queries have dimension " + std::to_string(q.dim) +
+                                                  ", the index " + std::to_string(index->dim()));
+  }
+  const size_t nq = std::min(q.rows, o.limit);
+  if (index->kind() == IndexKind::flat && (o.ef || o.rerank) && !o.json) {
+    std::cerr << "quiver: note: --ef and --rerank have no effect on an exact flat index\n";
+  }
+  SearchParams p;
+  p.k = o.k;
+  p.ef = o.ef;
+  p.rerank = o.rerank;
+  const SearchRun run = run_queries(*index, q.data.data(), nq, p, o.threads, o.quiet || o.json);
+  const LatencyStats lat = latency_stats(run.latency_us);
+  const double qps = run.wall_s > 0 ? double(nq) / run.wall_s : 0;
+  double recall = -1;
+  if (!o.gt.empty()) recall = recall_at_k(run.results, nq, run.k, io::read_ground_truth(o.gt));
+
+  if (o.json) {
+    nlohmann::json j{{"index", index_kind_name(index->kind())},
+                     {"metric", metric_name(index->metric())},
+                     {"isa", isa_name(index->isa())},
+                     {"rows", index->size()},
+                     {"dim", index->dim()},
+                     {"queries", nq},
+                     {"k", run.k},
+                     {"threads", o.threads},
+                     {"qps", qps},
+                     {"latency_us", {{"mean", lat.mean_us}, {"p50", lat.p50_us}, {"p90", lat.p90_us},
+                                     {"p99", lat.p99_us}, {"max", lat.max_us}}}};
+    if (recall >= 0) j["recall"] = recall;
+    auto ids = nlohmann::json::array(), dists = nlohmann::json::array();
+    for (size_t i = 0; i < nq; ++i) {
+      auto row = nlohmann::json::array(), drow = nlohmann::json::array();
+      for (size_t r = 0; r < run.k; ++r) {
+        row.push_back(run.results[i * run.k + r].id);
+        drow.push_back(run.results[i * run.k + r].distance);
+      }
+      ids.push_back(row);
+      dists.push_back(drow);
+    }
+    j["ids"] = ids;
+    j["distances"] = dists;
+    std::cout << j.dump() << "\n";
+    return 0;
+  }
+  if (recall < 0) {
+    for (size_t i = 0; i < nq; ++i) {
+      std::cout << i << ":";
+      for (size_t r = 0; r < run.k; ++r) {
+        const Neighbor& n = run.results[i * run.k + r];
+        std::cout << " " << n.id << "(" << std::setprecision(6) << n.distance << ")";
+      }
+      std::cout << "\n";
+    }
+    std::cerr << nq << " queries, k=" << run.k << ", " << std::fixed << std::setprecision(0) << qps
+              << " queries/s, p50 " << std::setprecision(1) << lat.p50_us << " us\n";
+  } else {
+    std::cout << std::fixed << index_kind_name(index->kind()) << " index, " << index->size() << " x "
+              << index->dim() << " (" << metric_name(index->metric()) << ", isa " << isa_name(index->isa())
+              << "), " << nq << " queries, k=" << run.k << ", threads " << o.threads << "\n"
+              << "recall@" << run.k << "   " << std::setprecision(4) << recall << "\n"
+              << "QPS         " << std::setprecision(0) << qps << "\n"
+              << std::setprecision(1) << "latency us  mean " << lat.mean_us << "  p50 " << lat.p50_us << "  p90 "
+              << lat.p90_us << "  p99 " << lat.p99_us << "  max " << lat.max_us << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+void register_search(CLI::App& app, Runner& run) {
+  auto o = std::make_shared<SearchOptions>();
+  auto* cmd = app.add_subcommand("search", "Search an index file with a query file; recall and latency with --gt");
+  cmd->add_option("index", o->index, "Index file (written by quiver build or serialize())")->required();
+  cmd->add_option("queries", o->queries, "Queries: .fvecs, .fbin, .npy or raw float32 (.f32)")->required();
+  cmd->add_option("-k", o->k, "Neighbours per query")->capture_default_str();
+  cmd->add_option("--ef", o->ef, "Search beam width (hnsw; 0 = index default)");
+  cmd->add_option("--rerank", o->rerank, "Exact re-ranking depth (quantized; 0 = index default)");
+  cmd->add_option("--gt", o->gt, "Ground truth (.ivecs or .ibin): print recall@k and latency percentiles");
+  cmd->add_option("--format", o->format, "Query format if the extension does not say: fvecs, fbin, npy, raw");
+  cmd->add_option("--dim", o->dim, "Dimension of raw float32 queries (default: the index dimension)");
+  cmd->add_option("--limit", o->limit, "Use only the first N queries");
+  cmd->add_option("--threads", o->threads, "Query threads")->capture_default_str();
+  cmd->add_option("--isa", o->isa, "Force an ISA level (default: QUIVER_ISA or the best)");
+  cmd->add_flag("--json", o->json, "Machine-readable output, including every result id and distance");
+  cmd->add_flag("-q,--quiet", o->quiet, "No progress bar");
+  cmd->callback([o, &run] { run = [o] { return run_search(*o); }; });
+}
+
+}  // namespace quiver::cli
