@@ -49,7 +49,6 @@ const char* cache_mode_name(CacheMode mode) noexcept;
 // "mutex" or "nolock"; throws Error(InvalidArgument) otherwise.
 CacheMode parse_cache_mode(std::string_view name);
 
-using IndexHandle = std::shared_ptr<const SearchableIndex>;
 using IndexLoader = function_ref<IndexHandle()>;
 
 inline constexpr size_t kUnlimitedBytes = SIZE_MAX;

@@ -6,7 +6,7 @@
 //
 // Any index type with dim(), size(), memory_bytes(), search(query, k, out) and
 // search_batch(queries, nq, k, out) (the FlatIndex signatures) plugs in through Searchable<T>;
-// specialise index_kind<T> to name it. Only const member functions are reachable through the
+// specialise index_kind<T> to name it (or pass the name to make_searchable). Only const member functions are reachable through the
 // interface, so a cached index is never mutated while searches run on it: to change an index,
 // build or copy a new one and put() it into the cache under the same name.
 #pragma once
@@ -48,11 +48,12 @@ struct index_kind<FlatIndex> {
 template <typename Index>
 class Searchable final : public SearchableIndex {
  public:
-  explicit Searchable(Index index) : index_(std::move(index)) {}
+  explicit Searchable(Index index, const char* kind = index_kind<Index>::value)
+      : index_(std::move(index)), kind_(kind) {}
 
   const Index& index() const noexcept { return index_; }
 
-  const char* kind() const noexcept override { return index_kind<Index>::value; }
+  const char* kind() const noexcept override { return kind_; }
   size_t dim() const noexcept override { return index_.dim(); }
   size_t size() const noexcept override { return index_.size(); }
   size_t memory_bytes() const noexcept override { return index_.memory_bytes(); }
@@ -65,11 +66,16 @@ class Searchable final : public SearchableIndex {
 
  private:
   Index index_;
+  const char* kind_;  // a string literal
 };
 
+// What caches and benchmarks hold: a shared, read-only index.
+using IndexHandle = std::shared_ptr<const SearchableIndex>;
+
+// `kind` must be a string literal (or otherwise outlive the index).
 template <typename Index>
-std::shared_ptr<const SearchableIndex> make_searchable(Index index) {
-  return std::make_shared<const Searchable<Index>>(std::move(index));
+std::shared_ptr<const SearchableIndex> make_searchable(Index index, const char* kind = index_kind<Index>::value) {
+  return std::make_shared<const Searchable<Index>>(std::move(index), kind);
 }
 
 }  // namespace quiver::parallel
