@@ -7,6 +7,7 @@
 #   wasm-simd-mt   wasm SIMD128 + pthreads: JS module in js/wasm/simd-mt, tests, benchmarks
 #   wasm-simd      wasm SIMD128: js/wasm/simd, tests, benchmarks
 #   wasm-baseline  wasm without SIMD: js/wasm/baseline, tests, benchmarks
+#   fuzz           clang libFuzzer targets with ASan + UBSan (tests/fuzz; not part of `all`)
 #   all            every configuration above
 # Usage: scripts/build.sh CONFIG [CONFIG...] [-- ninja targets]
 # QUIVER_BUILD_ROOT (default: build/) puts the build trees elsewhere, e.g. for parallel work.
@@ -34,6 +35,8 @@ for config in "${configs[@]}"; do
     native-tsan) args+=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DQUIVER_SANITIZE=thread -DQUIVER_BUILD_BENCH=OFF -DQUIVER_BUILD_CLI=OFF) ;;
     aarch64) args+=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE="$root/cmake/toolchains/aarch64-linux-gnu.cmake"
                     -DQUIVER_BUILD_BENCH=OFF) ;;
+    fuzz) args+=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
+                 -DQUIVER_FUZZ=ON -DQUIVER_BUILD_TESTS=OFF -DQUIVER_BUILD_BENCH=OFF -DQUIVER_BUILD_CLI=OFF) ;;
     wasm-simd-mt|wasm-simd|wasm-baseline)
       args+=(-DCMAKE_BUILD_TYPE=Release -DQUIVER_WASM_VARIANT="${config#wasm-}") ;;
     *) echo "build.sh: unknown configuration '$config'" >&2; exit 2 ;;

@@ -8,6 +8,7 @@ APT_PACKAGES=(
   googletest libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
   emscripten node-acorn
   g++-aarch64-linux-gnu qemu-user
+  clang libclang-rt-14-dev
 
 )
 

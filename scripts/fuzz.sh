@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer targets (build them first: scripts/build.sh fuzz) from the committed
+# seed corpus, for a bounded time each:
+#   scripts/fuzz.sh SECONDS [TARGET...]      targets: index_loader datasets (default: both)
+# New inputs go to a scratch corpus under $QUIVER_BUILD_ROOT/fuzz-work/, crashes to
+# $QUIVER_BUILD_ROOT/fuzz-artifacts/; tests/fuzz/corpus/ is only read. Exit status non-zero
+# if any target finds a crash, a leak, a timeout or undefined behaviour.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_root="${QUIVER_BUILD_ROOT:-$root/build}"
+seconds="${1:-20}"
+shift || true
+targets=("$@")
+((${#targets[@]})) || targets=(index_loader datasets)
+status=0
+for t in "${targets[@]}"; do
+  bin="$build_root/fuzz/tests/fuzz/fuzz_$t"
+  if [ ! -x "$bin" ]; then
+    echo "fuzz.sh: $bin is missing; run scripts/build.sh fuzz" >&2
+    exit 1
+  fi
+  work="$build_root/fuzz-work/$t"
+  artifacts="$build_root/fuzz-artifacts/$t/"
+  mkdir -p "$work" "$artifacts"
+  echo "== fuzz_$t for ${seconds}s"
+  if ! "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+      -print_final_stats=1 -artifact_prefix="$artifacts" "$work" "$root/tests/fuzz/corpus/$t" \
+      >"$build_root/fuzz-$t.log" 2>&1; then
+    status=1
+    tail -40 "$build_root/fuzz-$t.log" >&2
+    echo "fuzz.sh: fuzz_$t FAILED (log: $build_root/fuzz-$t.log, artifacts: $artifacts)" >&2
+  else
+    grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|^Done" "$build_root/fuzz-$t.log"
+  fi
+done
+exit $status

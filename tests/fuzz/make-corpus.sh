@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Regenerates the committed seed corpus with the native CLI (scripts/build.sh native first).
+# index_loader: small index files of every metric, an empty-ish one and a wider one.
+# datasets: one small file per format, prefixed with the fuzzer's 2 selector bytes
+#           (format number: 0 fvecs, 1 fbin, 2 npy, 3 raw, 4 ivecs, 5 ibin; raw dimension).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$here/../.."
+cli="${QUIVER_BUILD_ROOT:-$root/build}/native/src/quiver"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+c="$here/corpus"
+rm -rf "$c/index_loader" "$c/datasets"
+mkdir -p "$c/index_loader" "$c/datasets"
+"$cli" gen seed -q -o "$tmp" --name a --rows 6 --queries 2 --dim 4 -k 3 >/dev/null
+"$cli" gen clustered -q -o "$tmp" --name b --rows 20 --queries 3 --dim 16 -k 5 --clusters 3 --format fvecs >/dev/null
+for metric in l2 ip cosine; do
+  "$cli" build -q "$tmp/a.base.fbin" -o "$c/index_loader/flat-$metric.qvr" --metric "$metric" >/dev/null
+done
+"$cli" gen seed -q -o "$tmp" --name one --rows 1 --queries 1 --dim 1 -k 1 >/dev/null
+"$cli" build -q "$tmp/one.base.fbin" -o "$c/index_loader/flat-one.qvr" >/dev/null
+"$cli" build -q "$tmp/b.base.fvecs" -o "$c/index_loader/flat-16.qvr" >/dev/null
+prefix() { printf "\\x$(printf %02x "$1")\\x$(printf %02x "$2")"; }
+{ prefix 0 0; cat "$tmp/b.base.fvecs"; } >"$c/datasets/fvecs"
+{ prefix 1 0; cat "$tmp/a.base.fbin"; } >"$c/datasets/fbin"
+{ prefix 4 0; cat "$tmp/b.gt.ivecs"; } >"$c/datasets/ivecs"
+{ prefix 5 0; cat "$tmp/a.gt.ibin"; } >"$c/datasets/ibin"
+{ prefix 3 4; tail -c +9 "$tmp/a.base.fbin"; } >"$c/datasets/raw"
+# .npy v1.0 as numpy writes it: 10-byte preamble, header padded so the data starts at 64k
+header="{'descr': '<f4', 'fortran_order': False, 'shape': (6, 4), }"
+pad=$(( (64 - (10 + ${#header} + 1) % 64) % 64 ))
+hlen=$(( ${#header} + pad + 1 ))
+{
+  prefix 2 0
+  printf '\x93NUMPY\x01\x00'
+  prefix $((hlen % 256)) $((hlen / 256))
+  printf '%s%*s\n' "$header" "$pad" ''
+  tail -c +9 "$tmp/a.base.fbin"
+} >"$c/datasets/npy"
+ls -l "$c"/*
