@@ -16,7 +16,7 @@
 #include "quiver/isa.hpp"
 #include "quiver/workload.hpp"
 
-#if __has_include("quiver/quantized_index.hpp")
+#if defined(QUIVER_BENCH_QUANTISED) && __has_include("quiver/quantized_index.hpp")
 #include "quiver/quantized_index.hpp"
 #define QUIVER_BENCH_HAVE_QUANTISED 1
 #endif
