@@ -7,8 +7,10 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "errors.hpp"
+#include "io/format.hpp"
 #include "quiver/quiver.hpp"
 
 namespace quiver::bindings {
@@ -39,6 +41,21 @@ class FlatIndexBinding {
  public:
   FlatIndexBinding(size_t dim, const std::string& metric)
       : index_(guarded([&] { return FlatIndex(FlatIndexOptions{dim, parse_metric(metric)}); })) {}
+  explicit FlatIndexBinding(FlatIndex&& index) : index_(std::move(index)) {}
+
+  // Index file bytes: serialize() keeps them in C++ and returns their size, JS copies them
+  // out of the heap at serializedBytes() and then calls releaseSerialized().
+  static FlatIndexBinding* load(uintptr_t bytes, size_t size) {
+    return guarded([&] { return new FlatIndexBinding(FlatIndex::load(ptr<const uint8_t>(bytes), size)); });
+  }
+  size_t serialize() {
+    return guarded([&] {
+      serialized_ = index_.serialize();
+      return serialized_.size();
+    });
+  }
+  uintptr_t serialized_bytes() const { return reinterpret_cast<uintptr_t>(serialized_.data()); }
+  void release_serialized() { std::vector<uint8_t>().swap(serialized_); }
 
   void add(uintptr_t ids, uintptr_t vectors, size_t n) {
     guarded([&] { index_.add(ids_from_f64(ids, n), ptr<const float>(vectors), n); });
@@ -65,7 +82,14 @@ class FlatIndexBinding {
 
  private:
   FlatIndex index_;
+  std::vector<uint8_t> serialized_;
 };
+
+// The kind stored in index file bytes ("flat", "quantized", "hnsw"), after validating the
+// container and its checksums.
+std::string index_kind_of(uintptr_t bytes, size_t size) {
+  return guarded([&] { return std::string(index_kind_name(io::index_kind_of(ptr<const uint8_t>(bytes), size))); });
+}
 
 std::string active_isa_name() {
   return guarded([] { return std::string(isa_name(active_isa())); });
@@ -96,8 +120,13 @@ EMSCRIPTEN_BINDINGS(quiver) {
   function("activeIsa", &active_isa_name);
   function("availableIsas", &available_isa_names);
   function("fillUnitGaussian", &fill_unit_gaussian);
+  function("indexKindOf", &index_kind_of);
   class_<FlatIndexBinding>("FlatIndex")
       .constructor<size_t, const std::string&>()
+      .class_function("load", &FlatIndexBinding::load, allow_raw_pointers())
+      .function("serialize", &FlatIndexBinding::serialize)
+      .function("serializedBytes", &FlatIndexBinding::serialized_bytes)
+      .function("releaseSerialized", &FlatIndexBinding::release_serialized)
       .function("add", &FlatIndexBinding::add)
       .function("remove", &FlatIndexBinding::remove)
       .function("has", &FlatIndexBinding::has)

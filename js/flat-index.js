@@ -4,12 +4,42 @@ import { QuiverError, rethrowing } from './errors.js';
 import { toIds, toVectors } from './inputs.js';
 
 const NEIGHBOR_BYTES = 16;
+// new FlatIndex({ [FROM_NATIVE]: handle }) wraps a C++ index made by a loader.
+export const FROM_NATIVE = Symbol('fromNative');
+
+// Index file bytes from a Uint8Array, an ArrayBuffer or any other typed array view.
+export function toBytes(bytes) {
+  if (bytes instanceof Uint8Array) return bytes;
+  if (bytes instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && bytes instanceof SharedArrayBuffer)) {
+    return new Uint8Array(bytes);
+  }
+  if (ArrayBuffer.isView(bytes)) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  throw new QuiverError('INVALID_ARGUMENT', 'index bytes must be a Uint8Array, an ArrayBuffer or a typed array');
+}
+
+// Copies bytes into a temporary heap block for fn(ptr, length), then frees it.
+export function withHeapBytes(mod, staging, bytes, fn) {
+  const data = toBytes(bytes);
+  const ptr = mod._malloc(Math.max(1, data.length));
+  if (!ptr) throw new QuiverError('OUT_OF_MEMORY', `out of memory copying ${data.length} bytes into the module`);
+  try {
+    staging.u8.set(data, ptr);
+    return fn(ptr, data.length);
+  } finally {
+    mod._free(ptr);
+  }
+}
 
 export function makeFlatIndexClass(mod, staging, variantName) {
   class FlatIndex {
     #native;
 
-    constructor({ dim, metric = 'l2' } = {}) {
+    constructor(options = {}) {
+      if (options[FROM_NATIVE]) {
+        this.#native = options[FROM_NATIVE];
+        return;
+      }
+      const { dim, metric = 'l2' } = options;
       if (!Number.isInteger(dim) || dim < 1) {
         throw new QuiverError('INVALID_ARGUMENT', `dim must be a positive integer, got ${dim}`);
       }
@@ -86,6 +116,24 @@ export function makeFlatIndexClass(mod, staging, variantName) {
         distances.set(row.distances, q * kk);
       }
       return { ids, distances, k: kk, count: nq };
+    }
+
+    // The index file (Uint8Array): the same bytes as FlatIndex::serialize() natively.
+    serialize() {
+      const native = this.#live();
+      const n = rethrowing(() => native.serialize());
+      try {
+        const ptr = native.serializedBytes();
+        return staging.u8.slice(ptr, ptr + n);
+      } finally {
+        native.releaseSerialized();
+      }
+    }
+
+    // Reads index file bytes written by serialize() or natively (quiver build, save()).
+    static load(bytes) {
+      const native = withHeapBytes(mod, staging, bytes, (ptr, n) => rethrowing(() => mod.FlatIndex.load(ptr, n)));
+      return new FlatIndex({ [FROM_NATIVE]: native });
     }
 
     dispose() {

@@ -9,7 +9,8 @@
 import { QuiverError } from './errors.js';
 import { loadModule, chooseVariant, VARIANTS } from './loader.js';
 import { Staging } from './staging.js';
-import { makeFlatIndexClass } from './flat-index.js';
+import { makeFlatIndexClass, withHeapBytes, FROM_NATIVE } from './flat-index.js';
+import { rethrowing } from './errors.js';
 
 async function init(options = {}) {
   const { mod, variant } = await loadModule(options);
@@ -22,6 +23,20 @@ async function init(options = {}) {
     isa: mod.activeIsa(),
     availableIsas: mod.availableIsas().split(','),
     FlatIndex,
+    // Reads index file bytes (Uint8Array/ArrayBuffer) and returns an index of the class the
+    // file holds (FlatIndex for now). Corrupt bytes throw QuiverError (BAD_MAGIC, TRUNCATED,
+    // CHECKSUM_MISMATCH, UNSUPPORTED_VERSION, CORRUPT, UNKNOWN_INDEX_KIND).
+    load(bytes) {
+      return withHeapBytes(mod, staging, bytes, (ptr, n) => {
+        const kind = rethrowing(() => mod.indexKindOf(ptr, n));
+        if (kind === 'flat') return new FlatIndex({ [FROM_NATIVE]: rethrowing(() => mod.FlatIndex.load(ptr, n)) });
+        throw new QuiverError('UNKNOWN_INDEX_KIND', `the ${kind} index is not available yet in this build of quiver`);
+      });
+    },
+    // Bytes of wasm memory currently reserved by the module.
+    heapBytes() {
+      return (mod.wasmMemory ? mod.wasmMemory.buffer : mod.HEAPU8.buffer).byteLength;
+    },
     // The deterministic unit-Gaussian workload (same floats as the native generator).
     unitGaussianVectors(n, dim, seed) {
       const ptr = staging.reserve('workload', n * dim * 4);
@@ -38,6 +53,19 @@ async function init(options = {}) {
   };
 }
 
-export const Quiver = { init, chooseVariant, VARIANTS };
+// Quiver.load(bytes, initOptions): the index in `bytes`, in a module shared by every
+// Quiver.load call with the same variant (index.dispose() frees the index;
+// (await Quiver.shared(options)).terminate() ends the shared module's threads).
+const sharedModules = new Map();
+function shared(options = {}) {
+  const key = chooseVariant(options.variant ?? 'auto');
+  if (!sharedModules.has(key)) sharedModules.set(key, init({ ...options, variant: key }));
+  return sharedModules.get(key);
+}
+async function load(bytes, options = {}) {
+  return (await shared(options)).load(bytes);
+}
+
+export const Quiver = { init, load, shared, chooseVariant, VARIANTS };
 export { init, QuiverError, chooseVariant, VARIANTS };
 export default Quiver;

@@ -40,6 +40,7 @@ int run_build(const BuildOptions& o) {
   p.dim = data.dim;
   const auto t0 = clock::now();
   auto index = make_index(p);
+  index->reserve(data.rows);
   {
     Progress progress("build", data.rows, o.quiet);
     const size_t chunk = std::max<size_t>(1024, data.rows / 100);

@@ -88,6 +88,7 @@ class CliIndex {
   virtual Isa isa() const = 0;
   virtual size_t memory_bytes() const = 0;
   virtual std::string params() const = 0;  // human summary of the kind's parameters
+  virtual void reserve(size_t n) = 0;  // room for n vectors in total
   virtual void add(const uint64_t* ids, const float* vectors, size_t n) = 0;
   // Thread-safe; writes min(k, size) neighbours, closest first, returns how many.
   virtual size_t search(const float* query, const SearchParams& params, Neighbor* out) const = 0;

@@ -85,6 +85,7 @@ int run_compare(const CompareOptions& o) {
   for (size_t i = 0; i < base.rows; ++i) ids[i] = i;
   const auto t0 = std::chrono::steady_clock::now();
   auto index = make_index(p);
+  index->reserve(base.rows);
   index->add(ids.data(), base.data.data(), base.rows);
   const auto t1 = std::chrono::steady_clock::now();
   SearchParams sp;

@@ -21,10 +21,8 @@ class FlatCliIndex final : public CliIndex {
   Isa isa() const override { return index_.isa(); }
   size_t memory_bytes() const override { return index_.memory_bytes(); }
   std::string params() const override { return "exact"; }
-  void add(const uint64_t* ids, const float* vectors, size_t n) override {
-    if (index_.size() == 0) index_.reserve(n);
-    index_.add(ids, vectors, n);
-  }
+  void reserve(size_t n) override { index_.reserve(n); }
+  void add(const uint64_t* ids, const float* vectors, size_t n) override { index_.add(ids, vectors, n); }
   size_t search(const float* query, const SearchParams& p, Neighbor* out) const override {
     return index_.search(query, p.k, out);
   }

@@ -1,0 +1,125 @@
+#!/usr/bin/env node
+// The wasm half of `quiver compare`: in every requested variant of the npm package, builds
+// the index from the same base vectors, times one search per query, and also loads the index
+// file written natively, searching it with the same queries. Prints one JSON object on stdout.
+//
+//   node scripts/compare-wasm.mjs --base B.fbin --queries Q.fbin [--index native.qvr]
+//        [-k 10] [--metric l2] [--variants simd-mt,simd,baseline]
+// Vector files: .fbin or .fvecs (float32, little-endian).
+import { readFileSync } from 'node:fs';
+import { Quiver } from '../js/index.js';
+
+function parseArgs(argv) {
+  const args = { k: 10, metric: 'l2', variants: 'simd-mt,simd,baseline' };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = () => {
+      if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
+      return argv[++i];
+    };
+    if (a === '--base') args.base = next();
+    else if (a === '--queries') args.queries = next();
+    else if (a === '--index') args.index = next();
+    else if (a === '-k') args.k = Number(next());
+    else if (a === '--metric') args.metric = next();
+    else if (a === '--variants') args.variants = next();
+    else throw new Error(`unknown argument ${a}`);
+  }
+  if (!args.base || !args.queries) throw new Error('--base and --queries are required');
+  return args;
+}
+
+// { rows, dim, data: Float32Array } from .fbin or .fvecs, with the same checks as the C++ reader.
+function readVectors(path) {
+  const buf = readFileSync(path);
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  if (path.endsWith('.fvecs')) {
+    if (buf.length < 4) throw new Error(`${path}: truncated`);
+    const dim = view.getInt32(0, true);
+    const rowBytes = 4 + 4 * dim;
+    if (dim <= 0 || buf.length % rowBytes !== 0) throw new Error(`${path}: not a whole number of rows`);
+    const rows = buf.length / rowBytes;
+    const data = new Float32Array(rows * dim);
+    for (let r = 0; r < rows; r++) {
+      if (view.getInt32(r * rowBytes, true) !== dim) throw new Error(`${path}: row ${r} has another dimension`);
+      for (let j = 0; j < dim; j++) data[r * dim + j] = view.getFloat32(r * rowBytes + 4 + 4 * j, true);
+    }
+    return { rows, dim, data };
+  }
+  if (buf.length < 8) throw new Error(`${path}: truncated`);
+  const rows = view.getUint32(0, true), dim = view.getUint32(4, true);
+  if (dim === 0 || buf.length !== 8 + rows * dim * 4) throw new Error(`${path}: size does not match its header`);
+  const data = new Float32Array(rows * dim);
+  for (let i = 0; i < rows * dim; i++) data[i] = view.getFloat32(8 + 4 * i, true);
+  return { rows, dim, data };
+}
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
+}
+
+function searchAll(index, queries, k) {
+  const { rows, dim, data } = queries;
+  const ids = new Array(rows * Math.min(k, index.size));
+  const lat = new Float64Array(rows);
+  const t0 = performance.now();
+  let w = 0;
+  for (let q = 0; q < rows; q++) {
+    const s = performance.now();
+    const r = index.search(data.subarray(q * dim, (q + 1) * dim), k);
+    lat[q] = (performance.now() - s) * 1000;
+    for (let j = 0; j < r.ids.length; j++) ids[w++] = r.ids[j];
+  }
+  const wall = (performance.now() - t0) / 1000;
+  const sorted = Float64Array.from(lat).sort();
+  return {
+    ids,
+    qps: rows / wall,
+    latency_us: { p50: percentile(sorted, 0.5), p90: percentile(sorted, 0.9), p99: percentile(sorted, 0.99),
+      max: sorted[sorted.length - 1] },
+  };
+}
+
+async function runVariant(variant, args, base, queries, fileBytes) {
+  const q = await Quiver.init({ variant });
+  try {
+    const ids = Float64Array.from({ length: base.rows }, (_, i) => i);
+    const t0 = performance.now();
+    const index = new q.FlatIndex({ dim: base.dim, metric: args.metric });
+    index.add(ids, base.data);
+    const buildMs = performance.now() - t0;
+    const built = searchAll(index, queries, args.k);
+    const out = {
+      variant, isa: q.isa, build_ms: buildMs, qps: built.qps, latency_us: built.latency_us, ids: built.ids,
+      index_memory_bytes: index.memoryBytes, heap_bytes: q.heapBytes(),
+    };
+    index.dispose();
+    if (fileBytes) {
+      const t1 = performance.now();
+      const loaded = q.load(fileBytes);
+      out.load_ms = performance.now() - t1;
+      out.loaded_ids = searchAll(loaded, queries, args.k).ids;
+      loaded.dispose();
+    }
+    return out;
+  } finally {
+    q.terminate();
+  }
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const base = readVectors(args.base);
+  const queries = readVectors(args.queries);
+  const fileBytes = args.index ? readFileSync(args.index) : null;
+  const variants = [];
+  for (const v of args.variants.split(',').filter(Boolean)) {
+    variants.push(await runVariant(v, args, base, queries, fileBytes));
+  }
+  process.stdout.write(JSON.stringify({ rows: base.rows, dim: base.dim, queries: queries.rows, k: args.k, variants }) + '\n');
+}
+
+main().catch((e) => {
+  process.stderr.write(`compare-wasm: ${e.code ? `[${e.code}] ` : ''}${e.message}\n`);
+  process.exit(1);
+});
