@@ -46,13 +46,7 @@ double recall_at_k(const std::vector<Neighbor>& results, size_t nq, size_t k, co
 // Peak resident memory of this process in bytes (0 where unknown).
 size_t peak_rss_bytes();
 
-// The clustered workload: a Gaussian mixture whose per-dimension spread decays
-// (sigma_j = 1 / (1 + 16 j / dim)), so most variance lives in the first few dozen
-// dimensions, like real embeddings. `mixture_seed` fixes the centres (share it between base
-// and queries); `sample_seed` draws the points. Exact IEEE arithmetic only: the same floats
-// on every target.
-std::vector<float> clustered_vectors(size_t n, size_t dim, size_t clusters, uint64_t mixture_seed,
-                                     uint64_t sample_seed);
+// clustered_vectors() (the clustered workload) lives in quiver/workload.hpp.
 
 // Reads vectors with an optional explicit format ("" = from the extension).
 io::Vectors load_vectors(const std::string& path, const std::string& format, size_t raw_dim);

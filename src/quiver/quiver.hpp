@@ -7,5 +7,6 @@
 #include "quiver/isa.hpp"
 #include "quiver/metric.hpp"
 #include "quiver/neighbor.hpp"
+#include "quiver/quantized_index.hpp"
 #include "quiver/version.hpp"
 #include "quiver/workload.hpp"

@@ -1,0 +1,586 @@
+// The quantised index: encoding (rotation + Lloyd–Max codes + correction), the block layout
+// the fast-scan kernels read, 8-bit query tables, and search with optional exact rerank.
+#include "quiver/quantized_index.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <new>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/aligned_buffer.hpp"
+#include "core/topk.hpp"
+#include "core/validate.hpp"
+#include "quant/codebook.hpp"
+#include "quant/fastscan.hpp"
+#include "quant/rotation.hpp"
+#include "quiver/error.hpp"
+#include "simd/kernels.hpp"
+
+namespace quiver {
+namespace {
+
+using quant::kBlockVectors;
+using quant::kGroupCodeBytes;
+using quant::kGroupSubquantizers;
+using quant::kGroupTableBytes;
+
+constexpr uint64_t kNoId = UINT64_MAX;
+constexpr size_t kRefineFactor = 2;  // 8-bit candidates per result, re-scored in float
+
+size_t padded_stride(size_t dim) { return (dim + 15) / 16 * 16; }
+
+[[noreturn]] void throw_oom() {
+  throw Error(ErrorCode::OutOfMemory, "out of memory while adding vectors; the index is unchanged");
+}
+
+// Per-thread search scratch, grown on first use and reused: warm searches allocate nothing.
+struct Scratch {
+  std::vector<float> query;       // normalised query (cosine)
+  std::vector<float> rotated;     // R * query
+  std::vector<float> rot_tmp;     // rotation scratch
+  std::vector<float> ftables;     // sub-quantisers x 16 float table entries
+  core::AlignedBuffer<uint8_t> tables;  // groups x 128 bytes, the kernel layout
+  std::vector<Neighbor> candidates;
+  std::vector<uint32_t> allow_mask;     // one 32-bit word per block
+
+  void reserve(size_t dim, size_t subq, size_t groups, size_t cand, size_t blocks) {
+    if (query.size() < dim) {
+      query.resize(dim);
+      rotated.resize(dim);
+      rot_tmp.resize(dim);
+    }
+    if (ftables.size() < subq * 16) ftables.resize(subq * 16);
+    tables.reserve(groups * kGroupTableBytes, 0);
+    if (candidates.size() < cand) candidates.resize(cand);
+    if (allow_mask.size() < blocks) allow_mask.resize(blocks, 0);
+  }
+};
+
+Scratch& thread_scratch() {
+  static thread_local Scratch scratch;
+  return scratch;
+}
+
+}  // namespace
+
+struct QuantizedIndex::Impl {
+  size_t dim;
+  Metric metric;
+  unsigned bits;
+  uint64_t seed;
+  bool keep_vectors;
+  size_t subq;    // sub-quantisers: dim at 4 bits, ceil(dim / 2) at 2 bits
+  size_t groups;  // ceil(subq / 4)
+  size_t stride;  // floats per kept vector
+  simd::KernelTable kernels;
+  quant::FastScanTable fastscan;
+  quant::Rotation rotation;
+  quant::Codebook codebook;
+
+  // Slot storage. A slot is live iff slot_ids[slot] != kNoId; dead and padding slots have
+  // offset = +inf, so they can never enter a result.
+  core::AlignedBuffer<uint8_t> codes;  // blocks x groups x 64 bytes
+  core::AlignedBuffer<float> offset;   // per slot: c_v in  distance = (c0 + c_v) + scale_v * score
+  core::AlignedBuffer<float> scale;    // per slot: scale_v
+  core::AlignedBuffer<float> vectors;  // per slot x stride, if keep_vectors
+  std::vector<uint64_t> slot_ids;      // size = slots in use (high-water mark)
+  std::vector<uint32_t> free_slots;
+  std::unordered_map<uint64_t, uint32_t> slot_of;
+  size_t capacity_slots = 0;
+
+  Impl(const QuantizedIndexOptions& o, Isa isa)
+      : dim(o.dim), metric(o.metric), bits(o.bits), seed(o.seed), keep_vectors(o.keep_vectors) {
+    if (dim == 0) throw Error(ErrorCode::InvalidArgument, "dimension must be at least 1");
+    if (dim > (1u << 20)) {
+      throw Error(ErrorCode::InvalidArgument,
+                  "dimension " + std::to_string(dim) + " exceeds the maximum of 1048576");
+    }
+    if (bits != 2 && bits != 4) {
+      throw Error(ErrorCode::InvalidArgument,
+                  "bits must be 2 or 4, got " + std::to_string(bits));
+    }
+    kernels = simd::kernel_table(isa);
+    fastscan = quant::fastscan_table(isa);
+    subq = bits == 4 ? dim : (dim + 1) / 2;
+    groups = (subq + kGroupSubquantizers - 1) / kGroupSubquantizers;
+    stride = padded_stride(dim);
+    rotation = quant::Rotation(dim, seed);
+    codebook = quant::lloyd_max_codebook(dim, bits);
+  }
+
+  size_t block_bytes() const { return groups * kGroupCodeBytes; }
+  size_t blocks() const { return (slot_ids.size() + kBlockVectors - 1) / kBlockVectors; }
+  size_t live() const { return slot_of.size(); }
+
+  // --- encoding -----------------------------------------------------------------------
+
+  struct Encoded {
+    std::vector<uint8_t> codes;  // n x subq
+    std::vector<float> offset, scale;
+  };
+
+  // Codes and scalars for n rows. Plain scalar code in a fixed order: bit-identical anywhere.
+  Encoded encode(const float* rows, size_t n) const {
+    Encoded e;
+    e.codes.resize(n * subq);
+    e.offset.resize(n);
+    e.scale.resize(n);
+    std::vector<float> unit(dim), rotated(dim), tmp(dim);
+    for (size_t r = 0; r < n; ++r) {
+      const float* x = rows + r * dim;
+      double norm2 = 0.0;
+      for (size_t i = 0; i < dim; ++i) norm2 += double(x[i]) * x[i];
+      const double norm = std::sqrt(norm2);
+      const float inv = static_cast<float>(1.0 / norm);
+      for (size_t i = 0; i < dim; ++i) unit[i] = x[i] * inv;
+      rotation.apply(unit.data(), rotated.data(), tmp.data());
+      uint8_t* c = e.codes.data() + r * subq;
+      double dot = 0.0;  // <rotated unit vector, its reconstruction>
+      for (size_t i = 0; i < dim; ++i) {
+        const unsigned level = codebook.encode(rotated[i]);
+        dot += double(rotated[i]) * codebook.centroids[level];
+        if (bits == 4) {
+          c[i] = uint8_t(level);
+        } else if (i % 2 == 0) {
+          c[i / 2] = uint8_t(level);
+        } else {
+          c[i / 2] = uint8_t(c[i / 2] | (level << 2));
+        }
+      }
+      // Unbiased inner-product estimate: <q, x> ~ correction * <R q, reconstruction>.
+      const double length = metric == Metric::cosine ? 1.0 : norm;
+      const double correction = dot > 1e-12 ? length / dot : length;
+      switch (metric) {
+        case Metric::l2:  // |q|^2 + |x|^2 - 2 <q, x>
+          e.offset[r] = static_cast<float>(norm2);
+          e.scale[r] = static_cast<float>(-2.0 * correction);
+          break;
+        case Metric::ip:  // -<q, x>
+          e.offset[r] = 0.0f;
+          e.scale[r] = static_cast<float>(-correction);
+          break;
+        case Metric::cosine:  // 1 - <q/|q|, x/|x|>
+          e.offset[r] = 0.0f;
+          e.scale[r] = static_cast<float>(-correction);
+          break;
+      }
+    }
+    return e;
+  }
+
+  void write_codes(uint32_t slot, const uint8_t* c) {
+    uint8_t* block = codes.data() + size_t(slot / kBlockVectors) * block_bytes();
+    const size_t v = slot % kBlockVectors;
+    for (size_t s = 0; s < subq; ++s) {
+      uint8_t& byte = block[(s / 2) * kBlockVectors + v];
+      byte = (s % 2) ? uint8_t((byte & 0x0F) | (c[s] << 4)) : uint8_t((byte & 0xF0) | c[s]);
+    }
+  }
+
+  uint8_t read_code(uint32_t slot, size_t s) const {
+    const uint8_t* block = codes.data() + size_t(slot / kBlockVectors) * block_bytes();
+    const uint8_t byte = block[(s / 2) * kBlockVectors + slot % kBlockVectors];
+    return (s % 2) ? uint8_t(byte >> 4) : uint8_t(byte & 0x0F);
+  }
+
+  // Room for `slots` slots in every per-slot array; new slots start dead (offset = +inf).
+  void reserve_slots(size_t slots) {
+    if (slots <= capacity_slots) return;
+    const size_t want = std::max(slots, capacity_slots + capacity_slots / 2);
+    const size_t new_blocks = (want + kBlockVectors - 1) / kBlockVectors;
+    const size_t new_cap = new_blocks * kBlockVectors;
+    const size_t old_blocks = capacity_slots / kBlockVectors;
+    codes.reserve(new_blocks * block_bytes(), old_blocks * block_bytes());
+    offset.reserve(new_cap, capacity_slots);
+    scale.reserve(new_cap, capacity_slots);
+    if (keep_vectors) vectors.reserve(new_cap * stride, capacity_slots * stride);
+    for (size_t s = capacity_slots; s < new_cap; ++s) offset.data()[s] = INFINITY;
+    capacity_slots = new_cap;
+  }
+
+  // --- query tables ---------------------------------------------------------------------
+
+  struct QueryTables {
+    float c0;         // per-query constant of the distance
+    float bias;       // sum of per-table minima
+    float step;       // float value of one table unit
+  };
+
+  // Rotates the query and builds the float tables (s.ftables) and the 8-bit kernel tables
+  // (s.tables). Deterministic scalar code: the same query gives the same tables anywhere.
+  QueryTables build_tables(const float* query, Scratch& s) const {
+    const float* q = query;
+    QueryTables t{0.0f, 0.0f, 1.0f};
+    if (metric == Metric::cosine) {
+      double n2 = 0.0;
+      for (size_t i = 0; i < dim; ++i) n2 += double(query[i]) * query[i];
+      const float inv = static_cast<float>(1.0 / std::sqrt(n2));
+      for (size_t i = 0; i < dim; ++i) s.query[i] = query[i] * inv;
+      q = s.query.data();
+      t.c0 = 1.0f;
+    } else if (metric == Metric::l2) {
+      double n2 = 0.0;
+      for (size_t i = 0; i < dim; ++i) n2 += double(query[i]) * query[i];
+      t.c0 = static_cast<float>(n2);
+    }
+    rotation.apply(q, s.rotated.data(), s.rot_tmp.data());
+    const float* qr = s.rotated.data();
+    const std::vector<float>& cent = codebook.centroids;
+    float* ft = s.ftables.data();
+    for (size_t sq = 0; sq < subq; ++sq) {
+      float* row = ft + sq * 16;
+      if (bits == 4) {
+        for (size_t c = 0; c < 16; ++c) row[c] = qr[sq] * cent[c];
+      } else {
+        const float q0 = qr[2 * sq];
+        const float q1 = 2 * sq + 1 < dim ? qr[2 * sq + 1] : 0.0f;
+        for (size_t c = 0; c < 16; ++c) row[c] = q0 * cent[c & 3] + q1 * cent[c >> 2];
+      }
+    }
+    // 8-bit tables: subtract each table's minimum, one scale for all so sums stay comparable.
+    double bias = 0.0;
+    float range = 0.0f;
+    for (size_t sq = 0; sq < subq; ++sq) {
+      const float* row = ft + sq * 16;
+      float lo = row[0], hi = row[0];
+      for (size_t c = 1; c < 16; ++c) {
+        lo = std::min(lo, row[c]);
+        hi = std::max(hi, row[c]);
+      }
+      bias += lo;
+      range = std::max(range, hi - lo);
+    }
+    const float to_units = range > 0.0f ? float(quant::kMaxTableEntry) / range : 0.0f;
+    t.bias = static_cast<float>(bias);
+    t.step = range > 0.0f ? range / float(quant::kMaxTableEntry) : 0.0f;
+    uint8_t* tab = s.tables.data();
+    std::memset(tab, 0, groups * kGroupTableBytes);
+    for (size_t sq = 0; sq < subq; ++sq) {
+      const float* row = ft + sq * 16;
+      float lo = row[0];
+      for (size_t c = 1; c < 16; ++c) lo = std::min(lo, row[c]);
+      // Sub-quantiser 4g + r sits at offset: r=0 -> 0, r=2 -> 32, r=1 -> 64, r=3 -> 96.
+      const size_t g = sq / 4, r = sq % 4;
+      uint8_t* dst = tab + g * kGroupTableBytes + (r % 2) * 64 + (r / 2) * 32;
+      for (size_t c = 0; c < 16; ++c) {
+        const float units = std::floor((row[c] - lo) * to_units + 0.5f);
+        const uint8_t u = uint8_t(std::min(units, float(quant::kMaxTableEntry)));
+        dst[c] = u;
+        dst[c + 16] = u;
+      }
+    }
+    return t;
+  }
+
+  // --- search -----------------------------------------------------------------------------
+
+  float exact_distance(const float* query, uint32_t slot) const {
+    const float* x = vectors.data() + size_t(slot) * stride;
+    switch (metric) {
+      case Metric::l2: return kernels.l2sq_f32(query, x, dim);
+      case Metric::ip: return -kernels.dot_f32(query, x, dim);
+      case Metric::cosine: return kernels.cos_f32(query, x, dim);
+    }
+    return 0.0f;
+  }
+
+  void set_allow_mask(const QuantizedSearchParams& p, Scratch& s, bool on) const {
+    for (size_t i = 0; i < p.allow_count; ++i) {
+      auto it = slot_of.find(p.allow[i]);
+      if (it == slot_of.end()) continue;
+      uint32_t& word = s.allow_mask[it->second / kBlockVectors];
+      const uint32_t bit = 1u << (it->second % kBlockVectors);
+      word = on ? (word | bit) : 0u;
+    }
+  }
+
+  // Float score of one slot's codes against the float tables (the 8-bit tables' reference).
+  float float_score(uint32_t slot, const float* ft) const {
+    const uint8_t* block = codes.data() + size_t(slot / kBlockVectors) * block_bytes();
+    const size_t v = slot % kBlockVectors;
+    float sum = 0.0f;
+    for (size_t s = 0; s < subq; s += 2) {
+      const uint8_t byte = block[(s / 2) * kBlockVectors + v];
+      sum += ft[s * 16 + (byte & 15)];
+      if (s + 1 < subq) sum += ft[(s + 1) * 16 + (byte >> 4)];
+    }
+    return sum;
+  }
+
+  size_t search_one(const float* query, size_t k, Neighbor* out, const QuantizedSearchParams& p,
+                    Scratch& s) const {
+    // Candidates: k * rerank for an exact rerank; otherwise the 8-bit scan keeps
+    // kRefineFactor * k and their codes are re-scored with float tables, so the 8-bit tables'
+    // rounding does not decide the final order.
+    const size_t depth = std::min(p.rerank > 0 ? k * p.rerank : k * kRefineFactor, live());
+    s.reserve(dim, subq, groups, depth, blocks());
+    const QueryTables t = build_tables(query, s);
+    Neighbor* cand = s.candidates.data();
+    core::TopK top(cand, depth);
+    const bool filtered = p.allow != nullptr;
+    if (filtered) set_allow_mask(p, s, true);
+
+    const size_t nblocks = blocks();
+    const size_t used = slot_ids.size();
+    const float* ft = s.ftables.data();
+    float dist[kBlockVectors];
+    for (size_t b = 0; b < nblocks; ++b) {
+      uint32_t allowed = ~0u;
+      if (filtered) {
+        allowed = s.allow_mask[b];
+        if (allowed == 0) continue;  // no allowed id in this block
+      }
+      const size_t base = b * kBlockVectors;
+      const float* off = offset.data() + base;
+      const float* sc = scale.data() + base;
+      // Dead and padding slots score +inf and never enter, even while the heap has room.
+      const float threshold = std::min(top.threshold(), FLT_MAX);
+      uint32_t hits;
+      if (p.float_tables) {
+        hits = 0;
+        for (size_t v = 0; v < kBlockVectors; ++v) {
+          const bool alive = base + v < used && slot_ids[base + v] != kNoId;
+          const float score = alive ? float_score(uint32_t(base + v), ft) : 0.0f;
+          dist[v] = (t.c0 + off[v]) + sc[v] * score;
+          hits |= uint32_t(dist[v] <= threshold) << v;
+        }
+      } else {
+        const quant::BlockScoring bs{t.c0, t.bias, t.step, threshold};
+        hits = fastscan.scan_block(codes.data() + b * block_bytes(), s.tables.data(), groups, off,
+                                   sc, bs, dist);
+      }
+      hits &= allowed;
+      while (hits) {
+        const unsigned v = unsigned(__builtin_ctz(hits));
+        hits &= hits - 1;
+        top.push(slot_ids[base + v], dist[v]);
+      }
+    }
+    if (filtered) set_allow_mask(p, s, false);
+    const size_t found = top.finish();
+
+    core::TopK best(out, std::min(k, found));
+    if (p.rerank > 0) {  // exact distances from the kept vectors
+      const float* q = metric == Metric::cosine ? s.query.data() : query;  // normalised above
+      for (size_t i = 0; i < found; ++i) {
+        best.push(cand[i].id, exact_distance(q, slot_of.find(cand[i].id)->second));
+      }
+    } else if (!p.float_tables) {  // float-table scores of the same codes
+      for (size_t i = 0; i < found; ++i) {
+        const uint32_t slot = slot_of.find(cand[i].id)->second;
+        best.push(cand[i].id, (t.c0 + offset.data()[slot]) + scale.data()[slot] * float_score(slot, ft));
+      }
+    } else {
+      for (size_t i = 0; i < found; ++i) best.push(cand[i].id, cand[i].distance);
+    }
+    return best.finish();
+  }
+
+  void check_search(size_t k, const QuantizedSearchParams& p) const {
+    core::check_k(k);
+    if (live() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
+    if (p.rerank > 0 && !keep_vectors) {
+      throw Error(ErrorCode::InvalidArgument,
+                  "rerank needs the f32 vectors, but this index was created with keep_vectors = false");
+    }
+    if (p.allow == nullptr && p.allow_count > 0) {
+      throw Error(ErrorCode::InvalidArgument, "allow is null but allow_count is not zero");
+    }
+  }
+};
+
+QuantizedIndex::QuantizedIndex(const QuantizedIndexOptions& options)
+    : QuantizedIndex(options, active_isa()) {}
+QuantizedIndex::QuantizedIndex(const QuantizedIndexOptions& options, Isa isa)
+    : impl_(std::make_unique<Impl>(options, isa)) {}
+QuantizedIndex::~QuantizedIndex() = default;
+QuantizedIndex::QuantizedIndex(QuantizedIndex&&) noexcept = default;
+QuantizedIndex& QuantizedIndex::operator=(QuantizedIndex&&) noexcept = default;
+
+size_t QuantizedIndex::dim() const noexcept { return impl_->dim; }
+Metric QuantizedIndex::metric() const noexcept { return impl_->metric; }
+unsigned QuantizedIndex::bits() const noexcept { return impl_->bits; }
+uint64_t QuantizedIndex::seed() const noexcept { return impl_->seed; }
+bool QuantizedIndex::keeps_vectors() const noexcept { return impl_->keep_vectors; }
+Isa QuantizedIndex::isa() const noexcept { return impl_->kernels.isa; }
+size_t QuantizedIndex::size() const noexcept { return impl_->live(); }
+bool QuantizedIndex::contains(uint64_t id) const noexcept { return impl_->slot_of.count(id) != 0; }
+
+size_t QuantizedIndex::code_bytes_per_vector() const noexcept {
+  return impl_->groups * kGroupCodeBytes / kBlockVectors + 2 * sizeof(float);
+}
+
+size_t QuantizedIndex::memory_bytes() const noexcept {
+  const Impl& m = *impl_;
+  return m.codes.capacity() + (m.offset.capacity() + m.scale.capacity() + m.vectors.capacity()) * sizeof(float) +
+         m.slot_ids.capacity() * sizeof(uint64_t) + m.free_slots.capacity() * sizeof(uint32_t) +
+         m.slot_of.bucket_count() * sizeof(void*) +
+         m.slot_of.size() * (sizeof(uint64_t) + sizeof(uint32_t) + 2 * sizeof(void*));
+}
+
+void QuantizedIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
+  Impl& m = *impl_;
+  if (n == 0) return;
+  if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
+  core::check_vectors(vectors, n, m.dim, m.metric, "vector");
+  if (m.metric != Metric::cosine) {
+    // A zero vector has no direction to rotate; under l2/ip it is still a valid point, but the
+    // encoder needs a norm: reject it with a clear message rather than encode garbage.
+    for (size_t r = 0; r < n; ++r) {
+      bool zero = true;
+      for (size_t i = 0; i < m.dim && zero; ++i) zero = vectors[r * m.dim + i] == 0.0f;
+      if (zero) {
+        throw Error(ErrorCode::InvalidArgument,
+                    "vector row " + std::to_string(r) + " is all zeros, which the quantiser cannot encode");
+      }
+    }
+  }
+  Impl::Encoded encoded;
+  std::vector<uint32_t> slots(n);
+  try {
+    std::unordered_set<uint64_t> batch;
+    batch.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (ids[i] == kNoId) {
+        throw Error(ErrorCode::InvalidArgument, "id 18446744073709551615 is reserved");
+      }
+      if (m.slot_of.count(ids[i]) != 0) {
+        throw Error(ErrorCode::DuplicateId, "id " + std::to_string(ids[i]) + " is already in the index");
+      }
+      if (!batch.insert(ids[i]).second) {
+        throw Error(ErrorCode::DuplicateId, "id " + std::to_string(ids[i]) + " appears twice in one add");
+      }
+    }
+    encoded = m.encode(vectors, n);
+    // Reserve everything, so the commit below cannot fail half way.
+    const size_t reused = std::min(n, m.free_slots.size());
+    const size_t fresh = n - reused;
+    m.reserve_slots(m.slot_ids.size() + fresh);
+    m.slot_ids.reserve(m.slot_ids.size() + fresh);
+    m.slot_of.reserve(m.slot_of.size() + n);
+    for (size_t i = 0; i < n; ++i) {
+      slots[i] = i < reused ? m.free_slots[m.free_slots.size() - 1 - i]
+                            : uint32_t(m.slot_ids.size() + (i - reused));
+    }
+  } catch (const std::bad_alloc&) {
+    throw_oom();
+  }
+  size_t inserted = 0;
+  try {
+    for (; inserted < n; ++inserted) m.slot_of.emplace(ids[inserted], slots[inserted]);
+  } catch (const std::bad_alloc&) {
+    for (size_t i = 0; i < inserted; ++i) m.slot_of.erase(ids[i]);
+    throw_oom();
+  }
+  const size_t reused = std::min(n, m.free_slots.size());
+  m.free_slots.resize(m.free_slots.size() - reused);
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t slot = slots[i];
+    if (slot == m.slot_ids.size()) m.slot_ids.push_back(kNoId);  // capacity reserved above
+    m.slot_ids[slot] = ids[i];
+    m.write_codes(slot, encoded.codes.data() + i * m.subq);
+    m.offset.data()[slot] = encoded.offset[i];
+    m.scale.data()[slot] = encoded.scale[i];
+    if (m.keep_vectors) {
+      float* dst = m.vectors.data() + size_t(slot) * m.stride;
+      const float* src = vectors + i * m.dim;
+      if (m.metric == Metric::cosine) {
+        double n2 = 0.0;
+        for (size_t j = 0; j < m.dim; ++j) n2 += double(src[j]) * src[j];
+        const double inv = 1.0 / std::sqrt(n2);
+        for (size_t j = 0; j < m.dim; ++j) dst[j] = static_cast<float>(src[j] * inv);
+      } else {
+        std::memcpy(dst, src, m.dim * sizeof(float));
+      }
+    }
+  }
+}
+
+void QuantizedIndex::add(const std::vector<uint64_t>& ids, const std::vector<float>& vectors) {
+  if (vectors.size() != ids.size() * impl_->dim) {
+    throw Error(ErrorCode::DimensionMismatch,
+                "expected " + std::to_string(ids.size()) + " x " + std::to_string(impl_->dim) +
+                    " = " + std::to_string(ids.size() * impl_->dim) + " floats, got " +
+                    std::to_string(vectors.size()));
+  }
+  add(ids.data(), vectors.data(), ids.size());
+}
+
+void QuantizedIndex::remove(const uint64_t* ids, size_t n) {
+  Impl& m = *impl_;
+  if (n == 0) return;
+  if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
+  try {
+    std::unordered_set<uint64_t> batch;
+    batch.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (m.slot_of.count(ids[i]) == 0) {
+        throw Error(ErrorCode::UnknownId, "id " + std::to_string(ids[i]) + " is not in the index");
+      }
+      if (!batch.insert(ids[i]).second) {
+        throw Error(ErrorCode::DuplicateId, "id " + std::to_string(ids[i]) + " appears twice in one remove");
+      }
+    }
+    m.free_slots.reserve(m.free_slots.size() + n);
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::OutOfMemory, "out of memory while removing; the index is unchanged");
+  }
+  for (size_t i = 0; i < n; ++i) {
+    auto it = m.slot_of.find(ids[i]);
+    const uint32_t slot = it->second;
+    m.slot_of.erase(it);
+    m.slot_ids[slot] = kNoId;
+    m.offset.data()[slot] = INFINITY;  // the scan can never return it
+    m.free_slots.push_back(slot);
+  }
+}
+
+void QuantizedIndex::remove(const std::vector<uint64_t>& ids) { remove(ids.data(), ids.size()); }
+
+std::vector<uint8_t> QuantizedIndex::codes(uint64_t id) const {
+  auto it = impl_->slot_of.find(id);
+  if (it == impl_->slot_of.end()) {
+    throw Error(ErrorCode::UnknownId, "id " + std::to_string(id) + " is not in the index");
+  }
+  std::vector<uint8_t> out(impl_->subq);
+  for (size_t s = 0; s < impl_->subq; ++s) out[s] = impl_->read_code(it->second, s);
+  return out;
+}
+
+size_t QuantizedIndex::search(const float* query, size_t k, Neighbor* out,
+                              const QuantizedSearchParams& params) const {
+  impl_->check_search(k, params);
+  core::check_vectors(query, 1, impl_->dim, impl_->metric, "query");
+  return impl_->search_one(query, k, out, params, thread_scratch());
+}
+
+std::vector<Neighbor> QuantizedIndex::search(const std::vector<float>& query, size_t k,
+                                             const QuantizedSearchParams& params) const {
+  if (query.size() != impl_->dim) {
+    throw Error(ErrorCode::DimensionMismatch, "query has " + std::to_string(query.size()) +
+                                                  " values, the index dimension is " +
+                                                  std::to_string(impl_->dim));
+  }
+  impl_->check_search(k, params);
+  std::vector<Neighbor> out(std::min(k, impl_->live()));
+  out.resize(search(query.data(), out.size(), out.data(), params));
+  return out;
+}
+
+size_t QuantizedIndex::search_batch(const float* queries, size_t nq, size_t k, Neighbor* out,
+                                    const QuantizedSearchParams& params) const {
+  impl_->check_search(k, params);
+  core::check_vectors(queries, nq, impl_->dim, impl_->metric, "query");
+  const size_t kk = std::min(k, impl_->live());
+  Scratch& s = thread_scratch();
+  for (size_t q = 0; q < nq; ++q) {
+    impl_->search_one(queries + q * impl_->dim, kk, out + q * k, params, s);
+  }
+  return kk;
+}
+
+}  // namespace quiver

@@ -1,0 +1,93 @@
+// QuantizedIndex — TurboQuant-style 2- or 4-bit codes searched with SIMD lookup tables.
+//
+// Each vector is normalised (its norm kept), rotated by a seeded random orthogonal transform,
+// and every rotated coordinate is quantised with a Lloyd–Max codebook computed for the
+// dimension (no training). One correction scalar per vector (norm / <rotated unit vector,
+// its reconstruction>) makes the inner-product estimate unbiased. A query stays in float:
+// it is rotated once, turned into per-coordinate lookup tables quantised to 8 bits, and the
+// codes are scanned 32 vectors at a time with byte shuffles. Optionally the original f32
+// vectors are kept and the best k * rerank candidates are re-scored exactly.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "quiver/isa.hpp"
+#include "quiver/metric.hpp"
+#include "quiver/neighbor.hpp"
+
+namespace quiver {
+
+struct QuantizedIndexOptions {
+  size_t dim = 0;
+  Metric metric = Metric::l2;
+  unsigned bits = 4;         // 2 or 4 bits per coordinate
+  uint64_t seed = 42;        // rotation seed: same seed, same codes, on every target
+  bool keep_vectors = true;  // keep the f32 vectors for exact rerank (dim * 4 bytes each)
+};
+
+struct QuantizedSearchParams {
+  // 0: rank by the codes alone. r >= 1: take the best k * r by codes, re-score them exactly
+  // with the kept f32 vectors, return the best k (needs keep_vectors).
+  size_t rerank = 0;
+  // If non-null, only these ids can be returned (ids not in the index are ignored). Blocks of
+  // 32 vectors without an allowed id are skipped.
+  const uint64_t* allow = nullptr;
+  size_t allow_count = 0;
+  // Score the codes with float tables instead of 8-bit ones (slow; the reference that the
+  // 8-bit tables are measured against).
+  bool float_tables = false;
+};
+
+class QuantizedIndex {
+ public:
+  explicit QuantizedIndex(const QuantizedIndexOptions& options);
+  QuantizedIndex(const QuantizedIndexOptions& options, Isa isa);
+  ~QuantizedIndex();
+  QuantizedIndex(QuantizedIndex&&) noexcept;
+  QuantizedIndex& operator=(QuantizedIndex&&) noexcept;
+  QuantizedIndex(const QuantizedIndex&) = delete;
+  QuantizedIndex& operator=(const QuantizedIndex&) = delete;
+
+  size_t dim() const noexcept;
+  Metric metric() const noexcept;
+  unsigned bits() const noexcept;
+  uint64_t seed() const noexcept;
+  bool keeps_vectors() const noexcept;
+  Isa isa() const noexcept;
+  size_t size() const noexcept;
+  bool contains(uint64_t id) const noexcept;
+  // Bytes the search scans per vector: packed codes plus the two per-vector scalars.
+  size_t code_bytes_per_vector() const noexcept;
+  size_t memory_bytes() const noexcept;
+
+  // All-or-nothing, like FlatIndex::add: nothing is added if any row or id is bad.
+  void add(const uint64_t* ids, const float* vectors, size_t n);
+  void add(const std::vector<uint64_t>& ids, const std::vector<float>& vectors);
+  // O(1) per id; the slot is reused by later adds. All-or-nothing.
+  void remove(const uint64_t* ids, size_t n);
+  void remove(const std::vector<uint64_t>& ids);
+
+  // The unpacked codes of `id`: one value per sub-quantiser (per coordinate at 4 bits, per
+  // coordinate pair at 2 bits), for tests that compare codes across targets.
+  std::vector<uint8_t> codes(uint64_t id) const;
+
+  // Writes min(k, size()) neighbours, closest first (ties by id); returns the count. Warm
+  // searches allocate nothing (per-thread scratch). Throws for k == 0, an empty index, a bad
+  // query, or rerank without kept vectors.
+  size_t search(const float* query, size_t k, Neighbor* out,
+                const QuantizedSearchParams& params = {}) const;
+  std::vector<Neighbor> search(const std::vector<float>& query, size_t k,
+                               const QuantizedSearchParams& params = {}) const;
+  // Row q of out starts at out + q * k; returns min(k, size()).
+  size_t search_batch(const float* queries, size_t nq, size_t k, Neighbor* out,
+                      const QuantizedSearchParams& params = {}) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace quiver

@@ -1,0 +1,49 @@
+// Zero allocations per warm search of the quantised index, counted by the replacement
+// operator new in alloc_counter.cpp (its own executable: the replacement is program-wide).
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "alloc_counter.hpp"
+#include "quiver/quiver.hpp"
+
+namespace quiver {
+namespace {
+
+struct Data {
+  size_t n, dim;
+  std::vector<float> base, queries;
+  std::vector<uint64_t> ids;
+};
+
+Data make_data(size_t n, size_t nq, size_t dim) {
+  Data d{n, dim, unit_gaussian_vectors(n, dim, 42), unit_gaussian_vectors(nq, dim, 13), {}};
+  for (size_t i = 0; i < n; ++i) d.ids.push_back(i * 5 + 3);
+  return d;
+}
+
+TEST(QuantizedIndex, WarmSearchesAllocateNothing) {
+  const Data d = make_data(3000, 10, 128);
+  QuantizedIndex index({d.dim, Metric::l2, 4, 1, true});
+  index.add(d.ids, d.base);
+  std::vector<uint64_t> allow(d.ids.begin(), d.ids.begin() + 500);
+  std::vector<Neighbor> out(40);
+  auto search_all = [&] {
+    for (size_t rerank : {0, 4}) {
+      QuantizedSearchParams p;
+      p.rerank = rerank;
+      for (size_t q = 0; q < 10; ++q) index.search(d.queries.data() + q * d.dim, 10, out.data(), p);
+      p.allow = allow.data();
+      p.allow_count = allow.size();
+      index.search(d.queries.data(), 10, out.data(), p);
+      index.search_batch(d.queries.data(), 4, 10, out.data(), p);
+    }
+  };
+  search_all();  // cold: sizes the per-thread scratch
+  const size_t before = test::allocation_count();
+  for (int i = 0; i < 50; ++i) search_all();  // 1,100 warm searches
+  EXPECT_EQ(test::allocation_count() - before, 0u);
+}
+
+}  // namespace
+}  // namespace quiver
