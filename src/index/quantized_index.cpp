@@ -14,6 +14,7 @@
 #include "core/aligned_buffer.hpp"
 #include "core/topk.hpp"
 #include "core/validate.hpp"
+#include "parallel/thread_pool.hpp"
 #include "quant/codebook.hpp"
 #include "quant/fastscan.hpp"
 #include "quant/rotation.hpp"
@@ -38,24 +39,31 @@ size_t padded_stride(size_t dim) { return (dim + 15) / 16 * 16; }
 }
 
 // Per-thread search scratch, grown on first use and reused: warm searches allocate nothing.
-struct Scratch {
-  std::vector<float> query;       // normalised query (cosine)
-  std::vector<float> rotated;     // R * query
-  std::vector<float> rot_tmp;     // rotation scratch
-  std::vector<float> ftables;     // sub-quantisers x 16 float table entries
+// One lane per query of a multi-query pass.
+struct QueryLane {
+  std::vector<float> query;             // normalised query (cosine)
+  std::vector<float> rotated;           // R * query
+  std::vector<float> ftables;           // sub-quantisers x 16 float table entries
   core::AlignedBuffer<uint8_t> tables;  // groups x 128 bytes, the kernel layout
   std::vector<Neighbor> candidates;
-  std::vector<uint32_t> allow_mask;     // one 32-bit word per block
+};
+
+struct Scratch {
+  QueryLane lanes[quant::kMaxQueriesPerPass];
+  std::vector<float> rot_tmp;        // rotation scratch
+  std::vector<uint32_t> allow_mask;  // one 32-bit word per block
 
   void reserve(size_t dim, size_t subq, size_t groups, size_t cand, size_t blocks) {
-    if (query.size() < dim) {
-      query.resize(dim);
-      rotated.resize(dim);
-      rot_tmp.resize(dim);
+    for (QueryLane& lane : lanes) {
+      if (lane.query.size() < dim) {
+        lane.query.resize(dim);
+        lane.rotated.resize(dim);
+      }
+      if (lane.ftables.size() < subq * 16) lane.ftables.resize(subq * 16);
+      lane.tables.reserve(groups * kGroupTableBytes, 0);
+      if (lane.candidates.size() < cand) lane.candidates.resize(cand);
     }
-    if (ftables.size() < subq * 16) ftables.resize(subq * 16);
-    tables.reserve(groups * kGroupTableBytes, 0);
-    if (candidates.size() < cand) candidates.resize(cand);
+    if (rot_tmp.size() < dim) rot_tmp.resize(dim);
     if (allow_mask.size() < blocks) allow_mask.resize(blocks, 0);
   }
 };
@@ -212,7 +220,7 @@ struct QuantizedIndex::Impl {
 
   // Rotates the query and builds the float tables (s.ftables) and the 8-bit kernel tables
   // (s.tables). Deterministic scalar code: the same query gives the same tables anywhere.
-  QueryTables build_tables(const float* query, Scratch& s) const {
+  QueryTables build_tables(const float* query, QueryLane& s, float* rot_tmp) const {
     const float* q = query;
     QueryTables t{0.0f, 0.0f, 1.0f};
     if (metric == Metric::cosine) {
@@ -227,7 +235,7 @@ struct QuantizedIndex::Impl {
       for (size_t i = 0; i < dim; ++i) n2 += double(query[i]) * query[i];
       t.c0 = static_cast<float>(n2);
     }
-    rotation.apply(q, s.rotated.data(), s.rot_tmp.data());
+    rotation.apply(q, s.rotated.data(), rot_tmp);
     const float* qr = s.rotated.data();
     const std::vector<float>& cent = codebook.centroids;
     float* ft = s.ftables.data();
@@ -311,23 +319,32 @@ struct QuantizedIndex::Impl {
     return sum;
   }
 
-  size_t search_one(const float* query, size_t k, Neighbor* out, const QuantizedSearchParams& p,
-                    Scratch& s) const {
+  // Searches nq <= kMaxQueriesPerPass queries in one pass over the codes; query i writes its
+  // results to outs[i] and returns their count in counts[i].
+  void search_many(const float* const* queries, size_t nq, size_t k, Neighbor* const* outs,
+                   size_t* counts, const QuantizedSearchParams& p, Scratch& s) const {
     // Candidates: k * rerank for an exact rerank; otherwise the 8-bit scan keeps
     // kRefineFactor * k and their codes are re-scored with float tables, so the 8-bit tables'
     // rounding does not decide the final order.
     const size_t depth = std::min(p.rerank > 0 ? k * p.rerank : k * kRefineFactor, live());
     s.reserve(dim, subq, groups, depth, blocks());
-    const QueryTables t = build_tables(query, s);
-    Neighbor* cand = s.candidates.data();
-    core::TopK top(cand, depth);
+    QueryTables t[quant::kMaxQueriesPerPass];
+    const uint8_t* table_ptrs[quant::kMaxQueriesPerPass];
+    core::TopK tops[quant::kMaxQueriesPerPass] = {
+        {s.lanes[0].candidates.data(), depth}, {s.lanes[1].candidates.data(), depth},
+        {s.lanes[2].candidates.data(), depth}, {s.lanes[3].candidates.data(), depth}};
+    for (size_t i = 0; i < nq; ++i) {
+      t[i] = build_tables(queries[i], s.lanes[i], s.rot_tmp.data());
+      table_ptrs[i] = s.lanes[i].tables.data();
+    }
     const bool filtered = p.allow != nullptr;
     if (filtered) set_allow_mask(p, s, true);
 
     const size_t nblocks = blocks();
     const size_t used = slot_ids.size();
-    const float* ft = s.ftables.data();
-    float dist[kBlockVectors];
+    float dist[quant::kMaxQueriesPerPass * kBlockVectors];
+    uint32_t hits[quant::kMaxQueriesPerPass];
+    quant::BlockScoring bs[quant::kMaxQueriesPerPass];
     for (size_t b = 0; b < nblocks; ++b) {
       uint32_t allowed = ~0u;
       if (filtered) {
@@ -337,47 +354,65 @@ struct QuantizedIndex::Impl {
       const size_t base = b * kBlockVectors;
       const float* off = offset.data() + base;
       const float* sc = scale.data() + base;
-      // Dead and padding slots score +inf and never enter, even while the heap has room.
-      const float threshold = std::min(top.threshold(), FLT_MAX);
-      uint32_t hits;
-      if (p.float_tables) {
-        hits = 0;
-        for (size_t v = 0; v < kBlockVectors; ++v) {
-          const bool alive = base + v < used && slot_ids[base + v] != kNoId;
-          const float score = alive ? float_score(uint32_t(base + v), ft) : 0.0f;
-          dist[v] = (t.c0 + off[v]) + sc[v] * score;
-          hits |= uint32_t(dist[v] <= threshold) << v;
-        }
-      } else {
-        const quant::BlockScoring bs{t.c0, t.bias, t.step, threshold};
-        hits = fastscan.scan_block(codes.data() + b * block_bytes(), s.tables.data(), groups, off,
-                                   sc, bs, dist);
+      const uint8_t* block = codes.data() + b * block_bytes();
+      for (size_t i = 0; i < nq; ++i) {
+        // Dead and padding slots score +inf and never enter, even while the heap has room.
+        bs[i] = {t[i].c0, t[i].bias, t[i].step, std::min(tops[i].threshold(), FLT_MAX)};
       }
-      hits &= allowed;
-      while (hits) {
-        const unsigned v = unsigned(__builtin_ctz(hits));
-        hits &= hits - 1;
-        top.push(slot_ids[base + v], dist[v]);
+      if (p.float_tables) {
+        for (size_t i = 0; i < nq; ++i) {
+          hits[i] = 0;
+          for (size_t v = 0; v < kBlockVectors; ++v) {
+            const bool alive = base + v < used && slot_ids[base + v] != kNoId;
+            const float score = alive ? float_score(uint32_t(base + v), s.lanes[i].ftables.data()) : 0.0f;
+            float& d = dist[i * kBlockVectors + v];
+            d = (t[i].c0 + off[v]) + sc[v] * score;
+            hits[i] |= uint32_t(d <= bs[i].threshold) << v;
+          }
+        }
+      } else if (nq == 1) {
+        hits[0] = fastscan.scan_block(block, table_ptrs[0], groups, off, sc, bs[0], dist);
+      } else {
+        fastscan.scan_block_multi(block, table_ptrs, nq, groups, off, sc, bs, dist, hits);
+      }
+      for (size_t i = 0; i < nq; ++i) {
+        uint32_t h = hits[i] & allowed;
+        while (h) {
+          const unsigned v = unsigned(__builtin_ctz(h));
+          h &= h - 1;
+          tops[i].push(slot_ids[base + v], dist[i * kBlockVectors + v]);
+        }
       }
     }
     if (filtered) set_allow_mask(p, s, false);
-    const size_t found = top.finish();
 
-    core::TopK best(out, std::min(k, found));
-    if (p.rerank > 0) {  // exact distances from the kept vectors
-      const float* q = metric == Metric::cosine ? s.query.data() : query;  // normalised above
-      for (size_t i = 0; i < found; ++i) {
-        best.push(cand[i].id, exact_distance(q, slot_of.find(cand[i].id)->second));
+    for (size_t i = 0; i < nq; ++i) {
+      const size_t found = tops[i].finish();
+      const Neighbor* cand = s.lanes[i].candidates.data();
+      core::TopK best(outs[i], std::min(k, found));
+      if (p.rerank > 0) {  // exact distances from the kept vectors
+        const float* q = metric == Metric::cosine ? s.lanes[i].query.data() : queries[i];
+        for (size_t c = 0; c < found; ++c) {
+          best.push(cand[c].id, exact_distance(q, slot_of.find(cand[c].id)->second));
+        }
+      } else if (!p.float_tables) {  // float-table scores of the same codes
+        for (size_t c = 0; c < found; ++c) {
+          const uint32_t slot = slot_of.find(cand[c].id)->second;
+          best.push(cand[c].id, (t[i].c0 + offset.data()[slot]) +
+                                    scale.data()[slot] * float_score(slot, s.lanes[i].ftables.data()));
+        }
+      } else {
+        for (size_t c = 0; c < found; ++c) best.push(cand[c].id, cand[c].distance);
       }
-    } else if (!p.float_tables) {  // float-table scores of the same codes
-      for (size_t i = 0; i < found; ++i) {
-        const uint32_t slot = slot_of.find(cand[i].id)->second;
-        best.push(cand[i].id, (t.c0 + offset.data()[slot]) + scale.data()[slot] * float_score(slot, ft));
-      }
-    } else {
-      for (size_t i = 0; i < found; ++i) best.push(cand[i].id, cand[i].distance);
+      counts[i] = best.finish();
     }
-    return best.finish();
+  }
+
+  size_t search_one(const float* query, size_t k, Neighbor* out, const QuantizedSearchParams& p,
+                    Scratch& s) const {
+    size_t count = 0;
+    search_many(&query, 1, k, &out, &count, p, s);
+    return count;
   }
 
   void check_search(size_t k, const QuantizedSearchParams& p) const {
@@ -576,10 +611,23 @@ size_t QuantizedIndex::search_batch(const float* queries, size_t nq, size_t k, N
   impl_->check_search(k, params);
   core::check_vectors(queries, nq, impl_->dim, impl_->metric, "query");
   const size_t kk = std::min(k, impl_->live());
-  Scratch& s = thread_scratch();
-  for (size_t q = 0; q < nq; ++q) {
-    impl_->search_one(queries + q * impl_->dim, kk, out + q * k, params, s);
-  }
+  // Queries go through the codes kMaxQueriesPerPass at a time; the passes are spread over the
+  // process thread pool (each worker thread has its own scratch).
+  const size_t per_pass = quant::kMaxQueriesPerPass;
+  const size_t passes = (nq + per_pass - 1) / per_pass;
+  const Impl& m = *impl_;
+  parallel::process_pool().parallel_for(passes, [&](size_t pass, size_t) {
+    const size_t first = pass * per_pass;
+    const size_t n = std::min(per_pass, nq - first);
+    const float* qs[quant::kMaxQueriesPerPass];
+    Neighbor* outs[quant::kMaxQueriesPerPass];
+    size_t counts[quant::kMaxQueriesPerPass];
+    for (size_t i = 0; i < n; ++i) {
+      qs[i] = queries + (first + i) * m.dim;
+      outs[i] = out + (first + i) * k;
+    }
+    m.search_many(qs, n, kk, outs, counts, params, thread_scratch());
+  });
   return kk;
 }
 

@@ -48,9 +48,18 @@ using FastScanBlockFn = uint32_t (*)(const uint8_t* codes, const uint8_t* tables
                                      const float* offset, const float* scale,
                                      const BlockScoring& scoring, float* dist);
 
+// Several queries per pass over the codes (batch search): the codes of a block are loaded
+// and split into nibbles once and looked up in each query's tables. For query i: tables[i],
+// scoring[i], dist[i * 32 .. i * 32 + 32), hits[i]. nq <= kMaxQueriesPerPass.
+inline constexpr size_t kMaxQueriesPerPass = 4;
+using FastScanMultiFn = void (*)(const uint8_t* codes, const uint8_t* const* tables, size_t nq,
+                                 size_t groups, const float* offset, const float* scale,
+                                 const BlockScoring* scoring, float* dist, uint32_t* hits);
+
 struct FastScanTable {
   Isa isa;
   FastScanBlockFn scan_block;
+  FastScanMultiFn scan_block_multi;
 };
 
 // Throws Error(UnsupportedIsa) if this CPU/build lacks `isa`.
@@ -59,25 +68,40 @@ FastScanTable fastscan_table(Isa isa);
 uint32_t fastscan_block_scalar(const uint8_t* codes, const uint8_t* tables, size_t groups,
                             const float* offset, const float* scale, const BlockScoring& scoring,
                             float* dist);
+void fastscan_block_multi_scalar(const uint8_t* codes, const uint8_t* const* tables, size_t nq,
+                            size_t groups, const float* offset, const float* scale,
+                            const BlockScoring* scoring, float* dist, uint32_t* hits);
 #if defined(QUIVER_HAVE_AVX2)
 uint32_t fastscan_block_avx2(const uint8_t* codes, const uint8_t* tables, size_t groups,
                             const float* offset, const float* scale, const BlockScoring& scoring,
                             float* dist);
+void fastscan_block_multi_avx2(const uint8_t* codes, const uint8_t* const* tables, size_t nq,
+                            size_t groups, const float* offset, const float* scale,
+                            const BlockScoring* scoring, float* dist, uint32_t* hits);
 #endif
 #if defined(QUIVER_HAVE_AVX512)
 uint32_t fastscan_block_avx512(const uint8_t* codes, const uint8_t* tables, size_t groups,
                             const float* offset, const float* scale, const BlockScoring& scoring,
                             float* dist);
+void fastscan_block_multi_avx512(const uint8_t* codes, const uint8_t* const* tables, size_t nq,
+                            size_t groups, const float* offset, const float* scale,
+                            const BlockScoring* scoring, float* dist, uint32_t* hits);
 #endif
 #if defined(QUIVER_HAVE_NEON)
 uint32_t fastscan_block_neon(const uint8_t* codes, const uint8_t* tables, size_t groups,
                             const float* offset, const float* scale, const BlockScoring& scoring,
                             float* dist);
+void fastscan_block_multi_neon(const uint8_t* codes, const uint8_t* const* tables, size_t nq,
+                            size_t groups, const float* offset, const float* scale,
+                            const BlockScoring* scoring, float* dist, uint32_t* hits);
 #endif
 #if defined(QUIVER_HAVE_WASM128)
 uint32_t fastscan_block_wasm128(const uint8_t* codes, const uint8_t* tables, size_t groups,
                             const float* offset, const float* scale, const BlockScoring& scoring,
                             float* dist);
+void fastscan_block_multi_wasm128(const uint8_t* codes, const uint8_t* const* tables, size_t nq,
+                            size_t groups, const float* offset, const float* scale,
+                            const BlockScoring* scoring, float* dist, uint32_t* hits);
 #endif
 
 }  // namespace quiver::quant

@@ -1,56 +1,88 @@
 // AVX2 fast scan: one 32-byte load holds a pair of 4-bit codes for 32 vectors; two vpshufb
 // look up 64 codes, an 8-bit add folds the pair, and even/odd bytes widen into two 16-bit
-// accumulators with an AND and a shift (no cross-lane shuffles in the loop).
+// accumulators with an AND and a shift (no cross-lane shuffles in the loop). The multi-query
+// form splits each code load into nibbles once for up to four queries.
 #include <immintrin.h>
 
 #include "quant/fastscan.hpp"
 
 namespace quiver::quant {
+namespace {
 
-uint32_t fastscan_block_avx2(const uint8_t* codes, const uint8_t* tables, size_t groups,
-                             const float* offset, const float* scale, const BlockScoring& bs,
-                             float* dist) {
+template <size_t Q>
+void scan(const uint8_t* codes, const uint8_t* const* tables, size_t groups, const float* offset,
+          const float* scale, const BlockScoring* scoring, float* dist, uint32_t* hits) {
   const __m256i low_nibble = _mm256_set1_epi8(0x0F);
   const __m256i low_byte = _mm256_set1_epi16(0x00FF);
-  // Exact 32-bit sums in vector order: total[i] holds vectors 8i .. 8i+7.
-  __m256i total[4] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256(),
-                      _mm256_setzero_si256()};
+  __m256i total[Q][4];  // per query, exact 32-bit sums: total[q][i] = vectors 8i .. 8i+7
+  for (size_t q = 0; q < Q; ++q) {
+    for (int i = 0; i < 4; ++i) total[q][i] = _mm256_setzero_si256();
+  }
   for (size_t g0 = 0; g0 < groups; g0 += kFlushGroups) {
     const size_t g1 = g0 + kFlushGroups < groups ? g0 + kFlushGroups : groups;
-    __m256i even = _mm256_setzero_si256(), odd = _mm256_setzero_si256();
+    __m256i even[Q], odd[Q];
+    for (size_t q = 0; q < Q; ++q) even[q] = odd[q] = _mm256_setzero_si256();
     for (size_t g = g0; g < g1; ++g) {
-      const uint8_t* t = tables + g * kGroupTableBytes;
       const uint8_t* c = codes + g * kGroupCodeBytes;
       for (size_t j = 0; j < 2; ++j) {
         const __m256i packed = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + j * 32));
         const __m256i lo = _mm256_and_si256(packed, low_nibble);
         const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(packed, 4), low_nibble);
-        const __m256i ta = _mm256_load_si256(reinterpret_cast<const __m256i*>(t + j * 32));
-        const __m256i tb = _mm256_load_si256(reinterpret_cast<const __m256i*>(t + 64 + j * 32));
-        const __m256i sum = _mm256_add_epi8(_mm256_shuffle_epi8(ta, lo), _mm256_shuffle_epi8(tb, hi));
-        even = _mm256_add_epi16(even, _mm256_and_si256(sum, low_byte));
-        odd = _mm256_add_epi16(odd, _mm256_srli_epi16(sum, 8));
+        for (size_t q = 0; q < Q; ++q) {
+          const uint8_t* t = tables[q] + g * kGroupTableBytes;
+          const __m256i ta = _mm256_load_si256(reinterpret_cast<const __m256i*>(t + j * 32));
+          const __m256i tb = _mm256_load_si256(reinterpret_cast<const __m256i*>(t + 64 + j * 32));
+          const __m256i sum = _mm256_add_epi8(_mm256_shuffle_epi8(ta, lo), _mm256_shuffle_epi8(tb, hi));
+          even[q] = _mm256_add_epi16(even[q], _mm256_and_si256(sum, low_byte));
+          odd[q] = _mm256_add_epi16(odd[q], _mm256_srli_epi16(sum, 8));
+        }
       }
     }
-    // even lane i < 8 is vector 2i, lane 8 + i is vector 16 + 2i; odd likewise + 1.
-    const __m256i first = _mm256_unpacklo_epi16(even, odd);   // vectors 0-7 | 16-23
-    const __m256i second = _mm256_unpackhi_epi16(even, odd);  // vectors 8-15 | 24-31
-    total[0] = _mm256_add_epi32(total[0], _mm256_cvtepu16_epi32(_mm256_castsi256_si128(first)));
-    total[1] = _mm256_add_epi32(total[1], _mm256_cvtepu16_epi32(_mm256_castsi256_si128(second)));
-    total[2] = _mm256_add_epi32(total[2], _mm256_cvtepu16_epi32(_mm256_extracti128_si256(first, 1)));
-    total[3] = _mm256_add_epi32(total[3], _mm256_cvtepu16_epi32(_mm256_extracti128_si256(second, 1)));
+    for (size_t q = 0; q < Q; ++q) {
+      // even lane i < 8 is vector 2i, lane 8 + i is vector 16 + 2i; odd likewise + 1.
+      const __m256i first = _mm256_unpacklo_epi16(even[q], odd[q]);   // vectors 0-7 | 16-23
+      const __m256i second = _mm256_unpackhi_epi16(even[q], odd[q]);  // vectors 8-15 | 24-31
+      total[q][0] = _mm256_add_epi32(total[q][0], _mm256_cvtepu16_epi32(_mm256_castsi256_si128(first)));
+      total[q][1] = _mm256_add_epi32(total[q][1], _mm256_cvtepu16_epi32(_mm256_castsi256_si128(second)));
+      total[q][2] = _mm256_add_epi32(total[q][2], _mm256_cvtepu16_epi32(_mm256_extracti128_si256(first, 1)));
+      total[q][3] = _mm256_add_epi32(total[q][3], _mm256_cvtepu16_epi32(_mm256_extracti128_si256(second, 1)));
+    }
   }
-  const __m256 c0 = _mm256_set1_ps(bs.c0), bias = _mm256_set1_ps(bs.bias);
-  const __m256 step = _mm256_set1_ps(bs.step), threshold = _mm256_set1_ps(bs.threshold);
-  uint32_t hits = 0;
-  for (int i = 0; i < 4; ++i) {
-    const __m256 score = _mm256_add_ps(bias, _mm256_mul_ps(_mm256_cvtepi32_ps(total[i]), step));
-    const __m256 d = _mm256_add_ps(_mm256_add_ps(c0, _mm256_loadu_ps(offset + 8 * i)),
-                                   _mm256_mul_ps(_mm256_loadu_ps(scale + 8 * i), score));
-    _mm256_storeu_ps(dist + 8 * i, d);
-    hits |= uint32_t(_mm256_movemask_ps(_mm256_cmp_ps(d, threshold, _CMP_LE_OQ))) << (8 * i);
+  for (size_t q = 0; q < Q; ++q) {
+    const BlockScoring& bs = scoring[q];
+    const __m256 c0 = _mm256_set1_ps(bs.c0), bias = _mm256_set1_ps(bs.bias);
+    const __m256 step = _mm256_set1_ps(bs.step), threshold = _mm256_set1_ps(bs.threshold);
+    uint32_t mask = 0;
+    for (int i = 0; i < 4; ++i) {
+      const __m256 score = _mm256_add_ps(bias, _mm256_mul_ps(_mm256_cvtepi32_ps(total[q][i]), step));
+      const __m256 d = _mm256_add_ps(_mm256_add_ps(c0, _mm256_loadu_ps(offset + 8 * i)),
+                                     _mm256_mul_ps(_mm256_loadu_ps(scale + 8 * i), score));
+      _mm256_storeu_ps(dist + q * kBlockVectors + 8 * i, d);
+      mask |= uint32_t(_mm256_movemask_ps(_mm256_cmp_ps(d, threshold, _CMP_LE_OQ))) << (8 * i);
+    }
+    hits[q] = mask;
   }
+}
+
+}  // namespace
+
+uint32_t fastscan_block_avx2(const uint8_t* codes, const uint8_t* tables, size_t groups,
+                             const float* offset, const float* scale, const BlockScoring& bs,
+                             float* dist) {
+  uint32_t hits;
+  scan<1>(codes, &tables, groups, offset, scale, &bs, dist, &hits);
   return hits;
+}
+
+void fastscan_block_multi_avx2(const uint8_t* codes, const uint8_t* const* tables, size_t nq,
+                               size_t groups, const float* offset, const float* scale,
+                               const BlockScoring* scoring, float* dist, uint32_t* hits) {
+  switch (nq) {
+    case 1: return scan<1>(codes, tables, groups, offset, scale, scoring, dist, hits);
+    case 2: return scan<2>(codes, tables, groups, offset, scale, scoring, dist, hits);
+    case 3: return scan<3>(codes, tables, groups, offset, scale, scoring, dist, hits);
+    default: return scan<4>(codes, tables, groups, offset, scale, scoring, dist, hits);
+  }
 }
 
 }  // namespace quiver::quant

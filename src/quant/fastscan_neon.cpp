@@ -46,4 +46,13 @@ uint32_t fastscan_block_neon(const uint8_t* codes, const uint8_t* tables, size_t
   return hits;
 }
 
+void fastscan_block_multi_neon(const uint8_t* codes, const uint8_t* const* tables, size_t nq,
+                               size_t groups, const float* offset, const float* scale,
+                               const BlockScoring* scoring, float* dist, uint32_t* hits) {
+  for (size_t q = 0; q < nq; ++q) {
+    hits[q] = fastscan_block_neon(codes, tables[q], groups, offset, scale, scoring[q],
+                                  dist + q * kBlockVectors);
+  }
+}
+
 }  // namespace quiver::quant

@@ -27,6 +27,15 @@ uint32_t fastscan_block_scalar(const uint8_t* codes, const uint8_t* tables, size
   return hits;
 }
 
+void fastscan_block_multi_scalar(const uint8_t* codes, const uint8_t* const* tables, size_t nq,
+                                 size_t groups, const float* offset, const float* scale,
+                                 const BlockScoring* scoring, float* dist, uint32_t* hits) {
+  for (size_t q = 0; q < nq; ++q) {
+    hits[q] = fastscan_block_scalar(codes, tables[q], groups, offset, scale, scoring[q],
+                                    dist + q * kBlockVectors);
+  }
+}
+
 FastScanTable fastscan_table(Isa isa) {
   if (!isa_available(isa)) {
     throw Error(ErrorCode::UnsupportedIsa,
@@ -34,18 +43,18 @@ FastScanTable fastscan_table(Isa isa) {
   }
   switch (isa) {
 #if defined(QUIVER_HAVE_AVX2)
-    case Isa::avx2: return {isa, fastscan_block_avx2};
+    case Isa::avx2: return {isa, fastscan_block_avx2, fastscan_block_multi_avx2};
 #endif
 #if defined(QUIVER_HAVE_AVX512)
-    case Isa::avx512: return {isa, fastscan_block_avx512};
+    case Isa::avx512: return {isa, fastscan_block_avx512, fastscan_block_multi_avx512};
 #endif
 #if defined(QUIVER_HAVE_NEON)
-    case Isa::neon: return {isa, fastscan_block_neon};
+    case Isa::neon: return {isa, fastscan_block_neon, fastscan_block_multi_neon};
 #endif
 #if defined(QUIVER_HAVE_WASM128)
-    case Isa::wasm128: return {isa, fastscan_block_wasm128};
+    case Isa::wasm128: return {isa, fastscan_block_wasm128, fastscan_block_multi_wasm128};
 #endif
-    default: return {Isa::scalar, fastscan_block_scalar};
+    default: return {Isa::scalar, fastscan_block_scalar, fastscan_block_multi_scalar};
   }
 }
 

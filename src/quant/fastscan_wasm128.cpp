@@ -1,63 +1,97 @@
 // WebAssembly SIMD128 fast scan: i8x16.swizzle looks up 16 codes per instruction; even/odd
-// bytes widen into 16-bit accumulators with an AND and a shift.
+// bytes widen into 16-bit accumulators with an AND and a shift. The multi-query form splits
+// each code load into nibbles once for up to four queries.
 #include <wasm_simd128.h>
 
 #include "quant/fastscan.hpp"
 
 namespace quiver::quant {
+namespace {
+
+template <size_t Q>
+void scan(const uint8_t* codes, const uint8_t* const* tables, size_t groups, const float* offset,
+          const float* scale, const BlockScoring* scoring, float* dist, uint32_t* hits) {
+  const v128_t low_nibble = wasm_i8x16_splat(0x0F);
+  const v128_t low_byte = wasm_i16x8_splat(0x00FF);
+  v128_t total[Q][8];  // per query: vectors 4i .. 4i+3
+  for (size_t q = 0; q < Q; ++q) {
+    for (int i = 0; i < 8; ++i) total[q][i] = wasm_i32x4_splat(0);
+  }
+  for (size_t g0 = 0; g0 < groups; g0 += kFlushGroups) {
+    const size_t g1 = g0 + kFlushGroups < groups ? g0 + kFlushGroups : groups;
+    v128_t acc[Q][4];  // even0, odd0, even1, odd1 (halves: vectors 0-15, 16-31)
+    for (size_t q = 0; q < Q; ++q) {
+      for (int i = 0; i < 4; ++i) acc[q][i] = wasm_i16x8_splat(0);
+    }
+    for (size_t g = g0; g < g1; ++g) {
+      const uint8_t* c = codes + g * kGroupCodeBytes;
+      for (size_t j = 0; j < 2; ++j) {
+        const v128_t p0 = wasm_v128_load(c + j * 32);
+        const v128_t p1 = wasm_v128_load(c + j * 32 + 16);
+        const v128_t lo0 = wasm_v128_and(p0, low_nibble), hi0 = wasm_u8x16_shr(p0, 4);
+        const v128_t lo1 = wasm_v128_and(p1, low_nibble), hi1 = wasm_u8x16_shr(p1, 4);
+        for (size_t q = 0; q < Q; ++q) {
+          const uint8_t* t = tables[q] + g * kGroupTableBytes;
+          const v128_t ta = wasm_v128_load(t + j * 32);
+          const v128_t tb = wasm_v128_load(t + 64 + j * 32);
+          const v128_t s0 = wasm_i8x16_add(wasm_i8x16_swizzle(ta, lo0), wasm_i8x16_swizzle(tb, hi0));
+          const v128_t s1 = wasm_i8x16_add(wasm_i8x16_swizzle(ta, lo1), wasm_i8x16_swizzle(tb, hi1));
+          acc[q][0] = wasm_i16x8_add(acc[q][0], wasm_v128_and(s0, low_byte));
+          acc[q][1] = wasm_i16x8_add(acc[q][1], wasm_u16x8_shr(s0, 8));
+          acc[q][2] = wasm_i16x8_add(acc[q][2], wasm_v128_and(s1, low_byte));
+          acc[q][3] = wasm_i16x8_add(acc[q][3], wasm_u16x8_shr(s1, 8));
+        }
+      }
+    }
+    for (size_t q = 0; q < Q; ++q) {
+      // even lane i is vector 2i (of its half), odd lane i is 2i + 1: interleave into order.
+      const v128_t n[4] = {
+          wasm_i16x8_shuffle(acc[q][0], acc[q][1], 0, 8, 1, 9, 2, 10, 3, 11),
+          wasm_i16x8_shuffle(acc[q][0], acc[q][1], 4, 12, 5, 13, 6, 14, 7, 15),
+          wasm_i16x8_shuffle(acc[q][2], acc[q][3], 0, 8, 1, 9, 2, 10, 3, 11),
+          wasm_i16x8_shuffle(acc[q][2], acc[q][3], 4, 12, 5, 13, 6, 14, 7, 15),
+      };
+      for (int i = 0; i < 4; ++i) {
+        total[q][2 * i] = wasm_i32x4_add(total[q][2 * i], wasm_u32x4_extend_low_u16x8(n[i]));
+        total[q][2 * i + 1] = wasm_i32x4_add(total[q][2 * i + 1], wasm_u32x4_extend_high_u16x8(n[i]));
+      }
+    }
+  }
+  for (size_t q = 0; q < Q; ++q) {
+    const BlockScoring& bs = scoring[q];
+    const v128_t c0 = wasm_f32x4_splat(bs.c0), bias = wasm_f32x4_splat(bs.bias);
+    const v128_t step = wasm_f32x4_splat(bs.step), threshold = wasm_f32x4_splat(bs.threshold);
+    uint32_t mask = 0;
+    for (int i = 0; i < 8; ++i) {
+      const v128_t score = wasm_f32x4_add(bias, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(total[q][i]), step));
+      const v128_t d = wasm_f32x4_add(wasm_f32x4_add(c0, wasm_v128_load(offset + 4 * i)),
+                                      wasm_f32x4_mul(wasm_v128_load(scale + 4 * i), score));
+      wasm_v128_store(dist + q * kBlockVectors + 4 * i, d);
+      mask |= uint32_t(wasm_i32x4_bitmask(wasm_f32x4_le(d, threshold))) << (4 * i);
+    }
+    hits[q] = mask;
+  }
+}
+
+}  // namespace
 
 uint32_t fastscan_block_wasm128(const uint8_t* codes, const uint8_t* tables, size_t groups,
                                 const float* offset, const float* scale, const BlockScoring& bs,
                                 float* dist) {
-  const v128_t low_nibble = wasm_i8x16_splat(0x0F);
-  const v128_t low_byte = wasm_i16x8_splat(0x00FF);
-  v128_t total[8];  // vectors 4i .. 4i+3
-  for (auto& t : total) t = wasm_i32x4_splat(0);
-  for (size_t g0 = 0; g0 < groups; g0 += kFlushGroups) {
-    const size_t g1 = g0 + kFlushGroups < groups ? g0 + kFlushGroups : groups;
-    v128_t even0 = wasm_i16x8_splat(0), odd0 = wasm_i16x8_splat(0);
-    v128_t even1 = wasm_i16x8_splat(0), odd1 = wasm_i16x8_splat(0);
-    for (size_t g = g0; g < g1; ++g) {
-      const uint8_t* t = tables + g * kGroupTableBytes;
-      const uint8_t* c = codes + g * kGroupCodeBytes;
-      for (size_t j = 0; j < 2; ++j) {
-        const v128_t ta = wasm_v128_load(t + j * 32);
-        const v128_t tb = wasm_v128_load(t + 64 + j * 32);
-        const v128_t p0 = wasm_v128_load(c + j * 32);
-        const v128_t p1 = wasm_v128_load(c + j * 32 + 16);
-        const v128_t s0 = wasm_i8x16_add(wasm_i8x16_swizzle(ta, wasm_v128_and(p0, low_nibble)),
-                                         wasm_i8x16_swizzle(tb, wasm_u8x16_shr(p0, 4)));
-        const v128_t s1 = wasm_i8x16_add(wasm_i8x16_swizzle(ta, wasm_v128_and(p1, low_nibble)),
-                                         wasm_i8x16_swizzle(tb, wasm_u8x16_shr(p1, 4)));
-        even0 = wasm_i16x8_add(even0, wasm_v128_and(s0, low_byte));
-        odd0 = wasm_i16x8_add(odd0, wasm_u16x8_shr(s0, 8));
-        even1 = wasm_i16x8_add(even1, wasm_v128_and(s1, low_byte));
-        odd1 = wasm_i16x8_add(odd1, wasm_u16x8_shr(s1, 8));
-      }
-    }
-    // even lane i is vector 2i (of this half), odd lane i is 2i + 1: interleave to vector order.
-    const v128_t n[4] = {
-        wasm_i16x8_shuffle(even0, odd0, 0, 8, 1, 9, 2, 10, 3, 11),
-        wasm_i16x8_shuffle(even0, odd0, 4, 12, 5, 13, 6, 14, 7, 15),
-        wasm_i16x8_shuffle(even1, odd1, 0, 8, 1, 9, 2, 10, 3, 11),
-        wasm_i16x8_shuffle(even1, odd1, 4, 12, 5, 13, 6, 14, 7, 15),
-    };
-    for (int i = 0; i < 4; ++i) {
-      total[2 * i] = wasm_i32x4_add(total[2 * i], wasm_u32x4_extend_low_u16x8(n[i]));
-      total[2 * i + 1] = wasm_i32x4_add(total[2 * i + 1], wasm_u32x4_extend_high_u16x8(n[i]));
-    }
-  }
-  const v128_t c0 = wasm_f32x4_splat(bs.c0), bias = wasm_f32x4_splat(bs.bias);
-  const v128_t step = wasm_f32x4_splat(bs.step), threshold = wasm_f32x4_splat(bs.threshold);
-  uint32_t hits = 0;
-  for (int i = 0; i < 8; ++i) {
-    const v128_t score = wasm_f32x4_add(bias, wasm_f32x4_mul(wasm_f32x4_convert_i32x4(total[i]), step));
-    const v128_t d = wasm_f32x4_add(wasm_f32x4_add(c0, wasm_v128_load(offset + 4 * i)),
-                                    wasm_f32x4_mul(wasm_v128_load(scale + 4 * i), score));
-    wasm_v128_store(dist + 4 * i, d);
-    hits |= uint32_t(wasm_i32x4_bitmask(wasm_f32x4_le(d, threshold))) << (4 * i);
-  }
+  uint32_t hits;
+  scan<1>(codes, &tables, groups, offset, scale, &bs, dist, &hits);
   return hits;
+}
+
+void fastscan_block_multi_wasm128(const uint8_t* codes, const uint8_t* const* tables, size_t nq,
+                                  size_t groups, const float* offset, const float* scale,
+                                  const BlockScoring* scoring, float* dist, uint32_t* hits) {
+  switch (nq) {
+    case 1: return scan<1>(codes, tables, groups, offset, scale, scoring, dist, hits);
+    case 2: return scan<2>(codes, tables, groups, offset, scale, scoring, dist, hits);
+    case 3: return scan<3>(codes, tables, groups, offset, scale, scoring, dist, hits);
+    default: return scan<4>(codes, tables, groups, offset, scale, scoring, dist, hits);
+  }
 }
 
 }  // namespace quiver::quant

@@ -69,6 +69,44 @@ TEST_P(FastScanTest, MatchesScalarReferenceExactly) {
   }
 }
 
+TEST_P(FastScanTest, MultiQueryPassEqualsSingleQueries) {
+  const FastScanTable k = fastscan_table(GetParam());
+  core::Rng rng(12);
+  for (size_t groups : {1, 5, 96, 130}) {
+    core::AlignedBuffer<uint8_t> codes, tables[kMaxQueriesPerPass];
+    codes.reserve(groups * kGroupCodeBytes, 0);
+    for (size_t i = 0; i < groups * kGroupCodeBytes; ++i) codes.data()[i] = uint8_t(rng.next());
+    const uint8_t* table_ptrs[kMaxQueriesPerPass];
+    BlockScoring scoring[kMaxQueriesPerPass];
+    for (size_t q = 0; q < kMaxQueriesPerPass; ++q) {
+      tables[q].reserve(groups * kGroupTableBytes, 0);
+      for (size_t g = 0; g < groups * 4; ++g) {
+        uint8_t* dst = tables[q].data() + g * 32;
+        for (size_t c = 0; c < 16; ++c) dst[c] = dst[c + 16] = uint8_t(rng.next() % (kMaxTableEntry + 1));
+      }
+      table_ptrs[q] = tables[q].data();
+      scoring[q] = {float(q), -1.0f - float(q), 0.01f * float(q + 1), float(rng.normal()) * 40.0f};
+    }
+    std::vector<float> offset(32), scale(32);
+    for (size_t v = 0; v < 32; ++v) {
+      offset[v] = float(rng.normal());
+      scale[v] = -float(rng.uniform());
+    }
+    for (size_t nq = 1; nq <= kMaxQueriesPerPass; ++nq) {
+      float dist[kMaxQueriesPerPass * 32];
+      uint32_t hits[kMaxQueriesPerPass];
+      k.scan_block_multi(codes.data(), table_ptrs, nq, groups, offset.data(), scale.data(), scoring, dist, hits);
+      for (size_t q = 0; q < nq; ++q) {
+        float one[32];
+        const uint32_t h = fastscan_block_scalar(codes.data(), table_ptrs[q], groups, offset.data(),
+                                                 scale.data(), scoring[q], one);
+        ASSERT_EQ(std::memcmp(one, dist + q * 32, sizeof one), 0) << "groups " << groups << " nq " << nq << " q " << q;
+        ASSERT_EQ(hits[q], h);
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryAvailableIsa, FastScanTest, ::testing::ValuesIn(available_isas()),
                          [](const auto& info) { return std::string(isa_name(info.param)); });
 

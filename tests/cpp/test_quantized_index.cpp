@@ -247,18 +247,29 @@ TEST(QuantizedIndex, AllowListReturnsOnlyAllowedIdsAndMatchesASubsetIndex) {
   EXPECT_TRUE(index.search(std::vector<float>(d.base.begin(), d.base.begin() + d.dim), k, p).empty());
 }
 
+// Batch search scores up to four queries per pass over the codes, on the thread pool; it
+// must give exactly the single-query answers, with and without rerank and filters.
 TEST(QuantizedIndex, BatchEqualsSingleSearches) {
-  const size_t nq = 7, k = 5;
+  const size_t nq = 11, k = 5;
   const Data d = make_data(700, nq, 40);
   QuantizedIndex index({d.dim, Metric::cosine, 4, 2, true});
   index.add(d.ids, d.base);
-  auto batch = run(index, d, nq, k);
-  for (size_t q = 0; q < nq; ++q) {
-    std::vector<Neighbor> one(k);
-    index.search(d.queries.data() + q * d.dim, k, one.data());
-    for (size_t i = 0; i < k; ++i) {
-      EXPECT_EQ(batch[q * k + i].id, one[i].id);
-      EXPECT_EQ(batch[q * k + i].distance, one[i].distance);
+  std::vector<uint64_t> allow(d.ids.begin() + 100, d.ids.begin() + 400);
+  for (int variant = 0; variant < 3; ++variant) {
+    QuantizedSearchParams p;
+    if (variant == 1) p.rerank = 3;
+    if (variant == 2) {
+      p.allow = allow.data();
+      p.allow_count = allow.size();
+    }
+    auto batch = run(index, d, nq, k, p);
+    for (size_t q = 0; q < nq; ++q) {
+      std::vector<Neighbor> one(k);
+      index.search(d.queries.data() + q * d.dim, k, one.data(), p);
+      for (size_t i = 0; i < k; ++i) {
+        EXPECT_EQ(batch[q * k + i].id, one[i].id) << "variant " << variant;
+        EXPECT_EQ(batch[q * k + i].distance, one[i].distance) << "variant " << variant;
+      }
     }
   }
 }
