@@ -3,6 +3,7 @@
 
 #include "quiver/error.hpp"
 #include "quiver/flat_index.hpp"
+#include "quiver/hnsw_index.hpp"
 #include "quiver/index_file.hpp"
 #include "quiver/isa.hpp"
 #include "quiver/metric.hpp"

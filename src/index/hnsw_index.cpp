@@ -1,0 +1,878 @@
+// HNSW: graph storage, level generator, beam search with a fixed prefetch ring, the neighbour
+// selection heuristic, parallel insertion with per-node spinlocks, tombstones and slot reuse.
+//
+// Concurrency (see also the header):
+// * writer_mutex serialises add/remove/reserve among themselves.
+// * rw (shared_mutex): searches hold it shared. add() holds it exclusively while it grows
+//   storage, updates the id map, repairs reused slots and writes the new vectors, then shared
+//   while it links the new nodes in parallel. Everything a search reads besides link lists is
+//   therefore only written while no search runs.
+// * Link lists are read and written under their node's spinlock (searches copy a list out
+//   under the lock, then score it unlocked). Vectors are immutable while the graph is shared.
+// * entry (atomic) holds the entry point and top level; it is changed under entry_mutex,
+//   which an insert that raises the top level holds for its whole insertion (as in hnswlib).
+#include "quiver/hnsw_index.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/aligned_buffer.hpp"
+#include "core/rng.hpp"
+#include "core/topk.hpp"
+#include "core/validate.hpp"
+#include "parallel/thread_pool.hpp"
+#include "quiver/error.hpp"
+#include "simd/kernels.hpp"
+
+namespace quiver {
+namespace {
+
+constexpr uint64_t kNoId = UINT64_MAX;
+constexpr uint64_t kNoEntry = UINT64_MAX;
+constexpr int kMaxLevel = 31;
+constexpr size_t kMaxM = 128;
+constexpr size_t kMaxEf = size_t(1) << 20;
+constexpr size_t kRing = 4;           // neighbours scored this many positions after their prefetch
+constexpr size_t kPrefetchLines = 4;  // cache lines prefetched per neighbour vector
+constexpr size_t kParallelBatch = 16; // search_batch below this many queries stays inline
+
+size_t padded_stride(size_t dim) { return (dim + 15) / 16 * 16; }
+
+[[noreturn]] void throw_oom() {
+  throw Error(ErrorCode::OutOfMemory, "out of memory while adding vectors; the index is unchanged");
+}
+
+// A graph node during search: distance to the query and slot. Ordered by (distance, slot),
+// a total order, so heaps pop in the same order on every standard library.
+struct Cand {
+  float dist;
+  uint32_t slot;
+};
+inline bool cand_less(const Cand& a, const Cand& b) noexcept {
+  return a.dist < b.dist || (a.dist == b.dist && a.slot < b.slot);
+}
+inline bool cand_greater(const Cand& a, const Cand& b) noexcept { return cand_less(b, a); }
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+class SpinGuard {
+ public:
+  explicit SpinGuard(std::atomic<uint8_t>& lock) noexcept : lock_(lock) {
+    unsigned spins = 0;
+    while (lock_.exchange(1, std::memory_order_acquire) != 0) {
+      while (lock_.load(std::memory_order_relaxed) != 0) {
+        if (++spins < 64) {
+          cpu_relax();
+        } else {
+          std::this_thread::yield();  // the machine may have fewer cores than busy threads
+        }
+      }
+    }
+  }
+  ~SpinGuard() { lock_.store(0, std::memory_order_release); }
+  SpinGuard(const SpinGuard&) = delete;
+  SpinGuard& operator=(const SpinGuard&) = delete;
+
+ private:
+  std::atomic<uint8_t>& lock_;
+};
+
+// Scratch for one search or one insertion, grown on first use and then reused: a warm search
+// allocates nothing. The visited and allow tables are epoch-tagged (an entry equals the current
+// epoch iff it was marked in this search) and cleared only when the 16-bit epoch wraps.
+struct Context {
+  std::vector<uint16_t> visited;
+  uint16_t epoch = 0;
+  std::vector<uint16_t> allowed;
+  uint16_t allow_epoch = 0;
+  std::vector<Cand> top;     // max-heap of the ef best eligible nodes, capacity ef + 1
+  std::vector<Cand> cand;    // min-heap of nodes to expand, fixed capacity
+  std::vector<uint32_t> links;  // one node's link list, copied out under its lock
+  std::vector<float> query;  // normalised query (cosine)
+  std::vector<Cand> sel;     // heuristic output
+  std::vector<Cand> pool;    // heuristic input when shrinking or repairing a list
+
+  static size_t cand_capacity(size_t ef) { return 2 * ef + 64; }
+
+  void reserve(size_t slots, size_t ef, size_t max_links, size_t dim, size_t pool_size) {
+    if (visited.size() < slots) visited.resize(slots, 0);
+    if (top.size() < ef + 1) top.resize(ef + 1);
+    if (cand.size() < cand_capacity(ef)) cand.resize(cand_capacity(ef));
+    if (links.size() < max_links) links.resize(max_links);
+    if (query.size() < dim) query.resize(dim);
+    if (sel.size() < max_links + 1) sel.resize(max_links + 1);
+    if (pool.size() < pool_size) pool.resize(pool_size);
+  }
+  void reserve_allowed(size_t slots) {
+    if (allowed.size() < slots) allowed.resize(slots, 0);
+  }
+
+  void next_epoch() {
+    if (++epoch == 0) {
+      std::fill(visited.begin(), visited.end(), uint16_t(0));
+      epoch = 1;
+    }
+  }
+  void next_allow_epoch() {
+    if (++allow_epoch == 0) {
+      std::fill(allowed.begin(), allowed.end(), uint16_t(0));
+      allow_epoch = 1;
+    }
+  }
+  size_t bytes() const {
+    return visited.capacity() * 2 + allowed.capacity() * 2 +
+           (top.capacity() + cand.capacity() + sel.capacity() + pool.capacity()) * sizeof(Cand) +
+           links.capacity() * 4 + query.capacity() * 4;
+  }
+};
+
+Context& thread_context() {
+  static thread_local Context context;
+  return context;
+}
+
+}  // namespace
+
+struct HnswIndex::Impl {
+  // --- configuration (immutable) ---
+  size_t dim;
+  size_t stride;      // floats per stored vector (padded to 16)
+  size_t M, M0;       // links per upper level / level 0
+  size_t ef_construction;
+  size_t ef_search;
+  uint64_t seed;
+  Metric metric;
+  double level_mult;  // 1 / ln M
+  size_t links_offset;  // bytes from a node's start to its level-0 list
+  size_t node_bytes;    // fixed stride per node, multiple of 64
+  size_t prefetch_bytes;
+  simd::KernelTable kernels;
+  simd::DistanceFn raw;  // l2sq or dot
+
+  // --- graph ---
+  core::AlignedBuffer<uint8_t> nodes;  // capacity_slots x node_bytes
+  size_t capacity_slots = 0;
+  std::unique_ptr<std::atomic<uint8_t>[]> locks;  // one spinlock per slot
+  size_t used = 0;                                 // slots ever used (high-water mark)
+  std::vector<uint64_t> slot_ids;                  // per used slot; kept for tombstones
+  std::vector<uint8_t> levels;                     // per used slot
+  std::vector<uint8_t> deleted;                    // per used slot: 1 = tombstone
+  std::vector<std::unique_ptr<uint32_t[]>> upper;  // per used slot: levels x (1 + M)
+  std::vector<uint32_t> free_slots;                // tombstones, reused last-in first-out
+  std::unordered_map<uint64_t, uint32_t> slot_of;  // live ids only
+  std::atomic<uint64_t> entry{kNoEntry};           // (level << 32) | slot
+  core::Rng rng;
+  std::vector<Context> build_contexts;  // one per pool worker, kept between adds
+
+  std::mutex writer_mutex;
+  std::mutex entry_mutex;
+  mutable std::shared_mutex rw;
+
+  Impl(const HnswIndexOptions& o, Isa isa)
+      : dim(o.dim), M(o.M), M0(2 * o.M), ef_construction(std::max(o.ef_construction, o.M)),
+        ef_search(o.ef_search), seed(o.seed), metric(o.metric), rng(o.seed) {
+    if (dim == 0) throw Error(ErrorCode::InvalidArgument, "dimension must be at least 1");
+    if (dim > (1u << 24)) {
+      throw Error(ErrorCode::InvalidArgument,
+                  "dimension " + std::to_string(dim) + " exceeds the maximum of 16777216");
+    }
+    if (M < 2 || M > kMaxM) {
+      throw Error(ErrorCode::InvalidArgument,
+                  "M must be between 2 and " + std::to_string(kMaxM) + ", got " + std::to_string(M));
+    }
+    if (ef_construction > kMaxEf || ef_search > kMaxEf) {
+      throw Error(ErrorCode::InvalidArgument, "ef_construction and ef_search must be at most 1048576");
+    }
+    if (ef_search == 0) throw Error(ErrorCode::InvalidArgument, "ef_search must be at least 1");
+    kernels = simd::kernel_table(isa);
+    raw = metric == Metric::l2 ? kernels.l2sq_f32 : kernels.dot_f32;
+    stride = padded_stride(dim);
+    links_offset = stride * sizeof(float);
+    node_bytes = (links_offset + (1 + M0) * sizeof(uint32_t) + core::kAlignment - 1) /
+                 core::kAlignment * core::kAlignment;
+    prefetch_bytes = std::min(kPrefetchLines * core::kAlignment, links_offset);
+    level_mult = 1.0 / core::portable_log(double(M));
+  }
+
+  // --- storage ---------------------------------------------------------------------------
+
+  float* vec(uint32_t slot) noexcept {
+    return reinterpret_cast<float*>(nodes.data() + size_t(slot) * node_bytes);
+  }
+  const float* vec(uint32_t slot) const noexcept {
+    return reinterpret_cast<const float*>(nodes.data() + size_t(slot) * node_bytes);
+  }
+  // [count, link_0, ..., link_{cap-1}] of `slot` at `level` (level <= levels[slot]).
+  uint32_t* list(uint32_t slot, int level) noexcept {
+    if (level == 0) {
+      return reinterpret_cast<uint32_t*>(nodes.data() + size_t(slot) * node_bytes + links_offset);
+    }
+    return upper[slot].get() + size_t(level - 1) * (1 + M);
+  }
+  const uint32_t* list(uint32_t slot, int level) const noexcept {
+    return const_cast<Impl*>(this)->list(slot, level);
+  }
+  size_t cap(int level) const noexcept { return level == 0 ? M0 : M; }
+  size_t live() const noexcept { return slot_of.size(); }
+
+  // Copies slot's list at level into out (capacity >= M0) under the node's lock. A node
+  // reached on a level above its own (through a kept one-way link to a reused slot, see
+  // detach) has no list there.
+  size_t copy_links(uint32_t slot, int level, uint32_t* out) const noexcept {
+    if (level > levels[slot]) return 0;
+    SpinGuard guard(locks[slot]);
+    const uint32_t* l = list(slot, level);
+    const size_t n = l[0];
+    std::memcpy(out, l + 1, n * sizeof(uint32_t));
+    return n;
+  }
+
+  float dist(const float* a, const float* b) const noexcept {
+    float d = raw(a, b, dim);
+    if (metric == Metric::ip) {
+      d = -d;
+    } else if (metric == Metric::cosine) {
+      d = 1.0f - d;
+    }
+    return d == d ? d : INFINITY;  // NaN (only from overflow on finite input) ranks last
+  }
+
+  void prefetch(uint32_t slot) const noexcept {
+    const char* p = reinterpret_cast<const char*>(vec(slot));
+    for (size_t off = 0; off < prefetch_bytes; off += core::kAlignment) __builtin_prefetch(p + off);
+  }
+
+  int draw_level(core::Rng& r) const noexcept {
+    const double u = 1.0 - r.uniform();  // (0, 1]
+    const double x = -core::portable_log(u) * level_mult;
+    return x >= kMaxLevel ? kMaxLevel : int(x);
+  }
+
+  // Grows node storage, locks and the per-slot arrays to hold `slots` nodes. Only under the
+  // exclusive lock (or before the index is shared). Strong guarantee: throws OutOfMemory and
+  // changes nothing visible if an allocation fails.
+  void reserve_slots(size_t slots) {
+    if (slots > UINT32_MAX - 1) {
+      throw Error(ErrorCode::InvalidArgument, "an HNSW index holds at most 4294967294 nodes");
+    }
+    try {
+      slot_ids.reserve(slots);
+      levels.reserve(slots);
+      deleted.reserve(slots);
+      upper.reserve(slots);
+      if (slots <= capacity_slots) return;
+      const size_t want = std::max(slots, capacity_slots + capacity_slots / 2);
+      if (want > SIZE_MAX / node_bytes) throw_oom();
+      std::unique_ptr<std::atomic<uint8_t>[]> fresh_locks(new std::atomic<uint8_t>[want]());
+      nodes.reserve(want * node_bytes, used * node_bytes);
+      locks = std::move(fresh_locks);  // no lock is held under the exclusive lock
+      capacity_slots = want;
+    } catch (const std::bad_alloc&) {
+      throw_oom();
+    }
+  }
+
+  // --- search ----------------------------------------------------------------------------
+
+  // Greedy walk on an upper level: moves to the closest neighbour until none is closer.
+  uint32_t greedy(const float* q, uint32_t ep, float& ep_dist, int level, Context& c) const {
+    for (bool changed = true; changed;) {
+      changed = false;
+      const size_t n = copy_links(ep, level, c.links.data());
+      for (size_t i = 0; i < n; ++i) {
+        const uint32_t nb = c.links[i];
+        const Cand x{dist(q, vec(nb)), nb};
+        if (cand_less(x, Cand{ep_dist, ep})) {
+          ep = nb;
+          ep_dist = x.dist;
+          changed = true;
+        }
+      }
+    }
+    return ep;
+  }
+
+  // Beam search on one level from one entry point (Algorithm 2). Every reachable node is
+  // traversed; only nodes for which eligible(slot) holds enter the result heap c.top, which
+  // keeps the ef best by (distance, slot). Returns how many it holds (a max-heap).
+  template <typename Eligible>
+  size_t search_layer(const float* q, uint32_t ep, float ep_dist, size_t ef, int level,
+                      Context& c, Eligible&& eligible) const {
+    c.next_epoch();
+    uint16_t* visited = c.visited.data();
+    const uint16_t epoch = c.epoch;
+    Cand* top = c.top.data();
+    Cand* cand = c.cand.data();
+    const size_t ccap = Context::cand_capacity(ef);
+    size_t nt = 0, nc = 0;
+
+    visited[ep] = epoch;
+    cand[nc++] = Cand{ep_dist, ep};
+    if (eligible(ep)) top[nt++] = Cand{ep_dist, ep};
+
+    auto push_cand = [&](const Cand& x) {
+      if (nc == ccap) {
+        // Nodes worse than the worst kept result can never be expanded: drop them. If that
+        // frees too little (a filter or tombstones keep the result heap from filling), keep
+        // the better half — the fixed capacity bounds memory, at some cost in recall only
+        // under very selective filters.
+        if (nt == ef) {
+          size_t w = 0;
+          for (size_t i = 0; i < nc; ++i) {
+            if (!cand_less(top[0], cand[i])) cand[w++] = cand[i];
+          }
+          nc = w;
+        }
+        if (nc > ccap * 3 / 4) {
+          std::nth_element(cand, cand + ccap / 2, cand + nc, cand_less);
+          nc = ccap / 2;
+        }
+        std::make_heap(cand, cand + nc, cand_greater);
+      }
+      cand[nc++] = x;
+      std::push_heap(cand, cand + nc, cand_greater);
+    };
+    auto consider = [&](uint32_t nb) {
+      const Cand x{dist(q, vec(nb)), nb};
+      if (nt < ef || cand_less(x, top[0])) {
+        push_cand(x);
+        if (eligible(nb)) {
+          top[nt++] = x;
+          std::push_heap(top, top + nt, cand_less);
+          if (nt > ef) {
+            std::pop_heap(top, top + nt, cand_less);
+            --nt;
+          }
+        }
+      }
+    };
+
+    uint32_t ring[kRing];
+    while (nc > 0) {
+      const Cand cur = cand[0];
+      if (nt == ef && cand_less(top[0], cur)) break;  // nothing left can improve the results
+      std::pop_heap(cand, cand + nc, cand_greater);
+      --nc;
+      const size_t n = copy_links(cur.slot, level, c.links.data());
+      // Unvisited neighbours pass through a small ring: each is prefetched when it enters and
+      // scored kRing neighbours later, so its vector is (mostly) in cache by then.
+      size_t head = 0, tail = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const uint32_t nb = c.links[i];
+        if (visited[nb] == epoch) continue;
+        visited[nb] = epoch;
+        prefetch(nb);
+        ring[tail++ % kRing] = nb;
+        if (tail - head == kRing) consider(ring[head++ % kRing]);
+      }
+      while (head < tail) consider(ring[head++ % kRing]);
+    }
+    return nt;
+  }
+
+  // Descends from the entry point to level `stop` + 1 greedily; returns the entry for `stop`.
+  uint32_t descend(const float* q, uint64_t e, int stop, float& ep_dist, Context& c) const {
+    uint32_t ep = uint32_t(e);
+    ep_dist = dist(q, vec(ep));
+    for (int l = int(e >> 32); l > stop; --l) ep = greedy(q, ep, ep_dist, l, c);
+    return ep;
+  }
+
+  const float* prepare_query(const float* query, Context& c) const {
+    if (metric != Metric::cosine) return query;
+    double n2 = 0.0;
+    for (size_t i = 0; i < dim; ++i) n2 += double(query[i]) * query[i];
+    const double inv = 1.0 / std::sqrt(n2);
+    for (size_t i = 0; i < dim; ++i) c.query[i] = static_cast<float>(query[i] * inv);
+    return c.query.data();
+  }
+
+  size_t search_one(const float* query, size_t k, Neighbor* out, const HnswSearchParams& p,
+                    Context& c) const {
+    size_t ef = std::max(p.ef == 0 ? ef_search : p.ef, k);
+    ef = std::min(ef, used);  // a beam wider than the graph holds all of it already
+    c.reserve(used, ef, M0, dim, 0);
+    const float* q = prepare_query(query, c);
+    core::TopK best(out, k);
+
+    const bool filtered = p.allow != nullptr;
+    if (filtered) {
+      c.reserve_allowed(used);
+      c.next_allow_epoch();
+      size_t allowed = 0;
+      for (size_t i = 0; i < p.allow_count; ++i) {
+        auto it = slot_of.find(p.allow[i]);
+        if (it == slot_of.end() || c.allowed[it->second] == c.allow_epoch) continue;
+        c.allowed[it->second] = c.allow_epoch;
+        ++allowed;
+      }
+      if (allowed == 0) return 0;
+      if (allowed <= ef || allowed * 16 <= live()) {
+        // Few allowed ids: score them exactly (faster than a beam that must wade through the
+        // graph to find them, and exact). Each slot is unmarked once scored, so repeated ids
+        // in the allow list count once.
+        for (size_t i = 0; i < p.allow_count; ++i) {
+          auto it = slot_of.find(p.allow[i]);
+          if (it == slot_of.end() || c.allowed[it->second] != c.allow_epoch) continue;
+          c.allowed[it->second] = 0;
+          best.push(p.allow[i], dist(q, vec(it->second)));
+        }
+        return best.finish();
+      }
+    }
+
+    float ep_dist;
+    const uint32_t ep = descend(q, entry.load(std::memory_order_acquire), 0, ep_dist, c);
+    const uint8_t* dead = deleted.data();
+    size_t nt;
+    if (filtered) {
+      const uint16_t* allow = c.allowed.data();
+      const uint16_t allow_epoch = c.allow_epoch;
+      nt = search_layer(q, ep, ep_dist, ef, 0, c,
+                        [&](uint32_t s) { return allow[s] == allow_epoch && dead[s] == 0; });
+    } else {
+      nt = search_layer(q, ep, ep_dist, ef, 0, c, [&](uint32_t s) { return dead[s] == 0; });
+    }
+    for (size_t i = 0; i < nt; ++i) best.push(slot_ids[c.top[i].slot], c.top[i].dist);
+    return best.finish();
+  }
+
+  // --- build -----------------------------------------------------------------------------
+
+  // The selection heuristic (Algorithm 4): walk the candidates closest first and keep one
+  // only if it is closer to the base than to every one kept so far. With at most `m`
+  // candidates all are kept. cands must be sorted by cand_less; writes to out, returns count.
+  size_t select(const Cand* cands, size_t n, size_t m, Cand* out) const {
+    if (n <= m) {
+      std::copy(cands, cands + n, out);
+      return n;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < n && kept < m; ++i) {
+      const Cand& e = cands[i];
+      const float* v = vec(e.slot);
+      bool good = true;
+      for (size_t j = 0; j < kept; ++j) {
+        if (dist(v, vec(out[j].slot)) < e.dist) {
+          good = false;
+          break;
+        }
+      }
+      if (good) out[kept++] = e;
+    }
+    return kept;
+  }
+
+  // Adds `s` (at distance d) to nb's list at `level`, shrinking it with the heuristic when full.
+  void add_link(uint32_t nb, uint32_t s, float d, int level, Context& c) {
+    if (level > levels[nb]) return;
+    SpinGuard guard(locks[nb]);
+    uint32_t* l = list(nb, level);
+    const size_t n = l[0];
+    for (size_t i = 0; i < n; ++i) {
+      if (l[1 + i] == s) return;
+    }
+    const size_t capacity = cap(level);
+    if (n < capacity) {
+      l[1 + n] = s;
+      l[0] = uint32_t(n + 1);
+      return;
+    }
+    const float* base = vec(nb);
+    Cand* pool = c.pool.data();
+    for (size_t i = 0; i < n; ++i) pool[i] = Cand{dist(base, vec(l[1 + i])), l[1 + i]};
+    pool[n] = Cand{d, s};
+    std::sort(pool, pool + n + 1, cand_less);
+    Cand* sel = c.sel.data();
+    const size_t kept = select(pool, n + 1, capacity, sel);
+    for (size_t i = 0; i < kept; ++i) l[1 + i] = sel[i].slot;
+    l[0] = uint32_t(kept);
+  }
+
+  // Links node s (vector and level already written, lists empty) into the graph (Algorithm 1).
+  void insert(uint32_t s, Context& c) {
+    const float* q = vec(s);
+    const int L = levels[s];
+    std::unique_lock<std::mutex> top_lock(entry_mutex);
+    const uint64_t e = entry.load(std::memory_order_acquire);
+    if (e == kNoEntry) {
+      entry.store((uint64_t(L) << 32) | s, std::memory_order_release);
+      return;
+    }
+    const int top_level = int(e >> 32);
+    if (L <= top_level) top_lock.unlock();  // else: hold it until s is the new entry point
+
+    float ep_dist;
+    uint32_t ep = descend(q, e, L, ep_dist, c);
+    for (int l = std::min(L, top_level); l >= 0; --l) {
+      // Tombstones are valid link targets (they keep the graph navigable); s itself is not,
+      // nor a node that does not live on this level (both reachable only through a kept
+      // one-way link to a reused slot).
+      const size_t nt = search_layer(q, ep, ep_dist, ef_construction, l, c,
+                                     [&](uint32_t x) { return x != s && levels[x] >= l; });
+      Cand* w = c.top.data();
+      std::sort(w, w + nt, cand_less);
+      if (nt == 0) continue;
+      Cand* sel = c.sel.data();
+      // add_link uses c.sel and c.pool as scratch: keep the choice in the candidate heap,
+      // which is free until the next level's search.
+      Cand* chosen = c.cand.data();
+      const size_t m = select(w, nt, M, sel);
+      std::copy(sel, sel + m, chosen);
+      {
+        SpinGuard guard(locks[s]);
+        uint32_t* own = list(s, l);
+        for (size_t i = 0; i < m; ++i) own[1 + i] = chosen[i].slot;
+        own[0] = uint32_t(m);
+      }
+      for (size_t i = 0; i < m; ++i) add_link(chosen[i].slot, s, chosen[i].dist, l, c);
+      ep = w[0].slot;
+      ep_dist = w[0].dist;
+    }
+    if (L > top_level) entry.store((uint64_t(L) << 32) | s, std::memory_order_release);
+  }
+
+  // Before reused slots get new vectors: drop them from their neighbours' lists and refill
+  // those lists from the old nodes' neighbours (heuristic), pick a new entry point if needed,
+  // and empty the reused nodes' lists. Serial, under the exclusive lock.
+  void detach(const uint32_t* reused, size_t count, std::vector<uint8_t>& mark, Context& c) {
+    for (size_t i = 0; i < count; ++i) mark[reused[i]] = 1;
+    auto repair = [&](uint32_t n, int level) {
+      uint32_t* l = list(n, level);
+      const size_t len = l[0];
+      bool touched = false;
+      for (size_t i = 0; i < len && !touched; ++i) touched = mark[l[1 + i]] != 0;
+      if (!touched) return;
+      c.next_epoch();
+      c.visited[n] = c.epoch;
+      const float* base = vec(n);
+      size_t np = 0;
+      auto offer = [&](uint32_t x) {
+        if (mark[x] || c.visited[x] == c.epoch || levels[x] < level) return;
+        c.visited[x] = c.epoch;
+        c.pool[np++] = Cand{dist(base, vec(x)), x};
+      };
+      for (size_t i = 0; i < len; ++i) offer(l[1 + i]);
+      for (size_t i = 0; i < len; ++i) {
+        const uint32_t r = l[1 + i];
+        if (!mark[r] || levels[r] < level) continue;
+        const uint32_t* rl = list(r, level);
+        for (size_t j = 0; j < rl[0]; ++j) offer(rl[1 + j]);
+      }
+      std::sort(c.pool.data(), c.pool.data() + np, cand_less);
+      const size_t kept = select(c.pool.data(), np, cap(level), c.sel.data());
+      for (size_t i = 0; i < kept; ++i) l[1 + i] = c.sel[i].slot;
+      l[0] = uint32_t(kept);
+    };
+    if (count * 32 >= used) {  // many reused slots: sweep every list, catching one-way links
+      for (uint32_t n = 0; n < used; ++n) {
+        if (mark[n]) continue;
+        for (int l = 0; l <= levels[n]; ++l) repair(n, l);
+      }
+    } else {  // few: repair the lists of their neighbours (most links are mutual)
+      for (size_t i = 0; i < count; ++i) {
+        const uint32_t r = reused[i];
+        for (int l = 0; l <= levels[r]; ++l) {
+          const uint32_t* rl = list(r, l);
+          for (size_t j = 0; j < rl[0]; ++j) {
+            const uint32_t n = rl[1 + j];
+            if (!mark[n] && levels[n] >= l) repair(n, l);
+          }
+        }
+      }
+    }
+    const uint64_t e = entry.load(std::memory_order_relaxed);
+    if (e != kNoEntry && mark[uint32_t(e)]) {
+      uint64_t best = kNoEntry;
+      for (uint32_t n = 0; n < used; ++n) {
+        if (!mark[n] && (best == kNoEntry || levels[n] > int(best >> 32))) {
+          best = (uint64_t(levels[n]) << 32) | n;
+        }
+      }
+      entry.store(best, std::memory_order_release);
+    }
+    for (size_t i = 0; i < count; ++i) {
+      mark[reused[i]] = 0;
+      list(reused[i], 0)[0] = 0;
+    }
+  }
+};
+
+HnswIndex::HnswIndex(const HnswIndexOptions& options) : HnswIndex(options, active_isa()) {}
+HnswIndex::HnswIndex(const HnswIndexOptions& options, Isa isa)
+    : impl_(std::make_unique<Impl>(options, isa)) {}
+HnswIndex::~HnswIndex() = default;
+HnswIndex::HnswIndex(HnswIndex&&) noexcept = default;
+HnswIndex& HnswIndex::operator=(HnswIndex&&) noexcept = default;
+
+size_t HnswIndex::dim() const noexcept { return impl_->dim; }
+Metric HnswIndex::metric() const noexcept { return impl_->metric; }
+Isa HnswIndex::isa() const noexcept { return impl_->kernels.isa; }
+size_t HnswIndex::M() const noexcept { return impl_->M; }
+size_t HnswIndex::ef_construction() const noexcept { return impl_->ef_construction; }
+uint64_t HnswIndex::seed() const noexcept { return impl_->seed; }
+size_t HnswIndex::node_bytes() const noexcept { return impl_->node_bytes; }
+
+size_t HnswIndex::size() const noexcept {
+  std::shared_lock<std::shared_mutex> lock(impl_->rw);
+  return impl_->live();
+}
+
+bool HnswIndex::contains(uint64_t id) const noexcept {
+  std::shared_lock<std::shared_mutex> lock(impl_->rw);
+  return impl_->slot_of.count(id) != 0;
+}
+
+int HnswIndex::max_level() const noexcept {
+  const uint64_t e = impl_->entry.load(std::memory_order_acquire);
+  return e == kNoEntry ? -1 : int(e >> 32);
+}
+
+size_t HnswIndex::memory_bytes() const noexcept {
+  const Impl& m = *impl_;
+  std::shared_lock<std::shared_mutex> lock(m.rw);
+  size_t upper = 0;
+  for (size_t s = 0; s < m.used; ++s) upper += size_t(m.levels[s]) * (1 + m.M) * sizeof(uint32_t);
+  return m.nodes.capacity() + m.capacity_slots /* locks */ + upper +
+         m.upper.capacity() * sizeof(void*) + m.slot_ids.capacity() * sizeof(uint64_t) +
+         m.levels.capacity() + m.deleted.capacity() + m.free_slots.capacity() * sizeof(uint32_t) +
+         m.slot_of.bucket_count() * sizeof(void*) +
+         m.slot_of.size() * (sizeof(uint64_t) + sizeof(uint32_t) + 2 * sizeof(void*));
+}
+
+void HnswIndex::reserve(size_t n) {
+  Impl& m = *impl_;
+  std::lock_guard<std::mutex> writer(m.writer_mutex);
+  std::unique_lock<std::shared_mutex> exclusive(m.rw);
+  m.reserve_slots(n);
+}
+
+void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
+  Impl& m = *impl_;
+  if (n == 0) return;
+  if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
+  core::check_vectors(vectors, n, m.dim, m.metric, "vector");
+  std::lock_guard<std::mutex> writer(m.writer_mutex);
+
+  // --- validate and allocate; nothing visible changes until the commit ---
+  const size_t reuse = std::min(n, m.free_slots.size());
+  const size_t fresh = n - reuse;
+  std::vector<uint32_t> slots(n);
+  std::vector<int> new_levels(n);
+  std::vector<std::unique_ptr<uint32_t[]>> new_upper(n);
+  std::vector<uint8_t> mark;
+  core::Rng rng = m.rng;  // committed only if the add succeeds
+  parallel::ThreadPool& pool = parallel::process_pool();
+  const size_t workers = std::max<size_t>(1, pool.size());
+  try {
+    std::unordered_set<uint64_t> batch;
+    batch.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (ids[i] == kNoId) {
+        throw Error(ErrorCode::InvalidArgument, "id 18446744073709551615 is reserved");
+      }
+      if (m.slot_of.count(ids[i]) != 0) {
+        throw Error(ErrorCode::DuplicateId, "id " + std::to_string(ids[i]) + " is already in the index");
+      }
+      if (!batch.insert(ids[i]).second) {
+        throw Error(ErrorCode::DuplicateId, "id " + std::to_string(ids[i]) + " appears twice in one add");
+      }
+    }
+    if (m.used + fresh > UINT32_MAX - 1) {
+      throw Error(ErrorCode::InvalidArgument, "an HNSW index holds at most 4294967294 nodes");
+    }
+    for (size_t i = 0; i < n; ++i) {
+      slots[i] = i < reuse ? m.free_slots[m.free_slots.size() - 1 - i] : uint32_t(m.used + (i - reuse));
+      new_levels[i] = m.draw_level(rng);
+      if (new_levels[i] > 0) {
+        const size_t words = size_t(new_levels[i]) * (1 + m.M);
+        new_upper[i].reset(new uint32_t[words]());
+      }
+    }
+    if (reuse > 0) mark.assign(m.used, 0);
+    const size_t total = m.used + fresh;
+    if (m.build_contexts.size() < workers) m.build_contexts.resize(workers);
+    const size_t pool_size = std::max((1 + m.M0) * (1 + m.M0), m.ef_construction + 1);
+    for (size_t w = 0; w < workers; ++w) {
+      m.build_contexts[w].reserve(total, m.ef_construction, m.M0, m.dim, pool_size);
+    }
+    m.slot_of.reserve(m.slot_of.size() + n);
+  } catch (const std::bad_alloc&) {
+    throw_oom();
+  }
+
+  size_t first_parallel = 0;
+  {
+    std::unique_lock<std::shared_mutex> exclusive(m.rw);
+    m.reserve_slots(m.used + fresh);  // strong guarantee
+    size_t inserted = 0;
+    try {
+      for (; inserted < n; ++inserted) m.slot_of.emplace(ids[inserted], slots[inserted]);
+    } catch (const std::bad_alloc&) {
+      for (size_t i = 0; i < inserted; ++i) m.slot_of.erase(ids[i]);
+      throw_oom();
+    }
+    // --- commit: nothing below allocates or throws ---
+    Context& c0 = m.build_contexts[0];
+    if (reuse > 0) {
+      m.detach(slots.data(), reuse, mark, c0);
+      m.free_slots.resize(m.free_slots.size() - reuse);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t s = slots[i];
+      if (s == m.used) {  // fresh slot (capacity reserved above)
+        m.slot_ids.push_back(kNoId);
+        m.levels.push_back(0);
+        m.deleted.push_back(0);
+        m.upper.emplace_back();
+        ++m.used;
+      }
+      m.slot_ids[s] = ids[i];
+      m.levels[s] = uint8_t(new_levels[i]);
+      m.deleted[s] = 0;
+      m.upper[s] = std::move(new_upper[i]);
+      float* dst = m.vec(s);
+      const float* src = vectors + i * m.dim;
+      if (m.metric == Metric::cosine) {
+        double norm2 = 0.0;
+        for (size_t j = 0; j < m.dim; ++j) norm2 += double(src[j]) * src[j];
+        const double inv = 1.0 / std::sqrt(norm2);
+        for (size_t j = 0; j < m.dim; ++j) dst[j] = static_cast<float>(src[j] * inv);
+      } else {
+        std::memcpy(dst, src, m.dim * sizeof(float));
+      }
+      std::fill(dst + m.dim, dst + m.stride, 0.0f);
+      m.list(s, 0)[0] = 0;
+    }
+    m.rng = rng;
+    // An empty graph gets its first node (the entry point) here, so the parallel part always
+    // starts from a graph with an entry point.
+    if (m.entry.load(std::memory_order_relaxed) == kNoEntry) {
+      m.insert(slots[0], c0);
+      first_parallel = 1;
+    }
+  }
+  {
+    // Link the rest in parallel; searches may run meanwhile. With one worker the tasks run in
+    // order on the calling thread, which makes the build deterministic.
+    std::shared_lock<std::shared_mutex> shared(m.rw);
+    pool.parallel_for(n - first_parallel, [&](size_t task, size_t worker) {
+      Context& c = m.build_contexts[worker < workers ? worker : 0];
+      m.insert(slots[first_parallel + task], c);
+    });
+  }
+}
+
+void HnswIndex::add(const std::vector<uint64_t>& ids, const std::vector<float>& vectors) {
+  if (vectors.size() != ids.size() * impl_->dim) {
+    throw Error(ErrorCode::DimensionMismatch,
+                "expected " + std::to_string(ids.size()) + " x " + std::to_string(impl_->dim) +
+                    " = " + std::to_string(ids.size() * impl_->dim) + " floats, got " +
+                    std::to_string(vectors.size()));
+  }
+  add(ids.data(), vectors.data(), ids.size());
+}
+
+void HnswIndex::remove(const uint64_t* ids, size_t n) {
+  Impl& m = *impl_;
+  if (n == 0) return;
+  if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
+  std::lock_guard<std::mutex> writer(m.writer_mutex);
+  try {
+    std::unordered_set<uint64_t> batch;
+    batch.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      if (m.slot_of.count(ids[i]) == 0) {
+        throw Error(ErrorCode::UnknownId, "id " + std::to_string(ids[i]) + " is not in the index");
+      }
+      if (!batch.insert(ids[i]).second) {
+        throw Error(ErrorCode::DuplicateId, "id " + std::to_string(ids[i]) + " appears twice in one remove");
+      }
+    }
+    m.free_slots.reserve(m.free_slots.size() + n);
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::OutOfMemory, "out of memory while removing; the index is unchanged");
+  }
+  std::unique_lock<std::shared_mutex> exclusive(m.rw);
+  for (size_t i = 0; i < n; ++i) {
+    auto it = m.slot_of.find(ids[i]);
+    const uint32_t slot = it->second;
+    m.slot_of.erase(it);
+    m.deleted[slot] = 1;
+    m.free_slots.push_back(slot);
+  }
+}
+
+void HnswIndex::remove(const std::vector<uint64_t>& ids) { remove(ids.data(), ids.size()); }
+
+namespace {
+void check_params(const HnswSearchParams& p) {
+  if (p.allow == nullptr && p.allow_count > 0) {
+    throw Error(ErrorCode::InvalidArgument, "allow is null but allow_count is not zero");
+  }
+  if (p.ef > kMaxEf) throw Error(ErrorCode::InvalidArgument, "ef must be at most 1048576");
+}
+}  // namespace
+
+size_t HnswIndex::search(const float* query, size_t k, Neighbor* out,
+                         const HnswSearchParams& params) const {
+  core::check_k(k);
+  check_params(params);
+  std::shared_lock<std::shared_mutex> lock(impl_->rw);
+  if (impl_->live() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
+  core::check_vectors(query, 1, impl_->dim, impl_->metric, "query");
+  return impl_->search_one(query, k, out, params, thread_context());
+}
+
+std::vector<Neighbor> HnswIndex::search(const std::vector<float>& query, size_t k,
+                                        const HnswSearchParams& params) const {
+  if (query.size() != impl_->dim) {
+    throw Error(ErrorCode::DimensionMismatch, "query has " + std::to_string(query.size()) +
+                                                  " values, the index dimension is " +
+                                                  std::to_string(impl_->dim));
+  }
+  core::check_k(k);
+  std::vector<Neighbor> out(std::min(k, size()));
+  if (out.empty()) throw Error(ErrorCode::EmptyIndex, "the index is empty");
+  out.resize(search(query.data(), out.size(), out.data(), params));
+  return out;
+}
+
+size_t HnswIndex::search_batch(const float* queries, size_t nq, size_t k, Neighbor* out,
+                               const HnswSearchParams& params) const {
+  core::check_k(k);
+  check_params(params);
+  const Impl& m = *impl_;
+  std::shared_lock<std::shared_mutex> lock(m.rw);
+  if (m.live() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
+  core::check_vectors(queries, nq, m.dim, m.metric, "query");
+  auto one = [&](size_t q) {
+    Neighbor* row = out + q * k;
+    const size_t got = m.search_one(queries + q * m.dim, k, row, params, thread_context());
+    for (size_t j = got; j < k; ++j) row[j] = Neighbor{kNoId, INFINITY};
+  };
+  if (nq < kParallelBatch) {
+    for (size_t q = 0; q < nq; ++q) one(q);
+  } else {
+    // The pool's workers run under this thread's shared lock (the pool call orders them).
+    parallel::process_pool().parallel_for(nq, [&](size_t q, size_t) { one(q); });
+  }
+  return std::min(k, m.live());
+}
+
+}  // namespace quiver

@@ -1,0 +1,133 @@
+// HnswIndex — approximate k-nearest-neighbour search over a Hierarchical Navigable Small World
+// graph (Malkov & Yashunin, 2016/2018), f32 storage, distances from the dispatched kernels.
+//
+// Graph and storage
+// * Each vector gets a level drawn from a seeded generator (floor(-ln U / ln M)); it has up to
+//   M links on each upper level it lives on and up to 2M on level 0. Neighbours are chosen
+//   with the paper's heuristic (Algorithm 4, no extension, no kept pruned links) out of the
+//   efConstruction candidates found by a beam search.
+// * Level-0 links live beside the node's vector in one fixed, 64-byte-aligned stride
+//   (vector padded to 16 floats | link count | 2M links | padding to 64 bytes); upper-level
+//   links are stored separately per node. Nodes are 32-bit slots; caller ids are 64-bit.
+// * Under cosine the vectors are normalised when they are added (distance = 1 - dot).
+//
+// Build and determinism
+// * add() validates the whole batch, reserves everything and assigns slots and levels
+//   serially, then links the new nodes in parallel on the process thread pool
+//   (src/parallel/thread_pool.hpp), with a spinlock per node guarding its link lists and a
+//   mutex for the entry point / top level. Concurrent searches stay valid meanwhile.
+// * Levels are drawn serially in batch order from the index's own seeded generator, so they
+//   never depend on scheduling. With one pool worker (QUIVER_THREADS=1, set_thread_count(1),
+//   a parallel::WorkerLimit of 1, or the single-threaded wasm variants) the nodes are linked
+//   one after the other in batch order and the graph is a pure function of the seed, the
+//   sequence of add/remove calls and the distances — so the same build is bit-identical on
+//   every target whose kernels give the same distances. (Different ISA levels sum in different
+//   orders; their distances can differ in the last bit, and so, rarely, can a graph.) With
+//   more workers the insertion order interleaves and the graph may differ from run to run;
+//   recall does not.
+//
+// Removal
+// * remove(id) tombstones the node: it is never returned but is still traversed, so the graph
+//   keeps its connectivity. size()/contains() forget the id at once; the same id may be added
+//   again (update = remove + add).
+// * A later add() reuses tombstoned slots. Before a slot is reused its old neighbours'
+//   link lists are repaired (the slot is dropped and the gap refilled from the old node's
+//   own neighbours with the selection heuristic), then it is inserted as a fresh node with a
+//   new level. Links from nodes that pointed at the old node without being its neighbours
+//   are found by a full sweep when a batch reuses many slots (>= 1/32 of them) and otherwise
+//   kept: they are still valid edges, only no longer chosen ones.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "quiver/isa.hpp"
+#include "quiver/metric.hpp"
+#include "quiver/neighbor.hpp"
+
+namespace quiver {
+
+struct HnswIndexOptions {
+  size_t dim = 0;
+  Metric metric = Metric::l2;
+  size_t M = 16;                 // links per node on upper levels (2M on level 0); 2..128
+  size_t ef_construction = 200;  // beam width while building; raised to M if smaller
+  uint64_t seed = 42;            // level generator
+  size_t ef_search = 64;         // beam width of a search whose HnswSearchParams::ef is 0
+};
+
+struct HnswSearchParams {
+  // Beam width: 0 uses HnswIndexOptions::ef_search. A value below k is raised to k (a beam
+  // narrower than the answer cannot hold it). Larger is slower and more accurate.
+  size_t ef = 0;
+  // If non-null, only these ids can be returned (ids not in the index are ignored). The
+  // graph is still traversed through every node; when the allowed ids are few (under 1/16 of
+  // the index, or at most ef), they are scored exactly instead, which is both faster and exact.
+  const uint64_t* allow = nullptr;
+  size_t allow_count = 0;
+};
+
+class HnswIndex {
+ public:
+  explicit HnswIndex(const HnswIndexOptions& options);  // uses active_isa()
+  HnswIndex(const HnswIndexOptions& options, Isa isa);  // throws Error(UnsupportedIsa)
+  ~HnswIndex();
+  HnswIndex(HnswIndex&&) noexcept;
+  HnswIndex& operator=(HnswIndex&&) noexcept;
+  HnswIndex(const HnswIndex&) = delete;
+  HnswIndex& operator=(const HnswIndex&) = delete;
+
+  size_t dim() const noexcept;
+  Metric metric() const noexcept;
+  Isa isa() const noexcept;
+  size_t M() const noexcept;
+  size_t ef_construction() const noexcept;
+  uint64_t seed() const noexcept;
+  // Live vectors (tombstones excluded).
+  size_t size() const noexcept;
+  bool contains(uint64_t id) const noexcept;
+  // Bytes held by node storage, upper links, ids, the id map and locks (map approximate).
+  size_t memory_bytes() const noexcept;
+  // Bytes of the fixed level-0 stride per node (vector + level-0 links, 64-byte aligned).
+  size_t node_bytes() const noexcept;
+  // Highest level of the graph (-1 when it has no node).
+  int max_level() const noexcept;
+
+  // Adds n vectors (row-major, n x dim). All-or-nothing: a NaN/Inf, a zero vector under
+  // cosine, or a duplicate id (already present or repeated in `ids`) throws and adds nothing.
+  // Linking runs on the process thread pool (see the header comment for determinism).
+  // Safe to call while other threads search; adds and removes are serialised among themselves.
+  void add(const uint64_t* ids, const float* vectors, size_t n);
+  void add(const std::vector<uint64_t>& ids, const std::vector<float>& vectors);
+
+  // Tombstones the ids (see the header comment). All-or-nothing: an unknown or repeated id
+  // throws and removes nothing.
+  void remove(const uint64_t* ids, size_t n);
+  void remove(const std::vector<uint64_t>& ids);
+
+  // Makes room for n nodes in total (tombstones included), so adds up to that size do not
+  // reallocate node storage.
+  void reserve(size_t n);
+
+  // Writes up to min(k, size()) neighbours (fewer only if the filter allows fewer, or in the
+  // rare case that the beam cannot reach k live nodes), closest first, ties broken by id;
+  // returns the count. Warm searches allocate nothing (a per-thread context holds the visited
+  // table, the heaps and the prefetch ring). Throws for k == 0, an empty index, a query with
+  // NaN/Inf (or zero under cosine), or allow == nullptr with allow_count > 0.
+  size_t search(const float* query, size_t k, Neighbor* out, const HnswSearchParams& params = {}) const;
+  std::vector<Neighbor> search(const std::vector<float>& query, size_t k,
+                               const HnswSearchParams& params = {}) const;
+  // nq queries on the process thread pool; row q starts at out + q * k and each row equals
+  // what search() returns for that query. Rows with fewer results are padded with
+  // {UINT64_MAX, +inf}. Returns min(k, size()).
+  size_t search_batch(const float* queries, size_t nq, size_t k, Neighbor* out,
+                      const HnswSearchParams& params = {}) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace quiver
