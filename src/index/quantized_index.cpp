@@ -44,6 +44,7 @@ struct QueryLane {
   std::vector<float> query;             // normalised query (cosine)
   std::vector<float> rotated;           // R * query
   std::vector<float> ftables;           // sub-quantisers x 16 float table entries
+  std::vector<float> lows;              // per sub-quantiser table minimum
   core::AlignedBuffer<uint8_t> tables;  // groups x 128 bytes, the kernel layout
   std::vector<Neighbor> candidates;
 };
@@ -59,7 +60,10 @@ struct Scratch {
         lane.query.resize(dim);
         lane.rotated.resize(dim);
       }
-      if (lane.ftables.size() < subq * 16) lane.ftables.resize(subq * 16);
+      if (lane.ftables.size() < subq * 16) {
+        lane.ftables.resize(subq * 16);
+        lane.lows.resize(subq);
+      }
       lane.tables.reserve(groups * kGroupTableBytes, 0);
       if (lane.candidates.size() < cand) lane.candidates.resize(cand);
     }
@@ -250,15 +254,16 @@ struct QuantizedIndex::Impl {
       }
     }
     // 8-bit tables: subtract each table's minimum, one scale for all so sums stay comparable.
+    // Entries are monotone in each coordinate's level (q * centroid, centroids ascending), so
+    // a table's extremes sit at its corner codes 0, 3, 12, 15 (4 bits: 0 or 15).
+    float* lows = s.lows.data();
     double bias = 0.0;
     float range = 0.0f;
     for (size_t sq = 0; sq < subq; ++sq) {
       const float* row = ft + sq * 16;
-      float lo = row[0], hi = row[0];
-      for (size_t c = 1; c < 16; ++c) {
-        lo = std::min(lo, row[c]);
-        hi = std::max(hi, row[c]);
-      }
+      const float lo = std::min(std::min(row[0], row[3]), std::min(row[12], row[15]));
+      const float hi = std::max(std::max(row[0], row[3]), std::max(row[12], row[15]));
+      lows[sq] = lo;
       bias += lo;
       range = std::max(range, hi - lo);
     }
@@ -266,20 +271,22 @@ struct QuantizedIndex::Impl {
     t.bias = static_cast<float>(bias);
     t.step = range > 0.0f ? range / float(quant::kMaxTableEntry) : 0.0f;
     uint8_t* tab = s.tables.data();
-    std::memset(tab, 0, groups * kGroupTableBytes);
     for (size_t sq = 0; sq < subq; ++sq) {
       const float* row = ft + sq * 16;
-      float lo = row[0];
-      for (size_t c = 1; c < 16; ++c) lo = std::min(lo, row[c]);
       // Sub-quantiser 4g + r sits at offset: r=0 -> 0, r=2 -> 32, r=1 -> 64, r=3 -> 96.
       const size_t g = sq / 4, r = sq % 4;
       uint8_t* dst = tab + g * kGroupTableBytes + (r % 2) * 64 + (r / 2) * 32;
-      for (size_t c = 0; c < 16; ++c) {
+      const float lo = lows[sq];
+      for (size_t c = 0; c < 16; ++c) {  // simple enough for the compiler to vectorise
         const float units = std::floor((row[c] - lo) * to_units + 0.5f);
-        const uint8_t u = uint8_t(std::min(units, float(quant::kMaxTableEntry)));
-        dst[c] = u;
-        dst[c + 16] = u;
+        dst[c] = uint8_t(int32_t(units < float(quant::kMaxTableEntry) ? units : float(quant::kMaxTableEntry)));
       }
+      std::memcpy(dst + 16, dst, 16);
+    }
+    // Padding sub-quantisers of the last group look up zeros.
+    for (size_t sq = subq; sq < groups * kGroupSubquantizers; ++sq) {
+      const size_t g = sq / 4, r = sq % 4;
+      std::memset(tab + g * kGroupTableBytes + (r % 2) * 64 + (r / 2) * 32, 0, 32);
     }
     return t;
   }
@@ -380,7 +387,8 @@ struct QuantizedIndex::Impl {
         while (h) {
           const unsigned v = unsigned(__builtin_ctz(h));
           h &= h - 1;
-          tops[i].push(slot_ids[base + v], dist[i * kBlockVectors + v]);
+          // Candidates carry slots (ties by slot here); ids replace them in the final list.
+          tops[i].push(base + v, dist[i * kBlockVectors + v]);
         }
       }
     }
@@ -393,16 +401,17 @@ struct QuantizedIndex::Impl {
       if (p.rerank > 0) {  // exact distances from the kept vectors
         const float* q = metric == Metric::cosine ? s.lanes[i].query.data() : queries[i];
         for (size_t c = 0; c < found; ++c) {
-          best.push(cand[c].id, exact_distance(q, slot_of.find(cand[c].id)->second));
+          const uint32_t slot = uint32_t(cand[c].id);
+          best.push(slot_ids[slot], exact_distance(q, slot));
         }
       } else if (!p.float_tables) {  // float-table scores of the same codes
         for (size_t c = 0; c < found; ++c) {
-          const uint32_t slot = slot_of.find(cand[c].id)->second;
-          best.push(cand[c].id, (t[i].c0 + offset.data()[slot]) +
-                                    scale.data()[slot] * float_score(slot, s.lanes[i].ftables.data()));
+          const uint32_t slot = uint32_t(cand[c].id);
+          best.push(slot_ids[slot], (t[i].c0 + offset.data()[slot]) +
+                                        scale.data()[slot] * float_score(slot, s.lanes[i].ftables.data()));
         }
       } else {
-        for (size_t c = 0; c < found; ++c) best.push(cand[c].id, cand[c].distance);
+        for (size_t c = 0; c < found; ++c) best.push(slot_ids[cand[c].id], cand[c].distance);
       }
       counts[i] = best.finish();
     }
