@@ -15,7 +15,8 @@
 //             +32 u64 file size       total bytes, so truncation is caught up front
 //             +40 u32 section count S (<= 256)
 //             +44 u32 flags           0
-//             +48 8 x u64 params      meaning per kind (flat: all 0)
+//             +48 8 x u64 params      meaning per kind (flat: all 0; quantized:
+//                                     src/io/quantized_format.cpp)
 //   16+H 32*S  section table, in offset order; each entry:
 //             +0 u32 tag (four ASCII chars), +4 u32 flags (bit 0: required),
 //             +8 u64 offset, +16 u64 size, +24 u32 CRC-32C of the payload, +28 u32 0
@@ -54,6 +55,7 @@
 #include "quiver/index_file.hpp"
 #include "quiver/isa.hpp"
 #include "quiver/metric.hpp"
+#include "quiver/quantized_index.hpp"
 
 namespace quiver::io {
 
@@ -198,4 +200,5 @@ IndexKind index_kind_of(const uint8_t* data, size_t size);
 // Per-kind decoders (one file each, e.g. flat_format.cpp), for generic dispatch and fuzzing.
 namespace quiver::io {
 FlatIndex load_flat(const Reader& reader, Isa isa);
+QuantizedIndex load_quantized(const Reader& reader, Isa isa);  // quantized_format.cpp
 }  // namespace quiver::io

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "quiver/isa.hpp"
@@ -85,7 +86,20 @@ class QuantizedIndex {
   size_t search_batch(const float* queries, size_t nq, size_t k, Neighbor* out,
                       const QuantizedSearchParams& params = {}) const;
 
+  // Index files (format: quiver/index_file.hpp; code and layout: src/io/quantized_format.cpp).
+  // The rotation and codebook are recomputed from (dim, bits, seed), not stored. The bytes are
+  // the same on every ISA level and target; load() validates the whole file before it
+  // allocates and throws like FlatIndex::load (UNSUPPORTED_VERSION also for a file whose
+  // quantiser differs from this build's).
+  std::vector<uint8_t> serialize() const;
+  void save(const std::string& path) const;  // atomic: temp file + rename
+  static QuantizedIndex load(const uint8_t* data, size_t size);
+  static QuantizedIndex load(const std::vector<uint8_t>& bytes);
+  static QuantizedIndex load(const uint8_t* data, size_t size, Isa isa);
+  static QuantizedIndex load_file(const std::string& path);  // mmap natively
+
  private:
+  friend struct QuantizedIndexAccess;  // index files: src/index/quantized_state.hpp
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -1,0 +1,49 @@
+// Internal access to a QuantizedIndex's slot storage, for the index file code
+// (src/io/quantized_format.cpp). Not a public header: QuantizedIndex names this struct as its
+// friend, and its functions are defined in quantized_index.cpp, where the storage layout (32-vector
+// code blocks, dead slots at offset +inf) is known. The file format sees a canonical per-slot
+// layout instead, so the kernels' block layout can change without changing the format.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "quant/codebook.hpp"
+#include "quant/rotation.hpp"
+#include "quiver/quantized_index.hpp"
+
+namespace quiver {
+
+struct QuantizedIndexAccess {
+  static constexpr uint64_t kNoId = UINT64_MAX;  // slot_ids value of a free slot
+
+  struct View {
+    size_t subq;  // sub-quantisers per vector (4-bit codes): dim at 4 bits, ceil(dim/2) at 2
+    const quant::Codebook* codebook;
+    const quant::Rotation* rotation;
+    size_t slots;               // slots in use (high-water mark), live and free
+    const uint64_t* slot_ids;   // kNoId for a free slot
+    const float* offset;        // per slot (+inf for a free slot)
+    const float* scale;         // per slot
+    const float* vectors;       // per slot x stride floats, null without keep_vectors
+    size_t stride;
+    const uint32_t* free_slots; // the free list, in the order adds take from its back
+    size_t free_count;
+  };
+  static View view(const QuantizedIndex& index);
+
+  // Packed codes of one slot: ceil(subq / 2) bytes, byte j = code(2j) | code(2j + 1) << 4.
+  static void packed_codes(const QuantizedIndex& index, uint32_t slot, uint8_t* out);
+
+  // Loading into a fresh, empty index made with the file's options, from validated data:
+  // reserve(slots) once, then append_slots() in slot order until `slots` are filled (a free
+  // slot has id kNoId; its other inputs are ignored), then set_free_slots(). Rows of
+  // `vectors` are dim floats in stored form; null without keep_vectors. Throws only
+  // Error(OutOfMemory); on a throw the index must be discarded.
+  static void reserve(QuantizedIndex& index, size_t slots, size_t free_count);
+  static void append_slots(QuantizedIndex& index, size_t n, const uint64_t* ids, const uint8_t* packed_codes,
+                           const float* offset, const float* scale, const float* vectors);
+  static void set_free_slots(QuantizedIndex& index, const uint32_t* free_slots, size_t n);
+};
+
+}  // namespace quiver

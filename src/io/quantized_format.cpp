@@ -1,0 +1,312 @@
+// QuantizedIndex <-> index file. Kind 2 (quantized). Header: metric, dim, count = live
+// vectors, seed = rotation seed, and
+//   params[0]  bits (2 or 4)
+//   params[1]  keep_vectors (0 or 1)
+//   params[2]  slots: slots in use (live + free), the high-water mark of the slot array
+//   params[3]  free slots (slots - count)
+//   params[4]  CRC-32C of the codebook (centroids then boundaries, f32 LE) for (dim, bits)
+//   params[5]  CRC-32C of the rotation applied to a fixed probe vector, for (dim, seed)
+//   params[6]  quantiser encoding version (1): what codes, offsets and scales mean
+//   params[7]  0
+// Sections (all required), one entry per slot in slot order unless said otherwise:
+//   "SLOT"  slots x u64          caller id of the slot; 2^64 - 1 marks a free slot
+//   "FREE"  free x u32           the free list (adds reuse slots from its back)
+//   "CODE"  slots x ceil(s/2) u8 packed 4-bit codes per vector, s = sub-quantisers (dim at 4
+//                                bits, ceil(dim/2) at 2 bits): byte j = code 2j | code 2j+1 << 4
+//   "OFFS"  slots x f32          per-vector offset of the distance estimate
+//   "SCAL"  slots x f32          per-vector scale of the distance estimate
+//   "VECS"  slots x dim x f32    the kept f32 vectors (unit length under cosine); only when
+//                                keep_vectors is 1
+// Free slots hold zeros everywhere, so the bytes depend only on the index's logical state.
+// The rotation and the codebook are not stored: they are recomputed from (dim, bits, seed),
+// which gives the same bits on every target; the two CRCs reject a file written by a build
+// whose quantiser differs (UNSUPPORTED_VERSION). The codes are stored per vector, not in the
+// 32-vector blocks the kernels scan, so the block layout is free to change.
+//
+// Loading checks every declared size against the bytes present before allocating, then
+// decodes in bounded chunks straight into a new index, validating as it goes: ids unique and
+// not 2^64 - 1, the free list exactly the free slots, code padding bits zero, every float
+// finite, free slots all zero. Any invalid content is Error(Corrupt).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "core/validate.hpp"
+#include "index/quantized_state.hpp"
+#include "io/crc32c.hpp"
+#include "io/file.hpp"
+#include "io/format.hpp"
+#include "quiver/error.hpp"
+#include "quiver/quantized_index.hpp"
+
+namespace quiver {
+namespace {
+
+constexpr uint32_t kSlotTag = io::fourcc("SLOT");
+constexpr uint32_t kFreeTag = io::fourcc("FREE");
+constexpr uint32_t kCodeTag = io::fourcc("CODE");
+constexpr uint32_t kOffsTag = io::fourcc("OFFS");
+constexpr uint32_t kScalTag = io::fourcc("SCAL");
+constexpr uint32_t kVecsTag = io::fourcc("VECS");
+constexpr uint64_t kEncodingVersion = 1;
+constexpr uint64_t kNoId = QuantizedIndexAccess::kNoId;
+
+[[noreturn]] void corrupt(const std::string& message) {
+  throw Error(ErrorCode::Corrupt, "index file: " + message);
+}
+
+size_t subquantizers(size_t dim, unsigned bits) { return bits == 4 ? dim : (dim + 1) / 2; }
+
+uint32_t crc_of_floats(const float* v, size_t n) {
+  io::SectionWriter w(0, 0);
+  w.f32s(v, n);  // little-endian bytes on any host
+  return io::crc32c(w.data().data(), w.size());
+}
+
+uint32_t codebook_crc(const quant::Codebook& cb) {
+  io::SectionWriter w(0, 0);
+  w.f32s(cb.centroids.data(), cb.centroids.size());
+  w.f32s(cb.boundaries.data(), cb.boundaries.size());
+  return io::crc32c(w.data().data(), w.size());
+}
+
+// The rotation applied to a fixed probe vector (exactly representable values, none zero).
+uint32_t rotation_crc(const quant::Rotation& rotation, size_t dim) {
+  std::vector<float> in(dim), out(dim), scratch(dim);
+  for (size_t i = 0; i < dim; ++i) in[i] = float(int(i % 13) - 6) * 0.125f + 0.0625f;
+  rotation.apply(in.data(), out.data(), scratch.data());
+  return crc_of_floats(out.data(), dim);
+}
+
+io::Writer quantized_writer(const QuantizedIndex& index) {
+  const QuantizedIndexAccess::View v = QuantizedIndexAccess::view(index);
+  const size_t dim = index.dim();
+  const size_t row_bytes = (v.subq + 1) / 2;
+  io::Header h;
+  h.kind = IndexKind::quantized;
+  h.metric = index.metric();
+  h.dim = dim;
+  h.count = index.size();
+  h.seed = index.seed();
+  h.params = {index.bits(), index.keeps_vectors() ? 1u : 0u, v.slots, v.free_count,
+              codebook_crc(*v.codebook), rotation_crc(*v.rotation, dim), kEncodingVersion, 0};
+  io::Writer w(h);
+  try {
+    auto& slots = w.add_section(kSlotTag);
+    slots.u64s(v.slot_ids, v.slots);
+    auto& free = w.add_section(kFreeTag);
+    free.u32s(v.free_slots, v.free_count);
+    auto& codes = w.add_section(kCodeTag);
+    codes.reserve(v.slots * row_bytes);
+    std::vector<uint8_t> row(row_bytes);
+    for (size_t s = 0; s < v.slots; ++s) {
+      if (v.slot_ids[s] == kNoId) {
+        std::fill(row.begin(), row.end(), uint8_t(0));
+      } else {
+        QuantizedIndexAccess::packed_codes(index, uint32_t(s), row.data());
+      }
+      codes.bytes(row.data(), row_bytes);
+    }
+    auto& offs = w.add_section(kOffsTag);
+    auto& scal = w.add_section(kScalTag);
+    offs.reserve(v.slots * 4);
+    scal.reserve(v.slots * 4);
+    for (size_t s = 0; s < v.slots; ++s) {
+      const bool live = v.slot_ids[s] != kNoId;
+      offs.f32(live ? v.offset[s] : 0.0f);
+      scal.f32(live ? v.scale[s] : 0.0f);
+    }
+    if (v.vectors != nullptr) {
+      auto& vecs = w.add_section(kVecsTag);
+      vecs.reserve(v.slots * dim * 4);
+      const std::vector<float> zeros(dim, 0.0f);
+      for (size_t s = 0; s < v.slots; ++s) {
+        vecs.f32s(v.slot_ids[s] != kNoId ? v.vectors + s * v.stride : zeros.data(), dim);
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::OutOfMemory, "out of memory serialising the index");
+  }
+  return w;
+}
+
+// Throws Corrupt unless the section holds exactly n records of `record` bytes. The header
+// checks (slots < 2^32, dim <= 2^20) keep n * record far from overflowing 64 bits.
+void expect_records(const io::SectionCursor& c, uint64_t n, uint64_t record, const char* what) {
+  c.expect_size(n * record, what);
+}
+
+bool all_zero(const void* p, size_t bytes) {
+  const auto* b = static_cast<const uint8_t*>(p);
+  for (size_t i = 0; i < bytes; ++i) {
+    if (b[i] != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+namespace io {
+
+QuantizedIndex load_quantized(const Reader& r, Isa isa) {
+  r.expect_kind(IndexKind::quantized);
+  r.require_known_sections({kSlotTag, kFreeTag, kCodeTag, kOffsTag, kScalTag, kVecsTag});
+  const Header& h = r.header();
+  // Header parameters.
+  const uint64_t bits = h.params[0], keep = h.params[1], slots = h.params[2], nfree = h.params[3];
+  if (h.params[6] != kEncodingVersion) {
+    throw Error(ErrorCode::UnsupportedVersion,
+                "index file: quantiser encoding version " + std::to_string(h.params[6]) +
+                    " is not supported; this reader reads version " + std::to_string(kEncodingVersion));
+  }
+  if (bits != 2 && bits != 4) corrupt("impossible bit width " + std::to_string(bits) + " (expected 2 or 4)");
+  if (keep > 1) corrupt("impossible keep_vectors flag " + std::to_string(keep) + " (expected 0 or 1)");
+  if (h.params[4] > UINT32_MAX || h.params[5] > UINT32_MAX || h.params[7] != 0) {
+    corrupt("impossible quantiser parameters in the header");
+  }
+  if (h.dim > (1u << 20)) corrupt("impossible dimension " + std::to_string(h.dim) + " for a quantized index (at most 1048576)");
+  if (slots > UINT32_MAX) corrupt("impossible slot count " + std::to_string(slots) + " (at most 4294967295)");
+  if (nfree > slots || h.count != slots - nfree) {
+    corrupt("the header's counts disagree: " + std::to_string(slots) + " slots, " + std::to_string(nfree) +
+            " free, " + std::to_string(h.count) + " vectors");
+  }
+  if (!keep && r.find(kVecsTag) != nullptr) corrupt("section VECS is present but keep_vectors is 0");
+  const size_t dim = size_t(h.dim);
+  const size_t row_bytes = (subquantizers(dim, unsigned(bits)) + 1) / 2;
+  // Declared sizes against the bytes present, before anything is allocated.
+  SectionCursor ids = r.section(kSlotTag);
+  SectionCursor free_list_section = r.section(kFreeTag);
+  SectionCursor codes = r.section(kCodeTag);
+  SectionCursor offs = r.section(kOffsTag);
+  SectionCursor scal = r.section(kScalTag);
+  expect_records(ids, slots, 8, "slots x 8-byte ids");
+  expect_records(free_list_section, nfree, 4, "free x 4-byte slot numbers");
+  expect_records(codes, slots, row_bytes, "slots x packed codes");
+  expect_records(offs, slots, 4, "slots x 4-byte offsets");
+  expect_records(scal, slots, 4, "slots x 4-byte scales");
+  SectionCursor vecs(kVecsTag, nullptr, 0);
+  if (keep) {
+    vecs = r.section(kVecsTag);
+    expect_records(vecs, slots, uint64_t(dim) * 4, "slots x dim x 4-byte floats");
+  }
+
+  const QuantizedIndexOptions options{dim, h.metric, unsigned(bits), h.seed, keep == 1};
+  try {
+    QuantizedIndex index(options, isa);
+    // The rotation and codebook this build computes must be the ones the file was written with.
+    const QuantizedIndexAccess::View v = QuantizedIndexAccess::view(index);
+    const uint32_t cb = codebook_crc(*v.codebook), rot = rotation_crc(*v.rotation, dim);
+    if (cb != h.params[4] || rot != h.params[5]) {
+      throw Error(ErrorCode::UnsupportedVersion,
+                  "index file: the file's quantiser (codebook CRC " + std::to_string(h.params[4]) + ", rotation CRC " +
+                      std::to_string(h.params[5]) + ") differs from the one this build computes for dim " +
+                      std::to_string(dim) + ", " + std::to_string(bits) + " bits, seed " + std::to_string(h.seed) +
+                      " (" + std::to_string(cb) + ", " + std::to_string(rot) +
+                      "): the file was written by an incompatible build of quiver");
+    }
+    const size_t subq = v.subq;
+    QuantizedIndexAccess::reserve(index, size_t(slots), size_t(nfree));
+    const size_t chunk = size_t(std::max<uint64_t>(1, std::min<uint64_t>(4096, (uint64_t(1) << 20) / (dim * 4 + row_bytes + 16))));
+    const size_t buf_rows = size_t(std::min<uint64_t>(chunk, slots));
+    std::vector<uint64_t> id_buf(buf_rows);
+    std::vector<uint64_t> sorted(buf_rows);
+    std::vector<float> off_buf(buf_rows), scale_buf(buf_rows);
+    std::vector<float> vec_buf(keep ? buf_rows * dim : 0);
+    uint64_t dead = 0;
+    for (uint64_t done = 0; done < slots;) {
+      const size_t n = size_t(std::min<uint64_t>(chunk, slots - done));
+      ids.u64s(id_buf.data(), n);
+      const uint8_t* code_rows = codes.bytes(n * row_bytes);
+      offs.f32s(off_buf.data(), n);
+      scal.f32s(scale_buf.data(), n);
+      if (keep) vecs.f32s(vec_buf.data(), n * dim);
+      size_t live = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const uint64_t slot = done + i;
+        const uint8_t* c = code_rows + i * row_bytes;
+        const float* x = keep ? vec_buf.data() + i * dim : nullptr;
+        if (id_buf[i] == kNoId) {
+          ++dead;
+          if (!all_zero(c, row_bytes) || off_buf[i] != 0.0f || scale_buf[i] != 0.0f ||
+              std::signbit(off_buf[i]) || std::signbit(scale_buf[i]) || (x && !all_zero(x, dim * 4))) {
+            corrupt("free slot " + std::to_string(slot) + " holds data (codes, offset, scale or vector)");
+          }
+          continue;
+        }
+        if (index.contains(id_buf[i])) corrupt("id " + std::to_string(id_buf[i]) + " appears twice");
+        sorted[live++] = id_buf[i];
+        if (subq % 2 == 1 && (c[row_bytes - 1] >> 4) != 0) {
+          corrupt("slot " + std::to_string(slot) + " has non-zero code padding bits");
+        }
+        if (bits == 2 && dim % 2 == 1 && ((c[row_bytes - 1] >> ((subq - 1) % 2 * 4)) & 0xC) != 0) {
+          corrupt("slot " + std::to_string(slot) + " has a code for a coordinate past the dimension");
+        }
+        if (!std::isfinite(off_buf[i]) || !std::isfinite(scale_buf[i])) {
+          corrupt("slot " + std::to_string(slot) + " has a non-finite offset or scale");
+        }
+        if (x) {
+          try {
+            core::check_vectors(x, 1, dim, h.metric, "kept vector");
+          } catch (const Error& e) {
+            if (e.code() == ErrorCode::OutOfMemory) throw;
+            corrupt("slot " + std::to_string(slot) + ": " + e.what());
+          }
+        }
+      }
+      std::sort(sorted.begin(), sorted.begin() + live);
+      const auto dup = std::adjacent_find(sorted.begin(), sorted.begin() + live);
+      if (dup != sorted.begin() + live) corrupt("id " + std::to_string(*dup) + " appears twice");
+      QuantizedIndexAccess::append_slots(index, n, id_buf.data(), code_rows, off_buf.data(), scale_buf.data(),
+                                         keep ? vec_buf.data() : nullptr);
+      done += n;
+    }
+    if (dead != nfree) {
+      corrupt(std::to_string(dead) + " slots are free but the header declares " + std::to_string(nfree));
+    }
+    // The free list must be exactly the free slots, each once.
+    std::vector<uint32_t> free_list(static_cast<size_t>(nfree));
+    free_list_section.u32s(free_list.data(), free_list.size());
+    std::vector<bool> seen(static_cast<size_t>(slots), false);
+    const uint64_t* slot_ids = QuantizedIndexAccess::view(index).slot_ids;
+    for (uint32_t s : free_list) {
+      if (s >= slots || slot_ids[s] != kNoId || seen[s]) {
+        corrupt("the free list names slot " + std::to_string(s) + ", which is not a distinct free slot");
+      }
+      seen[s] = true;
+    }
+    QuantizedIndexAccess::set_free_slots(index, free_list.data(), free_list.size());
+    return index;
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::OutOfMemory, "out of memory loading the index");
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::OutOfMemory || e.code() == ErrorCode::UnsupportedIsa ||
+        e.code() == ErrorCode::Corrupt || e.code() == ErrorCode::UnsupportedVersion) {
+      throw;
+    }
+    throw Error(ErrorCode::Corrupt, std::string("index file: invalid contents: ") + e.what());
+  }
+}
+
+}  // namespace io
+
+std::vector<uint8_t> QuantizedIndex::serialize() const { return quantized_writer(*this).to_bytes(); }
+
+void QuantizedIndex::save(const std::string& path) const { quantized_writer(*this).write_file(path); }
+
+QuantizedIndex QuantizedIndex::load(const uint8_t* data, size_t size, Isa isa) {
+  return io::load_quantized(io::Reader(data, size), isa);
+}
+
+QuantizedIndex QuantizedIndex::load(const uint8_t* data, size_t size) { return load(data, size, active_isa()); }
+
+QuantizedIndex QuantizedIndex::load(const std::vector<uint8_t>& bytes) { return load(bytes.data(), bytes.size()); }
+
+QuantizedIndex QuantizedIndex::load_file(const std::string& path) {
+  io::MappedFile file(path);
+  return load(file.data(), file.size());
+}
+
+}  // namespace quiver
