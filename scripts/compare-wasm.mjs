@@ -5,12 +5,14 @@
 //
 //   node scripts/compare-wasm.mjs --base B.fbin --queries Q.fbin [--index native.qvr]
 //        [-k 10] [--metric l2] [--variants simd-mt,simd,baseline]
+//        [--kind flat|quantized] [--bits 4] [--seed 42] [--rerank 0] [--no-vectors]
 // Vector files: .fbin or .fvecs (float32, little-endian).
 import { readFileSync } from 'node:fs';
 import { Quiver } from '../js/index.js';
 
 function parseArgs(argv) {
-  const args = { k: 10, metric: 'l2', variants: 'simd-mt,simd,baseline' };
+  const args = { k: 10, metric: 'l2', variants: 'simd-mt,simd,baseline', kind: 'flat', bits: 4, seed: 42, rerank: 0,
+    keepVectors: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -23,6 +25,11 @@ function parseArgs(argv) {
     else if (a === '-k') args.k = Number(next());
     else if (a === '--metric') args.metric = next();
     else if (a === '--variants') args.variants = next();
+    else if (a === '--kind') args.kind = next();
+    else if (a === '--bits') args.bits = Number(next());
+    else if (a === '--seed') args.seed = Number(next());
+    else if (a === '--rerank') args.rerank = Number(next());
+    else if (a === '--no-vectors') args.keepVectors = false;
     else throw new Error(`unknown argument ${a}`);
   }
   if (!args.base || !args.queries) throw new Error('--base and --queries are required');
@@ -58,7 +65,7 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
 }
 
-function searchAll(index, queries, k) {
+function searchAll(index, queries, k, options) {
   const { rows, dim, data } = queries;
   const ids = new Array(rows * Math.min(k, index.size));
   const lat = new Float64Array(rows);
@@ -66,7 +73,7 @@ function searchAll(index, queries, k) {
   let w = 0;
   for (let q = 0; q < rows; q++) {
     const s = performance.now();
-    const r = index.search(data.subarray(q * dim, (q + 1) * dim), k);
+    const r = index.search(data.subarray(q * dim, (q + 1) * dim), k, options);
     lat[q] = (performance.now() - s) * 1000;
     for (let j = 0; j < r.ids.length; j++) ids[w++] = r.ids[j];
   }
@@ -80,15 +87,27 @@ function searchAll(index, queries, k) {
   };
 }
 
+function makeIndex(q, args, dim) {
+  if (args.kind === 'flat') return new q.FlatIndex({ dim, metric: args.metric });
+  if (args.kind === 'quantized') {
+    return new q.QuantizedIndex({ dim, metric: args.metric, bits: args.bits, seed: args.seed, keepVectors: args.keepVectors });
+  }
+  throw new Error(`the ${args.kind} index is not available in the npm package yet`);
+}
+
+function searchOptions(args) {
+  return args.kind === 'quantized' ? { rerank: args.rerank } : undefined;
+}
+
 async function runVariant(variant, args, base, queries, fileBytes) {
   const q = await Quiver.init({ variant });
   try {
     const ids = Float64Array.from({ length: base.rows }, (_, i) => i);
     const t0 = performance.now();
-    const index = new q.FlatIndex({ dim: base.dim, metric: args.metric });
+    const index = makeIndex(q, args, base.dim);
     index.add(ids, base.data);
     const buildMs = performance.now() - t0;
-    const built = searchAll(index, queries, args.k);
+    const built = searchAll(index, queries, args.k, searchOptions(args));
     const out = {
       variant, isa: q.isa, build_ms: buildMs, qps: built.qps, latency_us: built.latency_us, ids: built.ids,
       index_memory_bytes: index.memoryBytes, heap_bytes: q.heapBytes(),
@@ -98,7 +117,7 @@ async function runVariant(variant, args, base, queries, fileBytes) {
       const t1 = performance.now();
       const loaded = q.load(fileBytes);
       out.load_ms = performance.now() - t1;
-      out.loaded_ids = searchAll(loaded, queries, args.k).ids;
+      out.loaded_ids = searchAll(loaded, queries, args.k, searchOptions(args)).ids;
       loaded.dispose();
     }
     return out;

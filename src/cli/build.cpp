@@ -19,7 +19,7 @@ struct BuildOptions {
   size_t dim = 0, threads = 1, M = 16, ef_construction = 200;
   int bits = 4;
   uint64_t seed = 42;
-  bool json = false, quiet = false;
+  bool json = false, quiet = false, no_vectors = false;
 };
 
 int run_build(const BuildOptions& o) {
@@ -31,6 +31,7 @@ int run_build(const BuildOptions& o) {
   p.M = o.M;
   p.ef_construction = o.ef_construction;
   p.seed = o.seed;
+  p.keep_vectors = !o.no_vectors;
   p.threads = o.threads;
   p.isa = o.isa;
   if (p.kind != IndexKind::flat) make_index(p);  // fails early, before reading the data
@@ -96,6 +97,8 @@ void register_build(CLI::App& app, Runner& run) {
   cmd->add_option("--M", o->M, "Links per node (hnsw)")->capture_default_str();
   cmd->add_option("--ef-construction", o->ef_construction, "Build beam width (hnsw)")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed (quantized rotation, hnsw levels)")->capture_default_str();
+  cmd->add_flag("--no-vectors", o->no_vectors,
+                "Quantized: keep only the codes, not the f32 vectors (smaller; search --rerank unavailable)");
   cmd->add_option("--threads", o->threads, "Build threads (kinds that build in parallel)")->capture_default_str();
   cmd->add_option("--isa", o->isa, "Force an ISA level (default: QUIVER_ISA or the best)");
   cmd->add_flag("--json", o->json, "Machine-readable summary");

@@ -62,6 +62,7 @@ struct BuildParams {
   size_t M = 16;                 // hnsw
   size_t ef_construction = 200;  // hnsw
   uint64_t seed = 42;            // quantized rotation, hnsw levels
+  bool keep_vectors = true;      // quantized: keep the f32 vectors (for --rerank)
   size_t threads = 1;
   std::string isa;               // "" = active ISA
 };
@@ -69,7 +70,7 @@ struct BuildParams {
 struct SearchParams {
   size_t k = 10;
   size_t ef = 0;      // hnsw (0 = the index default)
-  size_t rerank = 0;  // quantized (0 = the index default)
+  size_t rerank = 0;  // quantized: exact re-scoring of the best k * rerank (0 = codes only)
 };
 
 class CliIndex {

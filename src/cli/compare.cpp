@@ -31,7 +31,9 @@ struct CompareOptions {
   std::string base, queries, gt, format, index = "flat", metric = "l2", variants = "simd-mt,simd,baseline";
   std::string node = "node", script = std::string(QUIVER_SOURCE_DIR) + "/scripts/compare-wasm.mjs", isa;
   size_t dim = 0, k = 10, ef = 0, rerank = 0;
-  bool json = false, quiet = false;
+  int bits = 4;
+  uint64_t seed = 42;
+  bool json = false, quiet = false, no_vectors = false;
 };
 
 std::string shell_quote(const std::string& s) {
@@ -59,6 +61,9 @@ int run_compare(const CompareOptions& o) {
   p.kind = parse_index_kind(o.index);
   p.metric = parse_metric(o.metric);
   p.isa = o.isa;
+  p.bits = o.bits;
+  p.seed = o.seed;
+  p.keep_vectors = !o.no_vectors;
   if (p.kind != IndexKind::flat) make_index(p);  // 'not available yet' before any work
   const io::Vectors base = load_vectors(o.base, o.format, o.dim);
   const io::Vectors queries = load_vectors(o.queries, o.format, o.dim ? o.dim : base.dim);
@@ -117,7 +122,10 @@ int run_compare(const CompareOptions& o) {
   std::string cmd = shell_quote(o.node) + " " + shell_quote(o.script) + " --base " + shell_quote(dir + "/base.fbin") +
                     " --queries " + shell_quote(dir + "/queries.fbin") + " --index " + shell_quote(index_path) +
                     " -k " + std::to_string(o.k) + " --metric " + shell_quote(metric_name(p.metric)) +
-                    " --variants " + shell_quote(o.variants);
+                    " --variants " + shell_quote(o.variants) +
+                    " --kind " + shell_quote(index_kind_name(p.kind)) + " --bits " + std::to_string(p.bits) +
+                    " --seed " + std::to_string(p.seed) + " --rerank " + std::to_string(o.rerank) +
+                    (p.keep_vectors ? "" : " --no-vectors");
   if (!o.quiet && !o.json) std::cerr << "quiver compare: running the wasm side: " << o.script << "\n";
   FILE* pipe = ::popen(cmd.c_str(), "r");
   if (!pipe) throw Error(ErrorCode::IoError, "cannot run " + o.node);
@@ -214,7 +222,10 @@ void register_compare(CLI::App& app, Runner& run) {
       ->capture_default_str();
   cmd->add_option("--metric", o->metric, "l2, ip or cosine")->capture_default_str();
   cmd->add_option("--ef", o->ef, "Search beam width (hnsw)");
-  cmd->add_option("--rerank", o->rerank, "Exact re-ranking depth (quantized)");
+  cmd->add_option("--rerank", o->rerank, "Exact re-ranking depth (quantized; 0 = codes only)");
+  cmd->add_option("--bits", o->bits, "Code bits per dimension (quantized: 2 or 4)")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Rotation seed (quantized)")->capture_default_str();
+  cmd->add_flag("--no-vectors", o->no_vectors, "Quantized: keep only the codes (no --rerank)");
   cmd->add_option("--format", o->format, "Input format if the extension does not say");
   cmd->add_option("--dim", o->dim, "Dimension of raw float32 input");
   cmd->add_option("--variants", o->variants, "Wasm variants, comma-separated")->capture_default_str();

@@ -1,5 +1,5 @@
 // The index kinds behind `quiver build`, `search`, `info` and `compare`. Each kind is one
-// CliIndex implementation; the quantized and HNSW kinds plug in here when they exist.
+// CliIndex implementation; the HNSW kind plugs in here when it exists.
 #include <string>
 
 #include "cli/common.hpp"
@@ -7,6 +7,7 @@
 #include "io/format.hpp"
 #include "quiver/error.hpp"
 #include "quiver/flat_index.hpp"
+#include "quiver/quantized_index.hpp"
 
 namespace quiver::cli {
 namespace {
@@ -32,6 +33,32 @@ class FlatCliIndex final : public CliIndex {
   FlatIndex index_;
 };
 
+class QuantizedCliIndex final : public CliIndex {
+ public:
+  explicit QuantizedCliIndex(QuantizedIndex index) : index_(std::move(index)) {}
+  IndexKind kind() const override { return IndexKind::quantized; }
+  size_t dim() const override { return index_.dim(); }
+  size_t size() const override { return index_.size(); }
+  Metric metric() const override { return index_.metric(); }
+  Isa isa() const override { return index_.isa(); }
+  size_t memory_bytes() const override { return index_.memory_bytes(); }
+  std::string params() const override {
+    return std::to_string(index_.bits()) + " bits, seed " + std::to_string(index_.seed()) +
+           (index_.keeps_vectors() ? ", f32 vectors kept for rerank" : ", codes only (no rerank)");
+  }
+  void reserve(size_t) override {}
+  void add(const uint64_t* ids, const float* vectors, size_t n) override { index_.add(ids, vectors, n); }
+  size_t search(const float* query, const SearchParams& p, Neighbor* out) const override {
+    QuantizedSearchParams qp;
+    qp.rerank = p.rerank;
+    return index_.search(query, p.k, out, qp);
+  }
+  void save(const std::string& path) const override { index_.save(path); }
+
+ private:
+  QuantizedIndex index_;
+};
+
 [[noreturn]] void not_available(IndexKind kind) {
   throw Error(ErrorCode::UnknownIndexKind, std::string("the ") + index_kind_name(kind) +
                                                " index is not available yet in this build of quiver");
@@ -45,7 +72,12 @@ std::unique_ptr<CliIndex> make_index(const BuildParams& p) {
   switch (p.kind) {
     case IndexKind::flat:
       return std::make_unique<FlatCliIndex>(FlatIndex({p.dim, p.metric}, choose_isa(p.isa)));
-    case IndexKind::quantized:
+    case IndexKind::quantized: {
+      if (p.bits < 0) throw Error(ErrorCode::InvalidArgument, "bits must be 2 or 4, got " + std::to_string(p.bits));
+      // dim 0 means "not read yet": validate the other options with a placeholder dimension.
+      const QuantizedIndexOptions o{p.dim ? p.dim : 1, p.metric, unsigned(p.bits), p.seed, p.keep_vectors};
+      return std::make_unique<QuantizedCliIndex>(QuantizedIndex(o, choose_isa(p.isa)));
+    }
     case IndexKind::hnsw: break;
   }
   not_available(p.kind);
@@ -59,6 +91,7 @@ std::unique_ptr<CliIndex> load_index_file(const std::string& path, const std::st
       case IndexKind::flat:
         return std::make_unique<FlatCliIndex>(io::load_flat(reader, choose_isa(isa)));
       case IndexKind::quantized:
+        return std::make_unique<QuantizedCliIndex>(io::load_quantized(reader, choose_isa(isa)));
       case IndexKind::hnsw: break;
     }
     not_available(reader.header().kind);
