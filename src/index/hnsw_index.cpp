@@ -7,8 +7,9 @@
 //   storage, updates the id map, repairs reused slots and writes the new vectors, then shared
 //   while it links the new nodes in parallel. Everything a search reads besides link lists is
 //   therefore only written while no search runs.
-// * Link lists are read and written under their node's spinlock (searches copy a list out
-//   under the lock, then score it unlocked). Vectors are immutable while the graph is shared.
+// * Link lists are written under their node's spinlock and read without locks, word by word
+//   with atomic loads (see load_word): any word a reader sees is a valid slot. Vectors,
+//   levels and ids are immutable while the graph is shared.
 // * entry (atomic) holds the entry point and top level; it is changed under entry_mutex,
 //   which an insert that raises the top level holds for its whole insertion (as in hnswlib).
 #include "quiver/hnsw_index.hpp"
@@ -70,6 +71,17 @@ inline void cpu_relax() noexcept {
 #endif
 }
 
+// Link words are read without a lock (searches and inserts) and written under their node's
+// spinlock, always through these atomic accesses: a reader may see a list half way through a
+// rewrite, but every word it can see is a valid slot whose vector was written before the graph
+// was shared, so the walk stays valid. The count is stored last with release and read with
+// acquire, so the words below it are the ones written with it or later.
+inline uint32_t load_word(const uint32_t* p) noexcept { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+inline uint32_t load_count(const uint32_t* p) noexcept { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+inline void store_word(uint32_t* p, uint32_t v) noexcept { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+inline void store_count(uint32_t* p, uint32_t v) noexcept { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+
+// Serialises the writers of one node's link lists.
 class SpinGuard {
  public:
   explicit SpinGuard(std::atomic<uint8_t>& lock) noexcept : lock_(lock) {
@@ -167,7 +179,14 @@ struct HnswIndex::Impl {
   // --- graph ---
   core::AlignedBuffer<uint8_t> nodes;  // capacity_slots x node_bytes
   size_t capacity_slots = 0;
-  std::unique_ptr<std::atomic<uint8_t>[]> locks;  // one spinlock per slot
+  // Per slot: the spinlock of its link lists, and `linked`, set once its insertion finished.
+  // A search's greedy descent never steps onto a node still being linked (its level-0 list
+  // may be empty yet, which would strand the beam).
+  struct NodeSync {
+    std::atomic<uint8_t> lock{0};
+    std::atomic<uint8_t> linked{0};
+  };
+  std::unique_ptr<NodeSync[]> sync;
   size_t used = 0;                                 // slots ever used (high-water mark)
   std::vector<uint64_t> slot_ids;                  // per used slot; kept for tombstones
   std::vector<uint8_t> levels;                     // per used slot
@@ -230,15 +249,14 @@ struct HnswIndex::Impl {
   size_t cap(int level) const noexcept { return level == 0 ? M0 : M; }
   size_t live() const noexcept { return slot_of.size(); }
 
-  // Copies slot's list at level into out (capacity >= M0) under the node's lock. A node
+  // Copies slot's list at level into out (capacity >= M0), lock-free (see load_word). A node
   // reached on a level above its own (through a kept one-way link to a reused slot, see
   // detach) has no list there.
   size_t copy_links(uint32_t slot, int level, uint32_t* out) const noexcept {
     if (level > levels[slot]) return 0;
-    SpinGuard guard(locks[slot]);
     const uint32_t* l = list(slot, level);
-    const size_t n = l[0];
-    std::memcpy(out, l + 1, n * sizeof(uint32_t));
+    const size_t n = std::min<size_t>(load_count(l), cap(level));
+    for (size_t i = 0; i < n; ++i) out[i] = load_word(l + 1 + i);
     return n;
   }
 
@@ -278,9 +296,11 @@ struct HnswIndex::Impl {
       if (slots <= capacity_slots) return;
       const size_t want = std::max(slots, capacity_slots + capacity_slots / 2);
       if (want > SIZE_MAX / node_bytes) throw_oom();
-      std::unique_ptr<std::atomic<uint8_t>[]> fresh_locks(new std::atomic<uint8_t>[want]());
+      std::unique_ptr<NodeSync[]> fresh_sync(new NodeSync[want]);
       nodes.reserve(want * node_bytes, used * node_bytes);
-      locks = std::move(fresh_locks);  // no lock is held under the exclusive lock
+      // Under the exclusive lock no insert is running: no lock is held, every node is linked.
+      for (size_t i = 0; i < used; ++i) fresh_sync[i].linked.store(1, std::memory_order_relaxed);
+      sync = std::move(fresh_sync);
       capacity_slots = want;
     } catch (const std::bad_alloc&) {
       throw_oom();
@@ -296,6 +316,7 @@ struct HnswIndex::Impl {
       const size_t n = copy_links(ep, level, c.links.data());
       for (size_t i = 0; i < n; ++i) {
         const uint32_t nb = c.links[i];
+        if (sync[nb].linked.load(std::memory_order_acquire) == 0) continue;
         const Cand x{dist(q, vec(nb)), nb};
         if (cand_less(x, Cand{ep_dist, ep})) {
           ep = nb;
@@ -481,27 +502,30 @@ struct HnswIndex::Impl {
   // Adds `s` (at distance d) to nb's list at `level`, shrinking it with the heuristic when full.
   void add_link(uint32_t nb, uint32_t s, float d, int level, Context& c) {
     if (level > levels[nb]) return;
-    SpinGuard guard(locks[nb]);
+    SpinGuard guard(sync[nb].lock);
     uint32_t* l = list(nb, level);
-    const size_t n = l[0];
+    const size_t n = load_word(l);
     for (size_t i = 0; i < n; ++i) {
-      if (l[1 + i] == s) return;
+      if (load_word(l + 1 + i) == s) return;
     }
     const size_t capacity = cap(level);
     if (n < capacity) {
-      l[1 + n] = s;
-      l[0] = uint32_t(n + 1);
+      store_word(l + 1 + n, s);
+      store_count(l, uint32_t(n + 1));
       return;
     }
     const float* base = vec(nb);
     Cand* pool = c.pool.data();
-    for (size_t i = 0; i < n; ++i) pool[i] = Cand{dist(base, vec(l[1 + i])), l[1 + i]};
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t x = load_word(l + 1 + i);
+      pool[i] = Cand{dist(base, vec(x)), x};
+    }
     pool[n] = Cand{d, s};
     std::sort(pool, pool + n + 1, cand_less);
     Cand* sel = c.sel.data();
     const size_t kept = select(pool, n + 1, capacity, sel);
-    for (size_t i = 0; i < kept; ++i) l[1 + i] = sel[i].slot;
-    l[0] = uint32_t(kept);
+    for (size_t i = 0; i < kept; ++i) store_word(l + 1 + i, sel[i].slot);
+    store_count(l, uint32_t(kept));
   }
 
   // Links node s (vector and level already written, lists empty) into the graph (Algorithm 1).
@@ -511,6 +535,7 @@ struct HnswIndex::Impl {
     std::unique_lock<std::mutex> top_lock(entry_mutex);
     const uint64_t e = entry.load(std::memory_order_acquire);
     if (e == kNoEntry) {
+      sync[s].linked.store(1, std::memory_order_release);
       entry.store((uint64_t(L) << 32) | s, std::memory_order_release);
       return;
     }
@@ -535,15 +560,36 @@ struct HnswIndex::Impl {
       const size_t m = select(w, nt, M, sel);
       std::copy(sel, sel + m, chosen);
       {
-        SpinGuard guard(locks[s]);
+        SpinGuard guard(sync[s].lock);
         uint32_t* own = list(s, l);
-        for (size_t i = 0; i < m; ++i) own[1 + i] = chosen[i].slot;
-        own[0] = uint32_t(m);
+        const size_t had = load_word(own);
+        if (had == 0) {
+          for (size_t i = 0; i < m; ++i) store_word(own + 1 + i, chosen[i].slot);
+          store_count(own, uint32_t(m));
+        } else {
+          // Another insert reached s through a level above and linked itself here first:
+          // keep its links too (heuristic over both sets if they do not fit). Only with
+          // several build workers.
+          Cand* pool = c.pool.data();
+          size_t np = 0;
+          for (size_t i = 0; i < m; ++i) pool[np++] = chosen[i];
+          for (size_t i = 0; i < had; ++i) {
+            const uint32_t x = load_word(own + 1 + i);
+            bool dup = false;
+            for (size_t j = 0; j < m && !dup; ++j) dup = chosen[j].slot == x;
+            if (!dup) pool[np++] = Cand{dist(q, vec(x)), x};
+          }
+          std::sort(pool, pool + np, cand_less);
+          const size_t kept = select(pool, np, cap(l), sel);
+          for (size_t i = 0; i < kept; ++i) store_word(own + 1 + i, sel[i].slot);
+          store_count(own, uint32_t(kept));
+        }
       }
       for (size_t i = 0; i < m; ++i) add_link(chosen[i].slot, s, chosen[i].dist, l, c);
       ep = w[0].slot;
       ep_dist = w[0].dist;
     }
+    sync[s].linked.store(1, std::memory_order_release);
     if (L > top_level) entry.store((uint64_t(L) << 32) | s, std::memory_order_release);
   }
 
@@ -648,7 +694,7 @@ size_t HnswIndex::memory_bytes() const noexcept {
   std::shared_lock<std::shared_mutex> lock(m.rw);
   size_t upper = 0;
   for (size_t s = 0; s < m.used; ++s) upper += size_t(m.levels[s]) * (1 + m.M) * sizeof(uint32_t);
-  return m.nodes.capacity() + m.capacity_slots /* locks */ + upper +
+  return m.nodes.capacity() + m.capacity_slots * sizeof(Impl::NodeSync) + upper +
          m.upper.capacity() * sizeof(void*) + m.slot_ids.capacity() * sizeof(uint64_t) +
          m.levels.capacity() + m.deleted.capacity() + m.free_slots.capacity() * sizeof(uint32_t) +
          m.slot_of.bucket_count() * sizeof(void*) +
@@ -745,6 +791,7 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
       m.slot_ids[s] = ids[i];
       m.levels[s] = uint8_t(new_levels[i]);
       m.deleted[s] = 0;
+      m.sync[s].linked.store(0, std::memory_order_relaxed);
       m.upper[s] = std::move(new_upper[i]);
       float* dst = m.vec(s);
       const float* src = vectors + i * m.dim;

@@ -14,8 +14,10 @@
 // Build and determinism
 // * add() validates the whole batch, reserves everything and assigns slots and levels
 //   serially, then links the new nodes in parallel on the process thread pool
-//   (src/parallel/thread_pool.hpp), with a spinlock per node guarding its link lists and a
-//   mutex for the entry point / top level. Concurrent searches stay valid meanwhile.
+//   (src/parallel/thread_pool.hpp): a spinlock per node serialises the writers of its link
+//   lists, a mutex guards the entry point / top level, and readers (searches, and inserts
+//   walking the graph) read link lists lock-free with atomic loads. Concurrent searches stay
+//   valid meanwhile.
 // * Levels are drawn serially in batch order from the index's own seeded generator, so they
 //   never depend on scheduling. With one pool worker (QUIVER_THREADS=1, set_thread_count(1),
 //   a parallel::WorkerLimit of 1, or the single-threaded wasm variants) the nodes are linked

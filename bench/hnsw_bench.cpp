@@ -1,0 +1,197 @@
+// HNSW benchmark: build time (per build-thread count), memory per vector, and for each ef of a
+// sweep recall@10 against exact search, single-thread queries per second, mean and p99
+// latency — for every ISA level of this build. Builds natively and for wasm; prints one JSON
+// object per line, then one "summary" line per (workload, ISA) with the QPS at the smallest
+// swept ef whose recall@10 reaches 0.95.
+//
+// Knobs (environment; in wasm only QUIVER_* variables reach the program, hence the prefix):
+//   QUIVER_BENCH_WORKLOAD       clustered | seed | both (default clustered)
+//   QUIVER_BENCH_ROWS           base vectors (default 100000 clustered, 10000 seed)
+//   QUIVER_BENCH_QUERIES        queries (default 256)
+//   QUIVER_BENCH_DIM            dimension (default 384)
+//   QUIVER_BENCH_M              links per node (default 16)
+//   QUIVER_BENCH_EFC            efConstruction (default 200)
+//   QUIVER_BENCH_EFS            ef sweep (default "10 20 40 60 80 120 160 200 300 400")
+//   QUIVER_BENCH_BUILD_THREADS  build worker counts, 0 = all pool workers (default "0"); the
+//                               searches use the index from the last count listed
+//   QUIVER_BENCH_ISAS           ISA levels to run (default: every available one)
+//   QUIVER_BENCH_SECONDS        minimum measured time per QPS figure (default 1)
+//   QUIVER_BENCH_METRIC         l2 | ip | cosine (default l2)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "parallel/thread_pool.hpp"
+#include "quiver/quiver.hpp"
+
+namespace {
+
+using namespace quiver;
+using clock_type = std::chrono::steady_clock;
+
+std::string env(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+std::vector<std::string> words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+double seconds_since(clock_type::time_point t) {
+  return std::chrono::duration<double>(clock_type::now() - t).count();
+}
+
+constexpr size_t kK = 10;
+
+struct Workload {
+  std::string name;
+  size_t n, nq, dim;
+  Metric metric;
+  std::vector<float> base, queries;
+  std::vector<uint64_t> ids;
+  std::vector<Neighbor> truth;  // nq x k, exact
+};
+
+Workload make_workload(const std::string& name, Metric metric) {
+  Workload w;
+  w.name = name;
+  w.metric = metric;
+  w.dim = std::strtoul(env("QUIVER_BENCH_DIM", "384").c_str(), nullptr, 10);
+  const bool seed = name == "seed";
+  w.n = std::strtoul(env("QUIVER_BENCH_ROWS", seed ? "10000" : "100000").c_str(), nullptr, 10);
+  w.nq = std::strtoul(env("QUIVER_BENCH_QUERIES", "256").c_str(), nullptr, 10);
+  if (seed) {
+    w.base = unit_gaussian_vectors(w.n, w.dim, 42);
+    w.queries = unit_gaussian_vectors(w.nq, w.dim, 13);
+  } else {
+    w.base = clustered_vectors(w.n, w.dim, 64, 42, 43);
+    w.queries = clustered_vectors(w.nq, w.dim, 64, 42, 13);
+  }
+  w.ids.resize(w.n);
+  for (size_t i = 0; i < w.n; ++i) w.ids[i] = i;
+  FlatIndex flat({w.dim, metric}, best_isa());
+  flat.add(w.ids, w.base);
+  w.truth.resize(w.nq * kK);
+  flat.search_batch(w.queries.data(), w.nq, kK, w.truth.data());
+  return w;
+}
+
+double recall(const Workload& w, const std::vector<Neighbor>& got) {
+  size_t hit = 0;
+  for (size_t q = 0; q < w.nq; ++q) {
+    std::set<uint64_t> want;
+    for (size_t j = 0; j < kK; ++j) want.insert(w.truth[q * kK + j].id);
+    for (size_t j = 0; j < kK; ++j) hit += want.count(got[q * kK + j].id);
+  }
+  return double(hit) / double(w.nq * kK);
+}
+
+struct Timing {
+  double qps, mean_us, p99_us;
+};
+
+template <typename SearchOne>
+Timing time_queries(const Workload& w, double min_seconds, SearchOne&& search_one) {
+  std::vector<double> lat;
+  lat.reserve(1 << 16);
+  const auto start = clock_type::now();
+  size_t done = 0;
+  do {
+    for (size_t q = 0; q < w.nq; ++q) {
+      const auto t = clock_type::now();
+      search_one(q);
+      lat.push_back(seconds_since(t) * 1e6);
+    }
+    done += w.nq;
+  } while (seconds_since(start) < min_seconds);
+  const double total = seconds_since(start);
+  std::sort(lat.begin(), lat.end());
+  double sum = 0;
+  for (double x : lat) sum += x;
+  return {double(done) / total, sum / double(lat.size()), lat[std::min(lat.size() - 1, lat.size() * 99 / 100)]};
+}
+
+const char* target() { return build_variant()[0] == 'n' ? "native" : "wasm"; }
+
+}  // namespace
+
+int main() {
+  const double min_seconds = std::strtod(env("QUIVER_BENCH_SECONDS", "1").c_str(), nullptr);
+  std::vector<std::string> workloads = words(env("QUIVER_BENCH_WORKLOAD", "clustered"));
+  if (workloads.size() == 1 && workloads[0] == "both") workloads = {"clustered", "seed"};
+  std::vector<Isa> isas;
+  for (const auto& name : words(env("QUIVER_BENCH_ISAS", ""))) isas.push_back(parse_isa(name));
+  if (isas.empty()) isas = available_isas();
+  std::vector<size_t> efs;
+  for (const auto& e : words(env("QUIVER_BENCH_EFS", "10 20 40 60 80 120 160 200 300 400"))) efs.push_back(std::stoul(e));
+  std::vector<size_t> build_threads;
+  for (const auto& t : words(env("QUIVER_BENCH_BUILD_THREADS", "0"))) build_threads.push_back(std::stoul(t));
+  const size_t M = std::strtoul(env("QUIVER_BENCH_M", "16").c_str(), nullptr, 10);
+  const size_t efc = std::strtoul(env("QUIVER_BENCH_EFC", "200").c_str(), nullptr, 10);
+  const Metric metric = parse_metric(env("QUIVER_BENCH_METRIC", "l2"));
+  const size_t pool_workers = parallel::process_pool().size();
+
+  for (const auto& name : workloads) {
+    const Workload w = make_workload(name, metric);
+    std::vector<Neighbor> out(w.nq * kK);
+    for (Isa isa : isas) {
+      std::unique_ptr<HnswIndex> index;
+      for (size_t threads : build_threads) {
+        index = std::make_unique<HnswIndex>(HnswIndexOptions{w.dim, metric, M, efc, 42, 64}, isa);
+        parallel::WorkerLimit limit(threads);
+        const auto t0 = clock_type::now();
+        index->add(w.ids, w.base);
+        const double build_s = seconds_since(t0);
+        const size_t used = threads == 0 || threads > pool_workers ? pool_workers : threads;
+        std::printf(
+            "{\"kind\":\"hnsw_build\",\"target\":\"%s\",\"variant\":\"%s\",\"isa\":\"%s\",\"workload\":\"%s\","
+            "\"metric\":\"%s\",\"rows\":%zu,\"dim\":%zu,\"M\":%zu,\"ef_construction\":%zu,\"build_threads\":%zu,"
+            "\"build_s\":%.3f,\"vectors_per_s\":%.0f,\"memory_bytes\":%zu,\"bytes_per_vector\":%.1f,"
+            "\"node_bytes\":%zu,\"max_level\":%d}\n",
+            target(), build_variant(), isa_name(isa), name.c_str(), metric_name(metric), w.n, w.dim, M,
+            efc, used, build_s, double(w.n) / build_s, index->memory_bytes(),
+            double(index->memory_bytes()) / double(w.n), index->node_bytes(), index->max_level());
+        std::fflush(stdout);
+      }
+      double qps_at_95 = 0, recall_at_95 = 0;
+      size_t ef_at_95 = 0;
+      for (size_t ef : efs) {
+        HnswSearchParams p;
+        p.ef = ef;
+        for (size_t q = 0; q < w.nq; ++q) index->search(w.queries.data() + q * w.dim, kK, out.data() + q * kK, p);
+        const double r = recall(w, out);
+        const Timing t = time_queries(w, min_seconds, [&](size_t q) {
+          index->search(w.queries.data() + q * w.dim, kK, out.data() + q * kK, p);
+        });
+        std::printf(
+            "{\"kind\":\"hnsw_search\",\"target\":\"%s\",\"variant\":\"%s\",\"isa\":\"%s\",\"workload\":\"%s\","
+            "\"metric\":\"%s\",\"rows\":%zu,\"dim\":%zu,\"queries\":%zu,\"k\":%zu,\"M\":%zu,\"ef_construction\":%zu,"
+            "\"ef\":%zu,\"recall\":%.4f,\"qps\":%.1f,\"mean_us\":%.2f,\"p99_us\":%.2f}\n",
+            target(), build_variant(), isa_name(isa), name.c_str(), metric_name(metric), w.n, w.dim, w.nq, kK,
+            M, efc, ef, r, t.qps, t.mean_us, t.p99_us);
+        std::fflush(stdout);
+        if (ef_at_95 == 0 && r >= 0.95) {
+          ef_at_95 = ef;
+          qps_at_95 = t.qps;
+          recall_at_95 = r;
+        }
+      }
+      std::printf(
+          "{\"kind\":\"hnsw_summary\",\"target\":\"%s\",\"variant\":\"%s\",\"isa\":\"%s\",\"workload\":\"%s\","
+          "\"rows\":%zu,\"dim\":%zu,\"ef_at_recall_95\":%zu,\"recall\":%.4f,\"qps_at_recall_95\":%.1f}\n",
+          target(), build_variant(), isa_name(isa), name.c_str(), w.n, w.dim, ef_at_95, recall_at_95, qps_at_95);
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
