@@ -12,6 +12,11 @@
 
 namespace quiver::core {
 
+// neighbor_before as a function object, so the heap operations inline it.
+struct NeighborBefore {
+  bool operator()(const Neighbor& a, const Neighbor& b) const noexcept { return neighbor_before(a, b); }
+};
+
 class TopK {
  public:
   TopK(Neighbor* slots, size_t k) noexcept : slots_(slots), k_(k) {}
@@ -27,17 +32,17 @@ class TopK {
     Neighbor candidate{id, distance};
     if (size_ < k_) {
       slots_[size_++] = candidate;
-      std::push_heap(slots_, slots_ + size_, neighbor_before);
+      std::push_heap(slots_, slots_ + size_, NeighborBefore{});
     } else if (neighbor_before(candidate, slots_[0])) {
-      std::pop_heap(slots_, slots_ + size_, neighbor_before);
+      std::pop_heap(slots_, slots_ + size_, NeighborBefore{});
       slots_[size_ - 1] = candidate;
-      std::push_heap(slots_, slots_ + size_, neighbor_before);
+      std::push_heap(slots_, slots_ + size_, NeighborBefore{});
     }
   }
 
   // Sorts the kept neighbours best first and returns how many there are.
   size_t finish() noexcept {
-    std::sort_heap(slots_, slots_ + size_, neighbor_before);
+    std::sort_heap(slots_, slots_ + size_, NeighborBefore{});
     return size_;
   }
 

@@ -14,7 +14,6 @@
 #include "core/aligned_buffer.hpp"
 #include "core/topk.hpp"
 #include "core/validate.hpp"
-#include "index/quantized_state.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quant/codebook.hpp"
 #include "quant/fastscan.hpp"
@@ -315,16 +314,19 @@ struct QuantizedIndex::Impl {
   }
 
   // Float score of one slot's codes against the float tables (the 8-bit tables' reference).
+  // Four partial sums in a fixed order: no long dependency chain, same bits everywhere.
   float float_score(uint32_t slot, const float* ft) const {
     const uint8_t* block = codes.data() + size_t(slot / kBlockVectors) * block_bytes();
     const size_t v = slot % kBlockVectors;
-    float sum = 0.0f;
-    for (size_t s = 0; s < subq; s += 2) {
-      const uint8_t byte = block[(s / 2) * kBlockVectors + v];
-      sum += ft[s * 16 + (byte & 15)];
-      if (s + 1 < subq) sum += ft[(s + 1) * 16 + (byte >> 4)];
+    float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    const size_t pairs = subq / 2;
+    for (size_t p = 0; p < pairs; ++p) {
+      const uint8_t byte = block[p * kBlockVectors + v];
+      sum[(2 * p) & 3] += ft[(2 * p) * 16 + (byte & 15)];
+      sum[(2 * p + 1) & 3] += ft[(2 * p + 1) * 16 + (byte >> 4)];
     }
-    return sum;
+    if (subq % 2) sum[0] += ft[(subq - 1) * 16 + (block[pairs * kBlockVectors + v] & 15)];
+    return (sum[0] + sum[1]) + (sum[2] + sum[3]);
   }
 
   // Searches nq <= kMaxQueriesPerPass queries in one pass over the codes; query i writes its
@@ -639,66 +641,6 @@ size_t QuantizedIndex::search_batch(const float* queries, size_t nq, size_t k, N
     m.search_many(qs, n, kk, outs, counts, params, thread_scratch());
   });
   return kk;
-}
-
-// ---- Index files (src/index/quantized_state.hpp, src/io/quantized_format.cpp) ----
-
-QuantizedIndexAccess::View QuantizedIndexAccess::view(const QuantizedIndex& index) {
-  const QuantizedIndex::Impl& m = *index.impl_;
-  return {m.subq, &m.codebook, &m.rotation, m.slot_ids.size(), m.slot_ids.data(), m.offset.data(),
-          m.scale.data(), m.keep_vectors ? m.vectors.data() : nullptr, m.stride, m.free_slots.data(),
-          m.free_slots.size()};
-}
-
-void QuantizedIndexAccess::packed_codes(const QuantizedIndex& index, uint32_t slot, uint8_t* out) {
-  const QuantizedIndex::Impl& m = *index.impl_;
-  for (size_t j = 0; 2 * j < m.subq; ++j) {
-    out[j] = uint8_t(m.read_code(slot, 2 * j) | (2 * j + 1 < m.subq ? m.read_code(slot, 2 * j + 1) << 4 : 0));
-  }
-}
-
-void QuantizedIndexAccess::reserve(QuantizedIndex& index, size_t slots, size_t free_count) {
-  QuantizedIndex::Impl& m = *index.impl_;
-  try {
-    m.reserve_slots(slots);
-    m.slot_ids.reserve(slots);
-    m.free_slots.reserve(free_count);
-    m.slot_of.reserve(slots - free_count);
-  } catch (const std::bad_alloc&) {
-    throw_oom();
-  }
-}
-
-void QuantizedIndexAccess::append_slots(QuantizedIndex& index, size_t n, const uint64_t* ids,
-                                        const uint8_t* packed, const float* offset, const float* scale,
-                                        const float* vectors) {
-  QuantizedIndex::Impl& m = *index.impl_;
-  std::vector<uint8_t> c;
-  try {
-    c.resize(m.subq);
-  } catch (const std::bad_alloc&) {
-    throw_oom();
-  }
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t slot = uint32_t(m.slot_ids.size());
-    m.slot_ids.push_back(ids[i]);  // capacity reserved
-    if (ids[i] == kNoId) continue;
-    try {
-      m.slot_of.emplace(ids[i], slot);
-    } catch (const std::bad_alloc&) {
-      throw_oom();
-    }
-    const uint8_t* p = packed + i * ((m.subq + 1) / 2);
-    for (size_t s = 0; s < m.subq; ++s) c[s] = uint8_t((s % 2 ? p[s / 2] >> 4 : p[s / 2]) & 15);
-    m.write_codes(slot, c.data());
-    m.offset.data()[slot] = offset[i];
-    m.scale.data()[slot] = scale[i];
-    if (m.keep_vectors) std::memcpy(m.vectors.data() + size_t(slot) * m.stride, vectors + i * m.dim, m.dim * 4);
-  }
-}
-
-void QuantizedIndexAccess::set_free_slots(QuantizedIndex& index, const uint32_t* free_slots, size_t n) {
-  index.impl_->free_slots.assign(free_slots, free_slots + n);  // capacity reserved
 }
 
 }  // namespace quiver
