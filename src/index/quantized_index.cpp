@@ -14,6 +14,7 @@
 #include "core/aligned_buffer.hpp"
 #include "core/topk.hpp"
 #include "core/validate.hpp"
+#include "index/quantized_state.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quant/codebook.hpp"
 #include "quant/fastscan.hpp"
@@ -641,6 +642,66 @@ size_t QuantizedIndex::search_batch(const float* queries, size_t nq, size_t k, N
     m.search_many(qs, n, kk, outs, counts, params, thread_scratch());
   });
   return kk;
+}
+
+// ---- Index files (src/index/quantized_state.hpp, src/io/quantized_format.cpp) ----
+
+QuantizedIndexAccess::View QuantizedIndexAccess::view(const QuantizedIndex& index) {
+  const QuantizedIndex::Impl& m = *index.impl_;
+  return {m.subq, &m.codebook, &m.rotation, m.slot_ids.size(), m.slot_ids.data(), m.offset.data(),
+          m.scale.data(), m.keep_vectors ? m.vectors.data() : nullptr, m.stride, m.free_slots.data(),
+          m.free_slots.size()};
+}
+
+void QuantizedIndexAccess::packed_codes(const QuantizedIndex& index, uint32_t slot, uint8_t* out) {
+  const QuantizedIndex::Impl& m = *index.impl_;
+  for (size_t j = 0; 2 * j < m.subq; ++j) {
+    out[j] = uint8_t(m.read_code(slot, 2 * j) | (2 * j + 1 < m.subq ? m.read_code(slot, 2 * j + 1) << 4 : 0));
+  }
+}
+
+void QuantizedIndexAccess::reserve(QuantizedIndex& index, size_t slots, size_t free_count) {
+  QuantizedIndex::Impl& m = *index.impl_;
+  try {
+    m.reserve_slots(slots);
+    m.slot_ids.reserve(slots);
+    m.free_slots.reserve(free_count);
+    m.slot_of.reserve(slots - free_count);
+  } catch (const std::bad_alloc&) {
+    throw_oom();
+  }
+}
+
+void QuantizedIndexAccess::append_slots(QuantizedIndex& index, size_t n, const uint64_t* ids,
+                                        const uint8_t* packed, const float* offset, const float* scale,
+                                        const float* vectors) {
+  QuantizedIndex::Impl& m = *index.impl_;
+  std::vector<uint8_t> c;
+  try {
+    c.resize(m.subq);
+  } catch (const std::bad_alloc&) {
+    throw_oom();
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t slot = uint32_t(m.slot_ids.size());
+    m.slot_ids.push_back(ids[i]);  // capacity reserved
+    if (ids[i] == kNoId) continue;
+    try {
+      m.slot_of.emplace(ids[i], slot);
+    } catch (const std::bad_alloc&) {
+      throw_oom();
+    }
+    const uint8_t* p = packed + i * ((m.subq + 1) / 2);
+    for (size_t s = 0; s < m.subq; ++s) c[s] = uint8_t((s % 2 ? p[s / 2] >> 4 : p[s / 2]) & 15);
+    m.write_codes(slot, c.data());
+    m.offset.data()[slot] = offset[i];
+    m.scale.data()[slot] = scale[i];
+    if (m.keep_vectors) std::memcpy(m.vectors.data() + size_t(slot) * m.stride, vectors + i * m.dim, m.dim * 4);
+  }
+}
+
+void QuantizedIndexAccess::set_free_slots(QuantizedIndex& index, const uint32_t* free_slots, size_t n) {
+  index.impl_->free_slots.assign(free_slots, free_slots + n);  // capacity reserved
 }
 
 }  // namespace quiver
