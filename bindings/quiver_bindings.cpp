@@ -37,25 +37,38 @@ const uint64_t* ids_from_f64(uintptr_t address, size_t n) {
   return out;
 }
 
+// Index file bytes: serialize() keeps them in C++ and returns their size, JS copies them out
+// of the heap at serializedBytes() and then calls releaseSerialized().
+class SerializedBytes {
+ public:
+  template <typename Index>
+  size_t fill(const Index& index) {
+    return guarded([&] {
+      bytes_ = index.serialize();
+      return bytes_.size();
+    });
+  }
+  uintptr_t data() const { return reinterpret_cast<uintptr_t>(bytes_.data()); }
+  void release() { std::vector<uint8_t>().swap(bytes_); }
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
+bool is_js_id(double id) { return id >= 0 && id <= 9007199254740991.0 && std::floor(id) == id; }
+
 class FlatIndexBinding {
  public:
   FlatIndexBinding(size_t dim, const std::string& metric)
       : index_(guarded([&] { return FlatIndex(FlatIndexOptions{dim, parse_metric(metric)}); })) {}
   explicit FlatIndexBinding(FlatIndex&& index) : index_(std::move(index)) {}
 
-  // Index file bytes: serialize() keeps them in C++ and returns their size, JS copies them
-  // out of the heap at serializedBytes() and then calls releaseSerialized().
   static FlatIndexBinding* load(uintptr_t bytes, size_t size) {
     return guarded([&] { return new FlatIndexBinding(FlatIndex::load(ptr<const uint8_t>(bytes), size)); });
   }
-  size_t serialize() {
-    return guarded([&] {
-      serialized_ = index_.serialize();
-      return serialized_.size();
-    });
-  }
-  uintptr_t serialized_bytes() const { return reinterpret_cast<uintptr_t>(serialized_.data()); }
-  void release_serialized() { std::vector<uint8_t>().swap(serialized_); }
+  size_t serialize() { return serialized_.fill(index_); }
+  uintptr_t serialized_bytes() const { return serialized_.data(); }
+  void release_serialized() { serialized_.release(); }
 
   void add(uintptr_t ids, uintptr_t vectors, size_t n) {
     guarded([&] { index_.add(ids_from_f64(ids, n), ptr<const float>(vectors), n); });
@@ -63,9 +76,7 @@ class FlatIndexBinding {
   void remove(uintptr_t ids, size_t n) {
     guarded([&] { index_.remove(ids_from_f64(ids, n), n); });
   }
-  bool has(double id) const {
-    return id >= 0 && id <= 9007199254740991.0 && index_.contains(static_cast<uint64_t>(id));
-  }
+  bool has(double id) const { return is_js_id(id) && index_.contains(static_cast<uint64_t>(id)); }
   size_t search(uintptr_t query, size_t k, uintptr_t out) const {
     return guarded([&] { return index_.search(ptr<const float>(query), k, ptr<Neighbor>(out)); });
   }
@@ -82,7 +93,77 @@ class FlatIndexBinding {
 
  private:
   FlatIndex index_;
-  std::vector<uint8_t> serialized_;
+  SerializedBytes serialized_;
+};
+
+class QuantizedIndexBinding {
+ public:
+  QuantizedIndexBinding(size_t dim, const std::string& metric, unsigned bits, double seed, bool keep_vectors)
+      : index_(guarded([&] {
+          if (!is_js_id(seed)) {
+            throw Error(ErrorCode::InvalidArgument, "seed must be an integer in [0, 2^53 - 1]");
+          }
+          return QuantizedIndex(
+              QuantizedIndexOptions{dim, parse_metric(metric), bits, static_cast<uint64_t>(seed), keep_vectors});
+        })) {}
+  explicit QuantizedIndexBinding(QuantizedIndex&& index) : index_(std::move(index)) {}
+
+  static QuantizedIndexBinding* load(uintptr_t bytes, size_t size) {
+    return guarded(
+        [&] { return new QuantizedIndexBinding(QuantizedIndex::load(ptr<const uint8_t>(bytes), size)); });
+  }
+  size_t serialize() { return serialized_.fill(index_); }
+  uintptr_t serialized_bytes() const { return serialized_.data(); }
+  void release_serialized() { serialized_.release(); }
+
+  void add(uintptr_t ids, uintptr_t vectors, size_t n) {
+    guarded([&] { index_.add(ids_from_f64(ids, n), ptr<const float>(vectors), n); });
+  }
+  void remove(uintptr_t ids, size_t n) {
+    guarded([&] { index_.remove(ids_from_f64(ids, n), n); });
+  }
+  bool has(double id) const { return is_js_id(id) && index_.contains(static_cast<uint64_t>(id)); }
+  // Per-call options: rerank depth, and an allow list of `allow_count` ids staged as float64
+  // at `allow` (0 = no allow list; a non-zero address with count 0 allows nothing).
+  size_t search(uintptr_t query, size_t k, uintptr_t out, double rerank, uintptr_t allow, size_t allow_count) const {
+    return guarded([&] {
+      const QuantizedSearchParams p = params(k, rerank, allow, allow_count);
+      return index_.search(ptr<const float>(query), k, ptr<Neighbor>(out), p);
+    });
+  }
+  size_t search_batch(uintptr_t queries, size_t nq, size_t k, uintptr_t out, double rerank, uintptr_t allow,
+                      size_t allow_count) const {
+    return guarded([&] {
+      const QuantizedSearchParams p = params(k, rerank, allow, allow_count);
+      return index_.search_batch(ptr<const float>(queries), nq, k, ptr<Neighbor>(out), p);
+    });
+  }
+  size_t size() const { return index_.size(); }
+  size_t dim() const { return index_.dim(); }
+  std::string metric() const { return metric_name(index_.metric()); }
+  std::string isa() const { return isa_name(index_.isa()); }
+  double memory_bytes() const { return double(index_.memory_bytes()); }
+  unsigned bits() const { return index_.bits(); }
+  double seed() const { return double(index_.seed()); }
+  bool keeps_vectors() const { return index_.keeps_vectors(); }
+
+ private:
+  static QuantizedSearchParams params(size_t k, double rerank, uintptr_t allow, size_t allow_count) {
+    if (!(rerank >= 0) || std::floor(rerank) != rerank || double(k) * rerank > 2147483647.0) {
+      throw Error(ErrorCode::InvalidArgument,
+                  "rerank must be a non-negative integer with k x rerank at most 2^31 - 1");
+    }
+    QuantizedSearchParams p;
+    p.rerank = static_cast<size_t>(rerank);
+    if (allow != 0) {
+      p.allow = ids_from_f64(allow, allow_count);
+      p.allow_count = allow_count;
+    }
+    return p;
+  }
+
+  QuantizedIndex index_;
+  SerializedBytes serialized_;
 };
 
 // The kind stored in index file bytes ("flat", "quantized", "hnsw"), after validating the
@@ -137,6 +218,25 @@ EMSCRIPTEN_BINDINGS(quiver) {
       .function("metric", &FlatIndexBinding::metric)
       .function("isa", &FlatIndexBinding::isa)
       .function("memoryBytes", &FlatIndexBinding::memory_bytes);
+  class_<QuantizedIndexBinding>("QuantizedIndex")
+      .constructor<size_t, const std::string&, unsigned, double, bool>()
+      .class_function("load", &QuantizedIndexBinding::load, allow_raw_pointers())
+      .function("serialize", &QuantizedIndexBinding::serialize)
+      .function("serializedBytes", &QuantizedIndexBinding::serialized_bytes)
+      .function("releaseSerialized", &QuantizedIndexBinding::release_serialized)
+      .function("add", &QuantizedIndexBinding::add)
+      .function("remove", &QuantizedIndexBinding::remove)
+      .function("has", &QuantizedIndexBinding::has)
+      .function("search", &QuantizedIndexBinding::search)
+      .function("searchBatch", &QuantizedIndexBinding::search_batch)
+      .function("size", &QuantizedIndexBinding::size)
+      .function("dim", &QuantizedIndexBinding::dim)
+      .function("metric", &QuantizedIndexBinding::metric)
+      .function("isa", &QuantizedIndexBinding::isa)
+      .function("memoryBytes", &QuantizedIndexBinding::memory_bytes)
+      .function("bits", &QuantizedIndexBinding::bits)
+      .function("seed", &QuantizedIndexBinding::seed)
+      .function("keepsVectors", &QuantizedIndexBinding::keeps_vectors);
 }
 
 }  // namespace quiver::bindings

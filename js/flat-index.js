@@ -1,149 +1,43 @@
-// FlatIndex: exact search. A thin owner of the C++ object: converts input, copies it through
-// the staging buffers, copies results out, and frees the C++ object on dispose().
+// FlatIndex: exact search. Everything but construction and the search call is shared with
+// the other index classes (index-base.js).
 import { QuiverError, rethrowing } from './errors.js';
-import { toIds, toVectors } from './inputs.js';
+import { FROM_NATIVE } from './index-base.js';
 
-const NEIGHBOR_BYTES = 16;
-// new FlatIndex({ [FROM_NATIVE]: handle }) wraps a C++ index made by a loader.
-export const FROM_NATIVE = Symbol('fromNative');
+// Kept for code that imported these from here.
+export { FROM_NATIVE, toBytes, withHeapBytes } from './index-base.js';
 
-// Index file bytes from a Uint8Array, an ArrayBuffer or any other typed array view.
-export function toBytes(bytes) {
-  if (bytes instanceof Uint8Array) return bytes;
-  if (bytes instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && bytes instanceof SharedArrayBuffer)) {
-    return new Uint8Array(bytes);
-  }
-  if (ArrayBuffer.isView(bytes)) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  throw new QuiverError('INVALID_ARGUMENT', 'index bytes must be a Uint8Array, an ArrayBuffer or a typed array');
-}
-
-// Copies bytes into a temporary heap block for fn(ptr, length), then frees it.
-export function withHeapBytes(mod, staging, bytes, fn) {
-  const data = toBytes(bytes);
-  const ptr = mod._malloc(Math.max(1, data.length));
-  if (!ptr) throw new QuiverError('OUT_OF_MEMORY', `out of memory copying ${data.length} bytes into the module`);
-  try {
-    staging.u8.set(data, ptr);
-    return fn(ptr, data.length);
-  } finally {
-    mod._free(ptr);
-  }
-}
-
-export function makeFlatIndexClass(mod, staging, variantName) {
-  class FlatIndex {
-    #native;
-
+export function makeFlatIndexClass(mod, staging, variantName, IndexBase) {
+  class FlatIndex extends IndexBase {
+    // new FlatIndex({ dim, metric = 'l2' })
     constructor(options = {}) {
       if (options[FROM_NATIVE]) {
-        this.#native = options[FROM_NATIVE];
+        super(options[FROM_NATIVE]);
         return;
       }
       const { dim, metric = 'l2' } = options;
       if (!Number.isInteger(dim) || dim < 1) {
         throw new QuiverError('INVALID_ARGUMENT', `dim must be a positive integer, got ${dim}`);
       }
-      this.#native = rethrowing(() => new mod.FlatIndex(dim, metric));
-    }
-
-    #live() {
-      if (!this.#native) throw new QuiverError('DISPOSED', 'this index has been disposed');
-      return this.#native;
-    }
-
-    get dim() { return this.#live().dim(); }
-    get metric() { return this.#live().metric(); }
-    get isa() { return this.#live().isa(); }
-    get variant() { return variantName; }
-    get size() { return this.#live().size(); }
-    get memoryBytes() { return this.#live().memoryBytes(); }
-
-    add(ids, vectors) {
-      const native = this.#live();
-      const idArray = toIds(ids);
-      const data = toVectors(vectors, native.dim());
-      if (data.length !== idArray.length * native.dim()) {
-        throw new QuiverError('DIMENSION_MISMATCH',
-          `${idArray.length} ids but ${data.length / native.dim()} vectors of dimension ${native.dim()}`);
-      }
-      const idPtr = staging.putFloat64('ids', idArray);
-      const vecPtr = staging.putFloat32('vectors', data);
-      rethrowing(() => native.add(idPtr, vecPtr, idArray.length));
-    }
-
-    remove(ids) {
-      const native = this.#live();
-      const idArray = toIds(ids);
-      const idPtr = staging.putFloat64('ids', idArray);
-      rethrowing(() => native.remove(idPtr, idArray.length));
-    }
-
-    has(id) {
-      return this.#live().has(Number(id));
+      super(rethrowing(() => new mod.FlatIndex(dim, metric)));
     }
 
     // { ids: Float64Array, distances: Float32Array }, closest first, ties by id.
     search(query, k = 10) {
-      const native = this.#live();
-      const q = toVectors(query, native.dim(), 'query');
-      if (q.length !== native.dim()) {
-        throw new QuiverError('DIMENSION_MISMATCH',
-          `query has ${q.length} values, the index dimension is ${native.dim()}`);
-      }
-      if (!Number.isInteger(k) || k < 1) throw new QuiverError('INVALID_K', 'k must be at least 1');
-      const qPtr = staging.putFloat32('query', q);
-      const outPtr = staging.reserve('out', k * NEIGHBOR_BYTES);
-      const count = rethrowing(() => native.search(qPtr, k, outPtr));
-      return staging.readNeighbors(outPtr, count);
+      const native = this.live();
+      return this.searchWith(query, k, (q, out) => native.search(q, k, out));
     }
 
     // Row q of the result occupies [q * k, (q + 1) * k) of ids and distances, where k is
     // min(k, size); returns { ids, distances, k, count }.
     searchBatch(queries, k = 10) {
-      const native = this.#live();
-      const dim = native.dim();
-      const qs = toVectors(queries, dim, 'queries');
-      const nq = qs.length / dim;
-      if (!Number.isInteger(k) || k < 1) throw new QuiverError('INVALID_K', 'k must be at least 1');
-      const qPtr = staging.putFloat32('queries', qs);
-      const outPtr = staging.reserve('out', nq * k * NEIGHBOR_BYTES);
-      const kk = rethrowing(() => native.searchBatch(qPtr, nq, k, outPtr));
-      const ids = new Float64Array(nq * kk);
-      const distances = new Float32Array(nq * kk);
-      for (let q = 0; q < nq; q++) {
-        const row = staging.readNeighbors(outPtr + q * k * NEIGHBOR_BYTES, kk);
-        ids.set(row.ids, q * kk);
-        distances.set(row.distances, q * kk);
-      }
-      return { ids, distances, k: kk, count: nq };
-    }
-
-    // The index file (Uint8Array): the same bytes as FlatIndex::serialize() natively.
-    serialize() {
-      const native = this.#live();
-      const n = rethrowing(() => native.serialize());
-      try {
-        const ptr = native.serializedBytes();
-        return staging.u8.slice(ptr, ptr + n);
-      } finally {
-        native.releaseSerialized();
-      }
+      const native = this.live();
+      return this.searchBatchWith(queries, k, (qs, nq, out) => native.searchBatch(qs, nq, k, out));
     }
 
     // Reads index file bytes written by serialize() or natively (quiver build, save()).
     static load(bytes) {
-      const native = withHeapBytes(mod, staging, bytes, (ptr, n) => rethrowing(() => mod.FlatIndex.load(ptr, n)));
-      return new FlatIndex({ [FROM_NATIVE]: native });
-    }
-
-    dispose() {
-      if (this.#native) {
-        this.#native.delete();
-        this.#native = null;
-      }
+      return IndexBase.loadAs(FlatIndex, mod.FlatIndex, bytes);
     }
   }
-  // `using index = new FlatIndex(...)` where the engine has explicit resource management.
-  if (Symbol.dispose) FlatIndex.prototype[Symbol.dispose] = FlatIndex.prototype.dispose;
   return FlatIndex;
 }

@@ -5,17 +5,24 @@
 //   const index = new q.FlatIndex({ dim: 384, metric: 'cosine' });
 //   index.add(ids, vectors);                      // Float32Array n x dim
 //   const { ids, distances } = index.search(query, 10);
+//   const qi = new q.QuantizedIndex({ dim: 384, metric: 'cosine', bits: 4 });
+//   qi.add(ids, vectors); qi.search(query, 10, { rerank: 4, allow: [1, 2, 3] });
 //   index.dispose(); q.terminate();
 import { QuiverError } from './errors.js';
 import { loadModule, chooseVariant, VARIANTS } from './loader.js';
 import { Staging } from './staging.js';
-import { makeFlatIndexClass, withHeapBytes, FROM_NATIVE } from './flat-index.js';
+import { makeIndexBase, withHeapBytes, FROM_NATIVE } from './index-base.js';
+import { makeFlatIndexClass } from './flat-index.js';
+import { makeQuantizedIndexClass } from './quantized-index.js';
 import { rethrowing } from './errors.js';
 
 async function init(options = {}) {
   const { mod, variant } = await loadModule(options);
   const staging = new Staging(mod);
-  const FlatIndex = makeFlatIndexClass(mod, staging, variant);
+  const IndexBase = makeIndexBase(mod, staging, variant);
+  const FlatIndex = makeFlatIndexClass(mod, staging, variant, IndexBase);
+  const QuantizedIndex = makeQuantizedIndexClass(mod, staging, variant, IndexBase);
+  const classes = { flat: [FlatIndex, mod.FlatIndex], quantized: [QuantizedIndex, mod.QuantizedIndex] };
   let terminated = false;
   return {
     variant,
@@ -23,14 +30,19 @@ async function init(options = {}) {
     isa: mod.activeIsa(),
     availableIsas: mod.availableIsas().split(','),
     FlatIndex,
+    QuantizedIndex,
     // Reads index file bytes (Uint8Array/ArrayBuffer) and returns an index of the class the
-    // file holds (FlatIndex for now). Corrupt bytes throw QuiverError (BAD_MAGIC, TRUNCATED,
-    // CHECKSUM_MISMATCH, UNSUPPORTED_VERSION, CORRUPT, UNKNOWN_INDEX_KIND).
+    // file holds (FlatIndex or QuantizedIndex). Corrupt bytes throw QuiverError (BAD_MAGIC,
+    // TRUNCATED, CHECKSUM_MISMATCH, UNSUPPORTED_VERSION, CORRUPT, UNKNOWN_INDEX_KIND).
     load(bytes) {
       return withHeapBytes(mod, staging, bytes, (ptr, n) => {
         const kind = rethrowing(() => mod.indexKindOf(ptr, n));
-        if (kind === 'flat') return new FlatIndex({ [FROM_NATIVE]: rethrowing(() => mod.FlatIndex.load(ptr, n)) });
-        throw new QuiverError('UNKNOWN_INDEX_KIND', `the ${kind} index is not available yet in this build of quiver`);
+        const entry = classes[kind];
+        if (!entry) {
+          throw new QuiverError('UNKNOWN_INDEX_KIND', `the ${kind} index is not available yet in this build of quiver`);
+        }
+        const [Cls, nativeClass] = entry;
+        return new Cls({ [FROM_NATIVE]: rethrowing(() => nativeClass.load(ptr, n)) });
       });
     },
     // Bytes of wasm memory currently reserved by the module.

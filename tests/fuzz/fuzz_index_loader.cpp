@@ -1,8 +1,8 @@
-// libFuzzer target: the index file loader. Any input must either load or throw
-// quiver::Error — never crash, leak, read out of bounds or hit undefined behaviour. Inputs
-// go through the public path (checksums verified) and, to reach the decoders behind the
-// checksums, once more with checksum verification off. Whatever loads must search and
-// serialise back to bytes that load to the same bytes.
+// libFuzzer target: the index file loader (flat and quantized kinds). Any input must either
+// load or throw quiver::Error — never crash, leak, read out of bounds or hit undefined
+// behaviour. Inputs go through the public path (checksums verified) and, to reach the
+// decoders behind the checksums, once more with checksum verification off. Whatever loads
+// must search and serialise back to bytes that load to the same bytes.
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
@@ -23,11 +23,31 @@ void exercise(const quiver::FlatIndex& index) {
   if (again.serialize() != bytes || again.size() != index.size()) std::abort();
 }
 
+void exercise(const quiver::QuantizedIndex& index) {
+  if (index.size() > 0) {
+    std::vector<float> query(index.dim(), 0.5f);
+    quiver::Neighbor out[3];
+    quiver::QuantizedSearchParams p;
+    index.search(query.data(), 3, out, p);
+    if (index.keeps_vectors()) {
+      p.rerank = 2;
+      index.search(query.data(), 3, out, p);
+    }
+  }
+  const std::vector<uint8_t> bytes = index.serialize();
+  const quiver::QuantizedIndex again = quiver::QuantizedIndex::load(bytes);
+  if (again.serialize() != bytes || again.size() != index.size()) std::abort();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     exercise(quiver::FlatIndex::load(data, size));
+  } catch (const quiver::Error&) {
+  }
+  try {
+    exercise(quiver::QuantizedIndex::load(data, size));
   } catch (const quiver::Error&) {
   }
   try {
@@ -40,6 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const quiver::io::Reader reader(data, size, unchecked);
     if (reader.header().kind == quiver::IndexKind::flat) {
       exercise(quiver::io::load_flat(reader, quiver::active_isa()));
+    } else if (reader.header().kind == quiver::IndexKind::quantized) {
+      exercise(quiver::io::load_quantized(reader, quiver::active_isa()));
     }
   } catch (const quiver::Error&) {
   }

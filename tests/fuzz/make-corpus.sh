@@ -21,6 +21,11 @@ done
 "$cli" gen seed -q -o "$tmp" --name one --rows 1 --queries 1 --dim 1 -k 1 >/dev/null
 "$cli" build -q "$tmp/one.base.fbin" -o "$c/index_loader/flat-one.qvr" >/dev/null
 "$cli" build -q "$tmp/b.base.fvecs" -o "$c/index_loader/flat-16.qvr" >/dev/null
+# quantized: both bit widths, with and without kept vectors, an odd dimension
+"$cli" build -q "$tmp/a.base.fbin" -o "$c/index_loader/quantized-4-l2.qvr" --index quantized --bits 4 >/dev/null
+"$cli" build -q "$tmp/a.base.fbin" -o "$c/index_loader/quantized-2-cosine.qvr" --index quantized --bits 2 --metric cosine --no-vectors >/dev/null
+"$cli" gen seed -q -o "$tmp" --name odd --rows 9 --queries 1 --dim 5 -k 1 >/dev/null
+"$cli" build -q "$tmp/odd.base.fbin" -o "$c/index_loader/quantized-2-ip-odd.qvr" --index quantized --bits 2 --metric ip --seed 3 >/dev/null
 prefix() { printf "\\x$(printf %02x "$1")\\x$(printf %02x "$2")"; }
 { prefix 0 0; cat "$tmp/b.base.fvecs"; } >"$c/datasets/fvecs"
 { prefix 1 0; cat "$tmp/a.base.fbin"; } >"$c/datasets/fbin"

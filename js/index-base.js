@@ -1,0 +1,151 @@
+// What every index class of the package shares: ownership of the C++ object (dispose,
+// Symbol.dispose), input conversion and staging for add/remove/search, reading results out
+// of the heap, serialize() and loading from bytes. FlatIndex (flat-index.js) and
+// QuantizedIndex (quantized-index.js) extend the class made here and add only what differs.
+import { QuiverError, rethrowing } from './errors.js';
+import { toIds, toVectors } from './inputs.js';
+
+export const NEIGHBOR_BYTES = 16;
+// new SomeIndex({ [FROM_NATIVE]: handle }) wraps a C++ index made by a loader.
+export const FROM_NATIVE = Symbol('fromNative');
+
+// Index file bytes from a Uint8Array, an ArrayBuffer or any other typed array view.
+export function toBytes(bytes) {
+  if (bytes instanceof Uint8Array) return bytes;
+  if (bytes instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && bytes instanceof SharedArrayBuffer)) {
+    return new Uint8Array(bytes);
+  }
+  if (ArrayBuffer.isView(bytes)) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  throw new QuiverError('INVALID_ARGUMENT', 'index bytes must be a Uint8Array, an ArrayBuffer or a typed array');
+}
+
+// Copies bytes into a temporary heap block for fn(ptr, length), then frees it.
+export function withHeapBytes(mod, staging, bytes, fn) {
+  const data = toBytes(bytes);
+  const ptr = mod._malloc(Math.max(1, data.length));
+  if (!ptr) throw new QuiverError('OUT_OF_MEMORY', `out of memory copying ${data.length} bytes into the module`);
+  try {
+    staging.u8.set(data, ptr);
+    return fn(ptr, data.length);
+  } finally {
+    mod._free(ptr);
+  }
+}
+
+export function checkK(k) {
+  if (!Number.isInteger(k) || k < 1) throw new QuiverError('INVALID_K', 'k must be at least 1');
+}
+
+// The base class for one loaded module. Subclasses construct with `super(native)` and reach
+// the C++ object through `this.live()` (which throws DISPOSED after dispose()).
+export function makeIndexBase(mod, staging, variantName) {
+  class IndexBase {
+    #native;
+
+    constructor(native) {
+      this.#native = native;
+    }
+
+    live() {
+      if (!this.#native) throw new QuiverError('DISPOSED', 'this index has been disposed');
+      return this.#native;
+    }
+
+    get dim() { return this.live().dim(); }
+    get metric() { return this.live().metric(); }
+    get isa() { return this.live().isa(); }
+    get variant() { return variantName; }
+    get size() { return this.live().size(); }
+    get memoryBytes() { return this.live().memoryBytes(); }
+
+    add(ids, vectors) {
+      const native = this.live();
+      const idArray = toIds(ids);
+      const data = toVectors(vectors, native.dim());
+      if (data.length !== idArray.length * native.dim()) {
+        throw new QuiverError('DIMENSION_MISMATCH',
+          `${idArray.length} ids but ${data.length / native.dim()} vectors of dimension ${native.dim()}`);
+      }
+      const idPtr = staging.putFloat64('ids', idArray);
+      const vecPtr = staging.putFloat32('vectors', data);
+      rethrowing(() => native.add(idPtr, vecPtr, idArray.length));
+    }
+
+    remove(ids) {
+      const native = this.live();
+      const idArray = toIds(ids);
+      const idPtr = staging.putFloat64('ids', idArray);
+      rethrowing(() => native.remove(idPtr, idArray.length));
+    }
+
+    has(id) {
+      return this.live().has(Number(id));
+    }
+
+    // One query: stages it, lets call(queryPtr, outPtr) run the C++ search, and returns
+    // { ids: Float64Array, distances: Float32Array }, closest first, ties by id.
+    searchWith(query, k, call) {
+      const native = this.live();
+      const q = toVectors(query, native.dim(), 'query');
+      if (q.length !== native.dim()) {
+        throw new QuiverError('DIMENSION_MISMATCH',
+          `query has ${q.length} values, the index dimension is ${native.dim()}`);
+      }
+      checkK(k);
+      const qPtr = staging.putFloat32('query', q);
+      const outPtr = staging.reserve('out', k * NEIGHBOR_BYTES);
+      const count = rethrowing(() => call(qPtr, outPtr));
+      return staging.readNeighbors(outPtr, count);
+    }
+
+    // nq queries: call(queriesPtr, nq, outPtr) returns min(k, size). Row q of the result
+    // occupies [q * k', (q + 1) * k') of ids and distances, k' = min(k, size);
+    // returns { ids, distances, k: k', count: nq }.
+    searchBatchWith(queries, k, call) {
+      const native = this.live();
+      const dim = native.dim();
+      const qs = toVectors(queries, dim, 'queries');
+      const nq = qs.length / dim;
+      checkK(k);
+      const qPtr = staging.putFloat32('queries', qs);
+      const outPtr = staging.reserve('out', nq * k * NEIGHBOR_BYTES);
+      const kk = rethrowing(() => call(qPtr, nq, outPtr));
+      const ids = new Float64Array(nq * kk);
+      const distances = new Float32Array(nq * kk);
+      for (let q = 0; q < nq; q++) {
+        const row = staging.readNeighbors(outPtr + q * k * NEIGHBOR_BYTES, kk);
+        ids.set(row.ids, q * kk);
+        distances.set(row.distances, q * kk);
+      }
+      return { ids, distances, k: kk, count: nq };
+    }
+
+    // The index file (Uint8Array): the same bytes as serialize() natively.
+    serialize() {
+      const native = this.live();
+      const n = rethrowing(() => native.serialize());
+      try {
+        const ptr = native.serializedBytes();
+        return staging.u8.slice(ptr, ptr + n);
+      } finally {
+        native.releaseSerialized();
+      }
+    }
+
+    // A subclass's static load(bytes): the C++ class `nativeClass` reads the bytes.
+    static loadAs(Cls, nativeClass, bytes) {
+      const native = withHeapBytes(mod, staging, bytes, (ptr, n) => rethrowing(() => nativeClass.load(ptr, n)));
+      return new Cls({ [FROM_NATIVE]: native });
+    }
+
+    dispose() {
+      if (this.#native) {
+        this.#native.delete();
+        this.#native = null;
+      }
+    }
+  }
+  // `using index = new FlatIndex(...)` where the engine has explicit resource management.
+  if (Symbol.dispose) IndexBase.prototype[Symbol.dispose] = IndexBase.prototype.dispose;
+  return IndexBase;
+}
