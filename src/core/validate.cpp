@@ -34,4 +34,20 @@ void check_k(size_t k) {
   if (k == 0) throw Error(ErrorCode::InvalidK, "k must be at least 1");
 }
 
+void check_batch_shape(size_t rows, size_t floats, size_t dim) {
+  if (floats != rows * dim) {
+    throw Error(ErrorCode::DimensionMismatch,
+                "expected " + std::to_string(rows) + " x " + std::to_string(dim) + " = " +
+                    std::to_string(rows * dim) + " floats, got " + std::to_string(floats));
+  }
+}
+
+void check_query_size(size_t values, size_t dim) {
+  if (values != dim) {
+    throw Error(ErrorCode::DimensionMismatch, "query has " + std::to_string(values) +
+                                                  " values, the index dimension is " +
+                                                  std::to_string(dim));
+  }
+}
+
 }  // namespace quiver::core

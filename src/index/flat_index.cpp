@@ -144,16 +144,7 @@ void FlatIndex::add_rows(const uint64_t* ids, const float* vectors, size_t n, bo
     throw Error(ErrorCode::InvalidArgument, "a flat index holds at most 4294967295 vectors");
   }
   try {
-    std::unordered_set<uint64_t> batch;
-    batch.reserve(n);
-    for (size_t i = 0; i < n; ++i) {
-      if (m.slot_of.count(ids[i]) != 0) {
-        throw Error(ErrorCode::DuplicateId, "id " + std::to_string(ids[i]) + " is already in the index");
-      }
-      if (!batch.insert(ids[i]).second) {
-        throw Error(ErrorCode::DuplicateId, "id " + std::to_string(ids[i]) + " appears twice in one add");
-      }
-    }
+    core::check_new_ids(m.slot_of, ids, n);
     // Reserve everything first, so the commit below cannot fail half way.
     const size_t needed = m.count + n;
     if (needed > m.capacity_rows()) {
@@ -191,12 +182,7 @@ void FlatIndex::add_rows(const uint64_t* ids, const float* vectors, size_t n, bo
 }
 
 void FlatIndex::add(const std::vector<uint64_t>& ids, const std::vector<float>& vectors) {
-  if (vectors.size() != ids.size() * impl_->dim) {
-    throw Error(ErrorCode::DimensionMismatch,
-                "expected " + std::to_string(ids.size()) + " x " + std::to_string(impl_->dim) +
-                    " = " + std::to_string(ids.size() * impl_->dim) + " floats, got " +
-                    std::to_string(vectors.size()));
-  }
+  core::check_batch_shape(ids.size(), vectors.size(), impl_->dim);
   add(ids.data(), vectors.data(), ids.size());
 }
 
@@ -204,18 +190,7 @@ void FlatIndex::remove(const uint64_t* ids, size_t n) {
   Impl& m = *impl_;
   if (n == 0) return;
   if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
-  {
-    std::unordered_set<uint64_t> batch;
-    batch.reserve(n);
-    for (size_t i = 0; i < n; ++i) {
-      if (m.slot_of.count(ids[i]) == 0) {
-        throw Error(ErrorCode::UnknownId, "id " + std::to_string(ids[i]) + " is not in the index");
-      }
-      if (!batch.insert(ids[i]).second) {
-        throw Error(ErrorCode::DuplicateId, "id " + std::to_string(ids[i]) + " appears twice in one remove");
-      }
-    }
-  }
+  core::check_known_ids(m.slot_of, ids, n);
   for (size_t i = 0; i < n; ++i) {
     // Move the last row into the hole: removal is O(dim) and rows stay dense for the scan.
     auto it = m.slot_of.find(ids[i]);
@@ -252,11 +227,7 @@ size_t FlatIndex::search(const float* query, size_t k, Neighbor* out) const {
 }
 
 std::vector<Neighbor> FlatIndex::search(const std::vector<float>& query, size_t k) const {
-  if (query.size() != impl_->dim) {
-    throw Error(ErrorCode::DimensionMismatch, "query has " + std::to_string(query.size()) +
-                                                  " values, the index dimension is " +
-                                                  std::to_string(impl_->dim));
-  }
+  core::check_query_size(query.size(), impl_->dim);
   core::check_k(k);
   std::vector<Neighbor> out(std::min(k, impl_->count));
   out.resize(search(query.data(), k, out.data()));

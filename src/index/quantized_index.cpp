@@ -490,19 +490,12 @@ void QuantizedIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
   Impl::Encoded encoded;
   std::vector<uint32_t> slots(n);
   try {
-    std::unordered_set<uint64_t> batch;
-    batch.reserve(n);
     for (size_t i = 0; i < n; ++i) {
       if (ids[i] == kNoId) {
         throw Error(ErrorCode::InvalidArgument, "id 18446744073709551615 is reserved");
       }
-      if (m.slot_of.count(ids[i]) != 0) {
-        throw Error(ErrorCode::DuplicateId, "id " + std::to_string(ids[i]) + " is already in the index");
-      }
-      if (!batch.insert(ids[i]).second) {
-        throw Error(ErrorCode::DuplicateId, "id " + std::to_string(ids[i]) + " appears twice in one add");
-      }
     }
+    core::check_new_ids(m.slot_of, ids, n);
     encoded = m.encode(vectors, n);
     // Reserve everything, so the commit below cannot fail half way.
     const size_t reused = std::min(n, m.free_slots.size());
@@ -549,12 +542,7 @@ void QuantizedIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
 }
 
 void QuantizedIndex::add(const std::vector<uint64_t>& ids, const std::vector<float>& vectors) {
-  if (vectors.size() != ids.size() * impl_->dim) {
-    throw Error(ErrorCode::DimensionMismatch,
-                "expected " + std::to_string(ids.size()) + " x " + std::to_string(impl_->dim) +
-                    " = " + std::to_string(ids.size() * impl_->dim) + " floats, got " +
-                    std::to_string(vectors.size()));
-  }
+  core::check_batch_shape(ids.size(), vectors.size(), impl_->dim);
   add(ids.data(), vectors.data(), ids.size());
 }
 
@@ -563,16 +551,7 @@ void QuantizedIndex::remove(const uint64_t* ids, size_t n) {
   if (n == 0) return;
   if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
   try {
-    std::unordered_set<uint64_t> batch;
-    batch.reserve(n);
-    for (size_t i = 0; i < n; ++i) {
-      if (m.slot_of.count(ids[i]) == 0) {
-        throw Error(ErrorCode::UnknownId, "id " + std::to_string(ids[i]) + " is not in the index");
-      }
-      if (!batch.insert(ids[i]).second) {
-        throw Error(ErrorCode::DuplicateId, "id " + std::to_string(ids[i]) + " appears twice in one remove");
-      }
-    }
+    core::check_known_ids(m.slot_of, ids, n);
     m.free_slots.reserve(m.free_slots.size() + n);
   } catch (const std::bad_alloc&) {
     throw Error(ErrorCode::OutOfMemory, "out of memory while removing; the index is unchanged");
@@ -608,11 +587,7 @@ size_t QuantizedIndex::search(const float* query, size_t k, Neighbor* out,
 
 std::vector<Neighbor> QuantizedIndex::search(const std::vector<float>& query, size_t k,
                                              const QuantizedSearchParams& params) const {
-  if (query.size() != impl_->dim) {
-    throw Error(ErrorCode::DimensionMismatch, "query has " + std::to_string(query.size()) +
-                                                  " values, the index dimension is " +
-                                                  std::to_string(impl_->dim));
-  }
+  core::check_query_size(query.size(), impl_->dim);
   impl_->check_search(k, params);
   std::vector<Neighbor> out(std::min(k, impl_->live()));
   out.resize(search(query.data(), out.size(), out.data(), params));
