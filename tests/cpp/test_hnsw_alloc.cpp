@@ -47,6 +47,7 @@ TEST(HnswIndex, WarmSearchesAllocateNothing) {
 }
 
 // Cold cost of the first search on a new thread (its context is created), for the record.
+#if defined(QUIVER_THREADS)
 TEST(HnswIndex, ColdSearchAllocatesOnlyTheContext) {
   const size_t n = 2000, dim = 16;
   const std::vector<float> base = unit_gaussian_vectors(n, dim, 42);
@@ -68,6 +69,7 @@ TEST(HnswIndex, ColdSearchAllocatesOnlyTheContext) {
   EXPECT_LE(cold, 16u);
   EXPECT_EQ(warm, 0u);
 }
+#endif  // QUIVER_THREADS
 
 }  // namespace
 }  // namespace quiver

@@ -332,6 +332,8 @@ TEST(HnswIndex, FiltersReturnOnlyAllowedIds) {
 
 // Inserts from one thread (linked in parallel on the pool) while two threads search: under
 // ThreadSanitizer this checks the locking; everywhere it checks that searches see a valid graph.
+// Needs threads (not in the single-threaded wasm variants).
+#if defined(QUIVER_THREADS)
 TEST(HnswIndex, ConcurrentInsertAndSearch) {
   const Data d = clustered(1600, 20, 16);
   HnswIndex index({d.dim, Metric::l2, 8, 40, 42});
@@ -369,6 +371,7 @@ TEST(HnswIndex, ConcurrentInsertAndSearch) {
   }
   EXPECT_GE(recall(run(index, d, 10, ef(64)), exact(d, Metric::l2, 10, keep), 10), 0.95);
 }
+#endif  // QUIVER_THREADS
 
 // Every rejected call leaves the index exactly as it was.
 TEST(HnswIndexBadInput, EachErrorLeavesTheIndexUnchanged) {
