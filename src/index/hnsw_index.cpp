@@ -726,19 +726,12 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
   parallel::ThreadPool& pool = parallel::process_pool();
   const size_t workers = std::max<size_t>(1, pool.size());
   try {
-    std::unordered_set<uint64_t> batch;
-    batch.reserve(n);
     for (size_t i = 0; i < n; ++i) {
       if (ids[i] == kNoId) {
         throw Error(ErrorCode::InvalidArgument, "id 18446744073709551615 is reserved");
       }
-      if (m.slot_of.count(ids[i]) != 0) {
-        throw Error(ErrorCode::DuplicateId, "id " + std::to_string(ids[i]) + " is already in the index");
-      }
-      if (!batch.insert(ids[i]).second) {
-        throw Error(ErrorCode::DuplicateId, "id " + std::to_string(ids[i]) + " appears twice in one add");
-      }
     }
+    core::check_new_ids(m.slot_of, ids, n);
     if (m.used + fresh > UINT32_MAX - 1) {
       throw Error(ErrorCode::InvalidArgument, "an HNSW index holds at most 4294967294 nodes");
     }
@@ -826,12 +819,7 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
 }
 
 void HnswIndex::add(const std::vector<uint64_t>& ids, const std::vector<float>& vectors) {
-  if (vectors.size() != ids.size() * impl_->dim) {
-    throw Error(ErrorCode::DimensionMismatch,
-                "expected " + std::to_string(ids.size()) + " x " + std::to_string(impl_->dim) +
-                    " = " + std::to_string(ids.size() * impl_->dim) + " floats, got " +
-                    std::to_string(vectors.size()));
-  }
+  core::check_batch_shape(ids.size(), vectors.size(), impl_->dim);
   add(ids.data(), vectors.data(), ids.size());
 }
 
@@ -841,16 +829,7 @@ void HnswIndex::remove(const uint64_t* ids, size_t n) {
   if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
   std::lock_guard<std::mutex> writer(m.writer_mutex);
   try {
-    std::unordered_set<uint64_t> batch;
-    batch.reserve(n);
-    for (size_t i = 0; i < n; ++i) {
-      if (m.slot_of.count(ids[i]) == 0) {
-        throw Error(ErrorCode::UnknownId, "id " + std::to_string(ids[i]) + " is not in the index");
-      }
-      if (!batch.insert(ids[i]).second) {
-        throw Error(ErrorCode::DuplicateId, "id " + std::to_string(ids[i]) + " appears twice in one remove");
-      }
-    }
+    core::check_known_ids(m.slot_of, ids, n);
     m.free_slots.reserve(m.free_slots.size() + n);
   } catch (const std::bad_alloc&) {
     throw Error(ErrorCode::OutOfMemory, "out of memory while removing; the index is unchanged");
@@ -888,11 +867,7 @@ size_t HnswIndex::search(const float* query, size_t k, Neighbor* out,
 
 std::vector<Neighbor> HnswIndex::search(const std::vector<float>& query, size_t k,
                                         const HnswSearchParams& params) const {
-  if (query.size() != impl_->dim) {
-    throw Error(ErrorCode::DimensionMismatch, "query has " + std::to_string(query.size()) +
-                                                  " values, the index dimension is " +
-                                                  std::to_string(impl_->dim));
-  }
+  core::check_query_size(query.size(), impl_->dim);
   core::check_k(k);
   std::vector<Neighbor> out(std::min(k, size()));
   if (out.empty()) throw Error(ErrorCode::EmptyIndex, "the index is empty");
