@@ -217,6 +217,7 @@ const uint8_t* SectionCursor::bytes(size_t n) {
 }
 void SectionCursor::u32s(uint32_t* out, size_t n) {
   need(uint64_t(n) * 4);
+  if (n == 0) return;  // `out` may be null (an empty vector's data())
   if (kLittleEndianHost) {
     std::memcpy(out, bytes(n * 4), n * 4);
   } else {
@@ -225,6 +226,7 @@ void SectionCursor::u32s(uint32_t* out, size_t n) {
 }
 void SectionCursor::u64s(uint64_t* out, size_t n) {
   need(uint64_t(n) * 8);
+  if (n == 0) return;  // `out` may be null (an empty vector's data())
   if (kLittleEndianHost) {
     std::memcpy(out, bytes(n * 8), n * 8);
   } else {
@@ -233,6 +235,7 @@ void SectionCursor::u64s(uint64_t* out, size_t n) {
 }
 void SectionCursor::f32s(float* out, size_t n) {
   need(uint64_t(n) * 4);
+  if (n == 0) return;  // `out` may be null (an empty vector's data())
   if (kLittleEndianHost) {
     std::memcpy(out, bytes(n * 4), n * 4);
   } else {
