@@ -33,6 +33,7 @@ void register_gen(CLI::App& app, Runner& run);      // gen.cpp
 void register_build(CLI::App& app, Runner& run);    // build.cpp
 void register_search(CLI::App& app, Runner& run);   // search.cpp
 void register_compare(CLI::App& app, Runner& run);  // compare.cpp
+void register_bench(CLI::App& app, Runner& run);    // bench.cpp
 
 // `quiver info FILE` (inspect.cpp): describe and validate an index file.
 int run_inspect(const std::string& path, bool json);

@@ -70,6 +70,7 @@ int main(int argc, char** argv) {
   quiver::cli::register_build(app, run);
   quiver::cli::register_search(app, run);
   quiver::cli::register_compare(app, run);
+  quiver::cli::register_bench(app, run);
 
   try {
     app.parse(argc, argv);
