@@ -26,6 +26,19 @@ done
 "$cli" build -q "$tmp/a.base.fbin" -o "$c/index_loader/quantized-2-cosine.qvr" --index quantized --bits 2 --metric cosine --no-vectors >/dev/null
 "$cli" gen seed -q -o "$tmp" --name odd --rows 9 --queries 1 --dim 5 -k 1 >/dev/null
 "$cli" build -q "$tmp/odd.base.fbin" -o "$c/index_loader/quantized-2-ip-odd.qvr" --index quantized --bits 2 --metric ip --seed 3 >/dev/null
+# quantized with free slots and a free list (the CLI cannot remove: written through the npm
+# package, so the wasm-simd build must exist)
+node --input-type=module -e "
+import { writeFileSync } from 'node:fs';
+import { Quiver } from '$root/js/index.js';
+const q = await Quiver.init({ variant: 'simd' });
+const index = new q.QuantizedIndex({ dim: 6, metric: 'ip', bits: 4, seed: 5, keepVectors: true });
+index.add(Float64Array.from({ length: 10 }, (_, i) => 100 + i), q.unitGaussianVectors(10, 6, 1));
+index.remove([102, 107, 100]);
+writeFileSync('$c/index_loader/quantized-4-ip-free.qvr', index.serialize());
+index.dispose();
+q.terminate();
+"
 prefix() { printf "\\x$(printf %02x "$1")\\x$(printf %02x "$2")"; }
 { prefix 0 0; cat "$tmp/b.base.fvecs"; } >"$c/datasets/fvecs"
 { prefix 1 0; cat "$tmp/a.base.fbin"; } >"$c/datasets/fbin"
