@@ -15,16 +15,17 @@ const env = { ...process.env };
 for (const [k, v] of Object.entries({ QUIVER_BENCH_WORKLOAD: 'both', QUIVER_BENCH_BITS: '2 4',
   QUIVER_BENCH_RERANKS: '0 2 4 8', QUIVER_BENCH_SECONDS: '1' })) env[k] ??= v;
 
-function run(label, cmd, args) {
+function run(label, cmd, args, extraEnv = {}) {
   process.stderr.write(`running ${label} ...\n`);
-  const out = execFileSync(cmd, args, { encoding: 'utf8', env, maxBuffer: 1 << 26 });
+  const out = execFileSync(cmd, args, { encoding: 'utf8', env: { ...env, ...extraEnv }, maxBuffer: 1 << 26 });
   return out.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
 }
 
 const loadBefore = os.loadavg();
 const rows = [
   ...run('native', `${buildRoot}/native/bench/quiver_bench_quantized`, []),
-  ...run('wasm simd', 'node', [`${buildRoot}/wasm-simd/bench/quiver_bench_quantized.js`]),
+  // The simd build's scalar level is the baseline build's; run each level once.
+  ...run('wasm simd', 'node', [`${buildRoot}/wasm-simd/bench/quiver_bench_quantized.js`], { QUIVER_BENCH_ISAS: 'wasm128' }),
   ...run('wasm baseline', 'node', [`${buildRoot}/wasm-baseline/bench/quiver_bench_quantized.js`]),
 ];
 const loadAfter = os.loadavg();
