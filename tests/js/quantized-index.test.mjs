@@ -2,73 +2,16 @@
 // the seed workload giving the same ids in every variant and natively, rerank and allow
 // options, bad input (QuiverError with the C++ code, index unchanged), serialize/load round
 // trips with byte-identical files, and files crossing between the native CLI and JS.
-import { test, describe, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Quiver, QuiverError, VARIANTS } from '../../js/index.js';
+import { crc32c, fnv1a, moduleLoader, readFbin, requireCli, runCli, workDir, writeFbin } from './support.mjs';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const buildRoot = process.env.QUIVER_BUILD_ROOT ?? join(root, 'build');
-const cli = join(buildRoot, 'native', 'src', 'quiver');
-const work = mkdtempSync(join(tmpdir(), 'quiver-quantized-test-'));
+const work = workDir('quiver-quantized-test-');
+const load = moduleLoader();
 
-const modules = new Map();
-async function load(variant) {
-  if (!modules.has(variant)) modules.set(variant, await Quiver.init({ variant }));
-  return modules.get(variant);
-}
-after(async () => {
-  for (const q of modules.values()) q.terminate();
-  for (const v of VARIANTS) (await Quiver.shared({ variant: v })).terminate();
-  rmSync(work, { recursive: true, force: true });
-});
-
-// The same FNV-1a and CRC-32C as tests/js/io.test.mjs (independent of the C++).
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let i = 0; i < 256; i++) {
-    let c = i;
-    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0x82f63b78 : c >>> 1;
-    t[i] = c >>> 0;
-  }
-  return t;
-})();
-function crc32c(bytes) {
-  let c = 0xffffffff;
-  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-function fnv1a(bytes) {
-  let h = 1469598103934665603n;
-  for (let i = 0; i < bytes.length; i++) h = ((h ^ BigInt(bytes[i])) * 0x100000001b3n) & 0xffffffffffffffffn;
-  return h;
-}
-function writeFbin(path, rows, dim, data) {
-  const b = Buffer.alloc(8 + rows * dim * 4);
-  b.writeUInt32LE(rows, 0);
-  b.writeUInt32LE(dim, 4);
-  for (let i = 0; i < rows * dim; i++) b.writeFloatLE(data[i], 8 + 4 * i);
-  writeFileSync(path, b);
-}
-function readFbin(path) {
-  const b = readFileSync(path);
-  const rows = b.readUInt32LE(0), dim = b.readUInt32LE(4);
-  const data = new Float32Array(rows * dim);
-  for (let i = 0; i < rows * dim; i++) data[i] = b.readFloatLE(8 + 4 * i);
-  return { rows, dim, data };
-}
-function requireCli() {
-  if (!existsSync(cli)) {
-    assert.fail(`the native CLI is missing at ${cli}: build it first (QUIVER_BUILD_ROOT=${buildRoot} bash scripts/build.sh native)`);
-  }
-}
-function runCli(args) {
-  return execFileSync(cli, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 });
-}
 function rejects(fn, code, part, name = code) {
   assert.throws(fn, (e) => {
     assert.ok(e instanceof QuiverError, `${name}: not a QuiverError: ${e}`);
