@@ -23,6 +23,8 @@ struct DemoOptions {
   uint64_t base_seed = 42;
   uint64_t query_seed = 13;
   std::string isa;  // empty: the process-wide choice
+  std::string index = "flat";  // flat | quantized (4 bits, seed 42)
+  size_t rerank = 4;           // quantized: exact rerank depth
   bool json = false;
 };
 
