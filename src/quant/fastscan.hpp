@@ -62,6 +62,32 @@ struct FastScanTable {
   FastScanMultiFn scan_block_multi;
 };
 
+// For the per-ISA files: each defines, in its anonymous namespace, a struct with
+//   template <size_t Q> static void scan(codes, tables, groups, offset, scale, scoring, dist, hits)
+// scoring Q queries in one pass, and builds its single- and multi-query entry points from it
+// with these two helpers (plain pointers only; instantiated inside the ISA's own file).
+template <typename Kernel>
+uint32_t scan_one_query(const uint8_t* codes, const uint8_t* tables, size_t groups,
+                        const float* offset, const float* scale, const BlockScoring& scoring,
+                        float* dist) {
+  uint32_t hits;
+  Kernel::template scan<1>(codes, &tables, groups, offset, scale, &scoring, dist, &hits);
+  return hits;
+}
+
+template <typename Kernel>
+void scan_queries(const uint8_t* codes, const uint8_t* const* tables, size_t nq, size_t groups,
+                  const float* offset, const float* scale, const BlockScoring* scoring,
+                  float* dist, uint32_t* hits) {
+  static_assert(kMaxQueriesPerPass == 4, "one case per query count");
+  switch (nq) {
+    case 1: return Kernel::template scan<1>(codes, tables, groups, offset, scale, scoring, dist, hits);
+    case 2: return Kernel::template scan<2>(codes, tables, groups, offset, scale, scoring, dist, hits);
+    case 3: return Kernel::template scan<3>(codes, tables, groups, offset, scale, scoring, dist, hits);
+    default: return Kernel::template scan<4>(codes, tables, groups, offset, scale, scoring, dist, hits);
+  }
+}
+
 // Throws Error(UnsupportedIsa) if this CPU/build lacks `isa`.
 FastScanTable fastscan_table(Isa isa);
 

@@ -8,8 +8,10 @@
 namespace quiver::quant {
 namespace {
 
+// Scores Q queries per pass over a block; see scan_queries() in fastscan.hpp.
+struct Kernel {
 template <size_t Q>
-void scan(const uint8_t* codes, const uint8_t* const* tables, size_t groups, const float* offset,
+static void scan(const uint8_t* codes, const uint8_t* const* tables, size_t groups, const float* offset,
           const float* scale, const BlockScoring* scoring, float* dist, uint32_t* hits) {
   const __m512i low_nibble = _mm512_set1_epi8(0x0F);
   const __m512i low_byte = _mm512_set1_epi16(0x00FF);
@@ -57,26 +59,20 @@ void scan(const uint8_t* codes, const uint8_t* const* tables, size_t groups, con
     hits[q] = mask;
   }
 }
+};  // struct Kernel
 
 }  // namespace
 
 uint32_t fastscan_block_avx512(const uint8_t* codes, const uint8_t* tables, size_t groups,
                                const float* offset, const float* scale, const BlockScoring& bs,
                                float* dist) {
-  uint32_t hits;
-  scan<1>(codes, &tables, groups, offset, scale, &bs, dist, &hits);
-  return hits;
+  return scan_one_query<Kernel>(codes, tables, groups, offset, scale, bs, dist);
 }
 
 void fastscan_block_multi_avx512(const uint8_t* codes, const uint8_t* const* tables, size_t nq,
                                  size_t groups, const float* offset, const float* scale,
                                  const BlockScoring* scoring, float* dist, uint32_t* hits) {
-  switch (nq) {
-    case 1: return scan<1>(codes, tables, groups, offset, scale, scoring, dist, hits);
-    case 2: return scan<2>(codes, tables, groups, offset, scale, scoring, dist, hits);
-    case 3: return scan<3>(codes, tables, groups, offset, scale, scoring, dist, hits);
-    default: return scan<4>(codes, tables, groups, offset, scale, scoring, dist, hits);
-  }
+  scan_queries<Kernel>(codes, tables, nq, groups, offset, scale, scoring, dist, hits);
 }
 
 }  // namespace quiver::quant
