@@ -189,7 +189,6 @@ void FlatIndex::add(const std::vector<uint64_t>& ids, const std::vector<float>& 
 void FlatIndex::remove(const uint64_t* ids, size_t n) {
   Impl& m = *impl_;
   if (n == 0) return;
-  if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
   core::check_known_ids(m.slot_of, ids, n);
   for (size_t i = 0; i < n; ++i) {
     // Move the last row into the hole: removal is O(dim) and rows stay dense for the scan.

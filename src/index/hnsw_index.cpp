@@ -826,7 +826,6 @@ void HnswIndex::add(const std::vector<uint64_t>& ids, const std::vector<float>& 
 void HnswIndex::remove(const uint64_t* ids, size_t n) {
   Impl& m = *impl_;
   if (n == 0) return;
-  if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
   std::lock_guard<std::mutex> writer(m.writer_mutex);
   try {
     core::check_known_ids(m.slot_of, ids, n);

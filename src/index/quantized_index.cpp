@@ -549,7 +549,6 @@ void QuantizedIndex::add(const std::vector<uint64_t>& ids, const std::vector<flo
 void QuantizedIndex::remove(const uint64_t* ids, size_t n) {
   Impl& m = *impl_;
   if (n == 0) return;
-  if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
   try {
     core::check_known_ids(m.slot_of, ids, n);
     m.free_slots.reserve(m.free_slots.size() + n);
