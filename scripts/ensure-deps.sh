@@ -9,7 +9,7 @@ APT_PACKAGES=(
   emscripten node-acorn
   g++-aarch64-linux-gnu qemu-user
   clang libclang-rt-14-dev
-
+  chromium   # browser tests (driven by playwright-core from npm, never a downloaded browser)
 )
 
 missing=()
