@@ -30,6 +30,7 @@
 #include "core/rng.hpp"
 #include "core/topk.hpp"
 #include "core/validate.hpp"
+#include "index/hnsw_state.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/error.hpp"
 #include "simd/kernels.hpp"
@@ -195,7 +196,7 @@ struct HnswIndex::Impl {
   std::vector<uint32_t> free_slots;                // tombstones, reused last-in first-out
   std::unordered_map<uint64_t, uint32_t> slot_of;  // live ids only
   std::atomic<uint64_t> entry{kNoEntry};           // (level << 32) | slot
-  core::Rng rng;
+  uint64_t draws = 0;  // levels drawn so far: the next node's level is draw_level(draws)
   std::vector<Context> build_contexts;  // one per pool worker, kept between adds
 
   std::mutex writer_mutex;
@@ -204,7 +205,7 @@ struct HnswIndex::Impl {
 
   Impl(const HnswIndexOptions& o, Isa isa)
       : dim(o.dim), M(o.M), M0(2 * o.M), ef_construction(std::max(o.ef_construction, o.M)),
-        ef_search(o.ef_search), seed(o.seed), metric(o.metric), rng(o.seed) {
+        ef_search(o.ef_search), seed(o.seed), metric(o.metric) {
     if (dim == 0) throw Error(ErrorCode::InvalidArgument, "dimension must be at least 1");
     if (dim > (1u << 24)) {
       throw Error(ErrorCode::InvalidArgument,
@@ -275,8 +276,12 @@ struct HnswIndex::Impl {
     for (size_t off = 0; off < prefetch_bytes; off += core::kAlignment) __builtin_prefetch(p + off);
   }
 
-  int draw_level(core::Rng& r) const noexcept {
-    const double u = 1.0 - r.uniform();  // (0, 1]
+  // Level of the i-th node ever drawn: output i of a splitmix64 stream seeded with `seed`.
+  // Counter-based, so an index loaded from a file (which stores the count) goes on drawing
+  // exactly the levels the saved index would have drawn.
+  int draw_level(uint64_t i) const noexcept {
+    uint64_t state = seed + i * 0x9e3779b97f4a7c15ULL;
+    const double u = 1.0 - double(core::splitmix64(state) >> 11) * 0x1.0p-53;  // (0, 1]
     const double x = -core::portable_log(u) * level_mult;
     return x >= kMaxLevel ? kMaxLevel : int(x);
   }
@@ -672,7 +677,17 @@ Isa HnswIndex::isa() const noexcept { return impl_->kernels.isa; }
 size_t HnswIndex::M() const noexcept { return impl_->M; }
 size_t HnswIndex::ef_construction() const noexcept { return impl_->ef_construction; }
 uint64_t HnswIndex::seed() const noexcept { return impl_->seed; }
+size_t HnswIndex::ef_search() const noexcept { return impl_->ef_search; }
 size_t HnswIndex::node_bytes() const noexcept { return impl_->node_bytes; }
+
+size_t HnswIndex::bytes_per_vector() const noexcept {
+  size_t used;
+  {
+    std::shared_lock<std::shared_mutex> lock(impl_->rw);
+    used = impl_->used;
+  }
+  return used == 0 ? 0 : memory_bytes() / used;
+}
 
 size_t HnswIndex::size() const noexcept {
   std::shared_lock<std::shared_mutex> lock(impl_->rw);
@@ -722,7 +737,7 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
   std::vector<int> new_levels(n);
   std::vector<std::unique_ptr<uint32_t[]>> new_upper(n);
   std::vector<uint8_t> mark;
-  core::Rng rng = m.rng;  // committed only if the add succeeds
+  uint64_t draws = m.draws;  // committed only if the add succeeds
   parallel::ThreadPool& pool = parallel::process_pool();
   const size_t workers = std::max<size_t>(1, pool.size());
   try {
@@ -737,7 +752,7 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
     }
     for (size_t i = 0; i < n; ++i) {
       slots[i] = i < reuse ? m.free_slots[m.free_slots.size() - 1 - i] : uint32_t(m.used + (i - reuse));
-      new_levels[i] = m.draw_level(rng);
+      new_levels[i] = m.draw_level(draws++);
       if (new_levels[i] > 0) {
         const size_t words = size_t(new_levels[i]) * (1 + m.M);
         new_upper[i].reset(new uint32_t[words]());
@@ -799,7 +814,7 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
       std::fill(dst + m.dim, dst + m.stride, 0.0f);
       m.list(s, 0)[0] = 0;
     }
-    m.rng = rng;
+    m.draws = draws;
     // An empty graph gets its first node (the entry point) here, so the parallel part always
     // starts from a graph with an entry point.
     if (m.entry.load(std::memory_order_relaxed) == kNoEntry) {
@@ -894,6 +909,71 @@ size_t HnswIndex::search_batch(const float* queries, size_t nq, size_t k, Neighb
     parallel::process_pool().parallel_for(nq, [&](size_t q, size_t) { one(q); });
   }
   return std::min(k, m.live());
+}
+
+// ---- Index files (src/index/hnsw_state.hpp, src/io/hnsw_format.cpp) ----
+
+std::unique_lock<std::mutex> HnswIndexAccess::lock_updates(const HnswIndex& index) {
+  return std::unique_lock<std::mutex>(index.impl_->writer_mutex);
+}
+
+HnswIndexAccess::View HnswIndexAccess::view(const HnswIndex& index) {
+  const HnswIndex::Impl& m = *index.impl_;
+  return {m.used, m.slot_ids.data(), m.levels.data(), m.deleted.data(), m.free_slots.data(),
+          m.free_slots.size(), m.entry.load(std::memory_order_acquire), m.draws};
+}
+
+const float* HnswIndexAccess::vector(const HnswIndex& index, uint32_t slot) { return index.impl_->vec(slot); }
+
+const uint32_t* HnswIndexAccess::links(const HnswIndex& index, uint32_t slot, int level) {
+  return index.impl_->list(slot, level);
+}
+
+void HnswIndexAccess::begin_load(HnswIndex& index, size_t slots, size_t free_count) {
+  HnswIndex::Impl& m = *index.impl_;
+  m.reserve_slots(slots);
+  try {
+    m.slot_ids.assign(slots, kNoId);
+    m.levels.assign(slots, 0);
+    m.deleted.assign(slots, 0);
+    m.upper.resize(slots);
+    m.free_slots.reserve(free_count);
+    m.slot_of.reserve(slots - free_count);
+  } catch (const std::bad_alloc&) {
+    throw_oom();
+  }
+  m.used = slots;
+}
+
+void HnswIndexAccess::set_node(HnswIndex& index, uint32_t slot, uint64_t id, bool tombstone, int level) {
+  HnswIndex::Impl& m = *index.impl_;
+  try {
+    if (level > 0) m.upper[slot].reset(new uint32_t[size_t(level) * (1 + m.M)]());
+    if (!tombstone && !m.slot_of.emplace(id, slot).second) {
+      throw Error(ErrorCode::Corrupt, "index file: id " + std::to_string(id) + " appears twice");
+    }
+  } catch (const std::bad_alloc&) {
+    throw_oom();
+  }
+  m.slot_ids[slot] = tombstone ? kNoId : id;
+  m.levels[slot] = uint8_t(level);
+  m.deleted[slot] = tombstone ? 1 : 0;
+  m.sync[slot].linked.store(1, std::memory_order_relaxed);
+  std::memset(m.nodes.data() + size_t(slot) * m.node_bytes, 0, m.node_bytes);
+}
+
+float* HnswIndexAccess::mutable_vector(HnswIndex& index, uint32_t slot) { return index.impl_->vec(slot); }
+
+uint32_t* HnswIndexAccess::mutable_links(HnswIndex& index, uint32_t slot, int level) {
+  return index.impl_->list(slot, level);
+}
+
+void HnswIndexAccess::finish_load(HnswIndex& index, const uint32_t* free_slots, size_t free_count, uint64_t entry,
+                                  uint64_t draws) {
+  HnswIndex::Impl& m = *index.impl_;
+  m.free_slots.assign(free_slots, free_slots + free_count);  // capacity reserved
+  m.entry.store(entry, std::memory_order_release);
+  m.draws = draws;
 }
 
 }  // namespace quiver

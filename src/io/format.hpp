@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "quiver/flat_index.hpp"
+#include "quiver/hnsw_index.hpp"
 #include "quiver/index_file.hpp"
 #include "quiver/isa.hpp"
 #include "quiver/metric.hpp"
@@ -201,4 +202,5 @@ IndexKind index_kind_of(const uint8_t* data, size_t size);
 namespace quiver::io {
 FlatIndex load_flat(const Reader& reader, Isa isa);
 QuantizedIndex load_quantized(const Reader& reader, Isa isa);  // quantized_format.cpp
+HnswIndex load_hnsw(const Reader& reader, Isa isa);            // hnsw_format.cpp
 }  // namespace quiver::io

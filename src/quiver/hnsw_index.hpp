@@ -43,6 +43,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "quiver/isa.hpp"
@@ -87,6 +88,7 @@ class HnswIndex {
   size_t M() const noexcept;
   size_t ef_construction() const noexcept;
   uint64_t seed() const noexcept;
+  size_t ef_search() const noexcept;  // the default beam width (HnswIndexOptions::ef_search)
   // Live vectors (tombstones excluded).
   size_t size() const noexcept;
   bool contains(uint64_t id) const noexcept;
@@ -94,6 +96,9 @@ class HnswIndex {
   size_t memory_bytes() const noexcept;
   // Bytes of the fixed level-0 stride per node (vector + level-0 links, 64-byte aligned).
   size_t node_bytes() const noexcept;
+  // memory_bytes() divided by the slots in use (live nodes and tombstones; a tombstone keeps
+  // its storage until its slot is reused). 0 for an index that never held a node.
+  size_t bytes_per_vector() const noexcept;
   // Highest level of the graph (-1 when it has no node).
   int max_level() const noexcept;
 
@@ -127,7 +132,25 @@ class HnswIndex {
   size_t search_batch(const float* queries, size_t nq, size_t k, Neighbor* out,
                       const HnswSearchParams& params = {}) const;
 
+  // Index files (quiver/index_file.hpp; layout in src/io/hnsw_format.cpp). The file holds the
+  // whole graph as it is — links, levels, tombstones and the free list, vectors in stored
+  // form (unit length under cosine) — plus the options and the count of levels drawn, so a
+  // loaded index answers every search exactly as the saved one did and later adds and
+  // removes build the same graph as they would have on the saved index. The bytes depend
+  // only on the index's logical state: the same on every ISA level and target. load()
+  // validates every size, level, link target, id and float before handing the index out and
+  // throws like FlatIndex::load (a link to a slot that does not exist, an impossible level or
+  // a free list that is not exactly the tombstones is CORRUPT). Loading is not concurrent
+  // with anything; serialize() and save() may run while other threads search.
+  std::vector<uint8_t> serialize() const;
+  void save(const std::string& path) const;  // atomic: temp file + rename, like FlatIndex::save
+  static HnswIndex load(const uint8_t* data, size_t size);  // uses active_isa()
+  static HnswIndex load(const std::vector<uint8_t>& bytes);
+  static HnswIndex load(const uint8_t* data, size_t size, Isa isa);
+  static HnswIndex load_file(const std::string& path);  // mmap natively
+
  private:
+  friend struct HnswIndexAccess;  // index files: src/index/hnsw_state.hpp
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -1,0 +1,54 @@
+// Internal access to an HnswIndex's graph, for the index file code (src/io/hnsw_format.cpp).
+// Not a public header: HnswIndex names this struct as its friend, and its functions are
+// defined in hnsw_index.cpp, where the node layout (vector and level-0 links in one padded
+// stride) is known. The file sees a canonical per-slot layout instead.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+
+#include "quiver/hnsw_index.hpp"
+
+namespace quiver {
+
+struct HnswIndexAccess {
+  static constexpr uint64_t kNoId = UINT64_MAX;     // slot id of a tombstone in the file
+  static constexpr uint64_t kNoEntry = UINT64_MAX;  // entry of an index that never held a node
+  static constexpr int kMaxLevel = 31;
+
+  struct View {
+    size_t slots;                // slots in use (high-water mark): live nodes and tombstones
+    const uint64_t* slot_ids;    // per slot (a tombstone's is stale: check deleted)
+    const uint8_t* levels;       // per slot
+    const uint8_t* deleted;      // per slot: 1 = tombstone
+    const uint32_t* free_slots;  // the tombstones, in the order adds take them from the back
+    size_t free_count;
+    uint64_t entry;              // (level << 32) | slot, or kNoEntry
+    uint64_t draws;              // levels drawn so far
+  };
+  // Holds off add/remove/reserve (searches go on) while a file is written.
+  static std::unique_lock<std::mutex> lock_updates(const HnswIndex& index);
+  // Only under lock_updates (or before the index is shared).
+  static View view(const HnswIndex& index);
+  // The stored vector of a slot (dim floats, unit length under cosine).
+  static const float* vector(const HnswIndex& index, uint32_t slot);
+  // The link list of a slot at a level <= its level: [count, link_0, ..., link_{cap-1}], cap
+  // = 2M on level 0 and M above. Words past count are unspecified.
+  static const uint32_t* links(const HnswIndex& index, uint32_t slot, int level);
+
+  // Loading into a fresh, empty index made with the file's options, from validated data
+  // (link targets < slots, counts <= cap, levels <= kMaxLevel, the entry a node on its own
+  // level): begin_load(slots) once, then for every slot in order set_node() and fill
+  // mutable_vector() and mutable_links() at each level, then finish_load(). A duplicate live
+  // id throws Error(Corrupt); otherwise only Error(OutOfMemory). On a throw the index must
+  // be discarded.
+  static void begin_load(HnswIndex& index, size_t slots, size_t free_count);
+  static void set_node(HnswIndex& index, uint32_t slot, uint64_t id, bool tombstone, int level);
+  static float* mutable_vector(HnswIndex& index, uint32_t slot);
+  static uint32_t* mutable_links(HnswIndex& index, uint32_t slot, int level);
+  static void finish_load(HnswIndex& index, const uint32_t* free_slots, size_t free_count, uint64_t entry,
+                          uint64_t draws);
+};
+
+}  // namespace quiver
