@@ -32,6 +32,16 @@ export function withHeapBytes(mod, staging, bytes, fn) {
   }
 }
 
+// Warns (once per object) about an index that was garbage-collected without dispose(): its
+// C++ memory stays allocated in the wasm heap until the module ends. Only a warning, never a
+// free: the collector runs at unpredictable times, on objects other code may still reach
+// through the module.
+const leaks = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry((what) => {
+    console.warn(`quiver: a ${what} was garbage-collected without dispose(); its wasm memory leaked (call index.dispose() or use \`using\`)`);
+  })
+  : null;
+
 export function checkK(k) {
   if (!Number.isInteger(k) || k < 1) throw new QuiverError('INVALID_K', 'k must be at least 1');
 }
@@ -44,6 +54,7 @@ export function makeIndexBase(mod, staging, variantName) {
 
     constructor(native) {
       this.#native = native;
+      leaks?.register(this, `${new.target.name} (dim ${native.dim()})`, this);
     }
 
     live() {
@@ -138,12 +149,17 @@ export function makeIndexBase(mod, staging, variantName) {
       return new Cls({ [FROM_NATIVE]: native });
     }
 
+    // Frees the C++ index. Calling it again does nothing; any other use afterwards throws
+    // QuiverError DISPOSED.
     dispose() {
       if (this.#native) {
+        leaks?.unregister(this);
         this.#native.delete();
         this.#native = null;
       }
     }
+
+    get disposed() { return this.#native === null; }
   }
   // `using index = new FlatIndex(...)` where the engine has explicit resource management.
   if (Symbol.dispose) IndexBase.prototype[Symbol.dispose] = IndexBase.prototype.dispose;

@@ -55,6 +55,13 @@ async function init(options = {}) {
       mod.fillUnitGaussian(n, dim, seed, ptr);
       return staging.f32.slice(ptr >>> 2, (ptr >>> 2) + n * dim);
     },
+    // The pthread workers of simd-mt: `workers` pre-spawned (the `threads` option, else the
+    // CPU count), `running` of them hosting a thread now. Both 0 in single-threaded variants.
+    threadPool() {
+      const p = mod.PThread;
+      if (!p || variant !== 'simd-mt') return { workers: 0, running: 0 };
+      return { workers: p.unusedWorkers.length + p.runningWorkers.length, running: p.runningWorkers.length };
+    },
     // Ends the module's pthread workers so a Node process can exit (no-op without threads).
     terminate() {
       if (terminated) return;
@@ -78,6 +85,14 @@ async function load(bytes, options = {}) {
   return (await shared(options)).load(bytes);
 }
 
-export const Quiver = { init, load, shared, chooseVariant, VARIANTS };
-export { init, QuiverError, chooseVariant, VARIANTS };
+import { spawn } from './spawn.js';
+import { saveToFile, loadFromFile, saveToIndexedDB, loadFromIndexedDB, deleteFromIndexedDB, saveToOpfs,
+  loadFromOpfs, deleteFromOpfs } from './persistence.js';
+
+const persistence = { saveToFile, loadFromFile, saveToIndexedDB, loadFromIndexedDB, deleteFromIndexedDB, saveToOpfs,
+  loadFromOpfs, deleteFromOpfs };
+export const Quiver = { init, load, shared, spawn, chooseVariant, VARIANTS, ...persistence };
+export { init, load, spawn, QuiverError, chooseVariant, VARIANTS };
+export { saveToFile, loadFromFile, saveToIndexedDB, loadFromIndexedDB, deleteFromIndexedDB, saveToOpfs, loadFromOpfs,
+  deleteFromOpfs };
 export default Quiver;

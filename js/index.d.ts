@@ -1,0 +1,304 @@
+// Types of the quiver package (hand-written; checked against tests/js/types/*.ts by tsc).
+
+/** The wasm builds: SIMD128 + pthreads, SIMD128, neither. */
+export type Variant = 'simd-mt' | 'simd' | 'baseline';
+export type Metric = 'l2' | 'cosine' | 'ip';
+export type IndexKind = 'flat' | 'quantized' | 'hnsw';
+
+/** Every `code` a QuiverError can carry. */
+export type ErrorCode =
+  | 'INVALID_ARGUMENT' | 'DIMENSION_MISMATCH' | 'NON_FINITE' | 'DUPLICATE_ID' | 'UNKNOWN_ID' | 'INVALID_K'
+  | 'EMPTY_INDEX' | 'OUT_OF_MEMORY' | 'UNSUPPORTED_ISA' | 'CORRUPT' | 'TRUNCATED' | 'CHECKSUM_MISMATCH'
+  | 'BAD_MAGIC' | 'UNSUPPORTED_VERSION' | 'UNKNOWN_INDEX_KIND' | 'IO_ERROR'
+  /** The wasm module could not be compiled or instantiated (wrong bytes, wrong variant). */
+  | 'LOAD_FAILED'
+  /** Using an index after dispose(). */
+  | 'DISPOSED'
+  /** A worker-hosted call whose worker was terminated or crashed. */
+  | 'WORKER_EXITED'
+  /** A persistence helper found nothing under the key / name / path. */
+  | 'NOT_FOUND'
+  /** The environment lacks the API a helper needs (IndexedDB, OPFS). */
+  | 'UNSUPPORTED'
+  /** An unexpected JS error inside a worker. */
+  | 'INTERNAL';
+
+/** Every failure the package reports: the C++ error's code and message. */
+export class QuiverError extends Error {
+  constructor(code: ErrorCode, message: string);
+  readonly name: 'QuiverError';
+  readonly code: ErrorCode;
+}
+
+/** Ids: a number, an array of numbers or bigints, a Uint32Array, a Float64Array or a BigUint64Array. Integers in [0, 2^53 - 1]. */
+export type Ids = number | bigint | ArrayLike<number> | ArrayLike<bigint> | Uint32Array | Float64Array | BigUint64Array;
+/** Vectors: a Float32Array of n × dim values, an array of numbers, or an array of rows. */
+export type Vectors = Float32Array | ArrayLike<number> | ArrayLike<ArrayLike<number>>;
+/** Index file bytes. */
+export type Bytes = Uint8Array | ArrayBufferLike | ArrayBufferView;
+
+/** Neighbours, closest first, ties broken by id. */
+export interface SearchResult {
+  ids: Float64Array;
+  distances: Float32Array;
+}
+/** Row q occupies [q * k, (q + 1) * k) of ids and distances; k = min(requested k, size). */
+export interface BatchSearchResult extends SearchResult {
+  k: number;
+  count: number;
+}
+
+export interface LoadOptions {
+  /** Force a build instead of choosing (default 'auto'). */
+  variant?: Variant | 'auto';
+  /** simd-mt: pthread workers to pre-spawn, which caps the search pool (default: CPU count). */
+  threads?: number;
+  /** Where quiver.wasm is (string or URL; a filesystem path in Node). */
+  wasmUrl?: string | URL;
+  /** Emscripten-style: the URL of any file the module asks for (quiver.wasm, quiver.worker.js). */
+  locateFile?: (file: string, prefix: string) => string | URL;
+  /** The .wasm bytes of the chosen variant. */
+  wasmBinary?: ArrayBuffer | ArrayBufferView;
+  /** A compiled module of the chosen variant (edge runtimes that import .wasm as a module). */
+  wasmModule?: WebAssembly.Module;
+}
+
+export interface IndexOptions {
+  dim: number;
+  /** Default 'l2'. */
+  metric?: Metric;
+}
+export interface QuantizedIndexOptions extends IndexOptions {
+  /** Code bits per dimension (default 4). */
+  bits?: 2 | 4;
+  /** Seed of the random rotation (default 42). */
+  seed?: number | bigint;
+  /** Keep the f32 vectors for exact rerank (default true). */
+  keepVectors?: boolean;
+}
+export interface HnswIndexOptions extends IndexOptions {
+  /** Links per node (default 16). */
+  M?: number;
+  /** Beam width while inserting (default 200). */
+  efConstruction?: number;
+  /** Default beam width of search (default 64). */
+  efSearch?: number;
+  /** Seed of the level draw (default 42). */
+  seed?: number | bigint;
+  /** How node vectors are stored (default 'f32'). */
+  storage?: 'f32' | 'sq8';
+  /** With sq8 storage: also keep f32 vectors for exact rerank. */
+  keepVectors?: boolean;
+}
+
+export interface QuantizedSearchOptions {
+  /** 0: codes only; r ≥ 1: re-score the best k × r exactly (needs keepVectors). */
+  rerank?: number;
+  /** Only these ids may be returned. */
+  allow?: Ids;
+}
+export interface HnswSearchOptions {
+  /** Beam width (0 or absent: the index's efSearch; raised to k). */
+  ef?: number;
+  /** Only these ids may be returned. */
+  allow?: Ids;
+  /** sq8 storage: re-score the best k × rerank exactly. */
+  rerank?: number;
+}
+export interface HnswAddOptions {
+  /** Pool workers the insertion may use (0 or absent: all). */
+  threads?: number;
+}
+
+/** What every index class has. Sizes and ids are numbers; vectors are Float32Array. */
+export interface Index {
+  readonly dim: number;
+  readonly metric: Metric;
+  /** The kernel set this index runs: 'wasm128' or 'scalar'. */
+  readonly isa: string;
+  readonly variant: Variant;
+  readonly size: number;
+  readonly memoryBytes: number;
+  /** True after dispose(). */
+  readonly disposed: boolean;
+  /** All-or-nothing: bad input throws QuiverError and adds nothing. */
+  add(ids: Ids, vectors: Vectors): void;
+  remove(ids: Ids): void;
+  has(id: number | bigint): boolean;
+  search(query: Vectors, k?: number): SearchResult;
+  searchBatch(queries: Vectors, k?: number): BatchSearchResult;
+  /** The index file: the same bytes the native library and CLI write. */
+  serialize(): Uint8Array;
+  /** Frees the wasm memory. Again is a no-op; any other use afterwards throws DISPOSED. */
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+
+export interface FlatIndex extends Index {}
+export interface FlatIndexClass {
+  new (options: IndexOptions): FlatIndex;
+  load(bytes: Bytes): FlatIndex;
+}
+
+export interface QuantizedIndex extends Index {
+  readonly bits: 2 | 4;
+  readonly seed: number;
+  readonly keepVectors: boolean;
+  search(query: Vectors, k?: number, options?: QuantizedSearchOptions): SearchResult;
+  searchBatch(queries: Vectors, k?: number, options?: QuantizedSearchOptions): BatchSearchResult;
+}
+export interface QuantizedIndexClass {
+  new (options: QuantizedIndexOptions): QuantizedIndex;
+  load(bytes: Bytes): QuantizedIndex;
+}
+
+export interface HnswIndex extends Index {
+  readonly M: number;
+  readonly efConstruction: number;
+  readonly seed: number;
+  /** Highest level of the graph (-1 while empty). */
+  readonly maxLevel: number;
+  add(ids: Ids, vectors: Vectors, options?: HnswAddOptions): void;
+  search(query: Vectors, k?: number, options?: HnswSearchOptions): SearchResult;
+  searchBatch(queries: Vectors, k?: number, options?: HnswSearchOptions): BatchSearchResult;
+  /** Rebuilds the graph without removed nodes. */
+  compact(): void;
+}
+export interface HnswIndexClass {
+  new (options: HnswIndexOptions): HnswIndex;
+  load(bytes: Bytes): HnswIndex;
+}
+
+export type AnyIndex = FlatIndex | QuantizedIndex | HnswIndex;
+
+/** One loaded wasm module and the index classes bound to it (Quiver.init). */
+export interface QuiverModule {
+  readonly variant: Variant;
+  readonly version: string;
+  /** The kernel set of this module: 'wasm128' or 'scalar'. */
+  readonly isa: string;
+  readonly availableIsas: string[];
+  readonly FlatIndex: FlatIndexClass;
+  readonly QuantizedIndex: QuantizedIndexClass;
+  readonly HnswIndex: HnswIndexClass;
+  /** An index of the class the bytes hold. */
+  load(bytes: Bytes): AnyIndex;
+  /** Bytes of wasm memory the module has reserved. */
+  heapBytes(): number;
+  /** The deterministic unit-Gaussian workload (same floats as the native generator). */
+  unitGaussianVectors(n: number, dim: number, seed: number): Float32Array;
+  /** simd-mt pthread workers: pre-spawned, and hosting a thread now (0 and 0 single-threaded). */
+  threadPool(): { workers: number; running: number };
+  /** Ends the module's pthread workers (so Node can exit). Again is a no-op. */
+  terminate(): void;
+}
+
+// ---- Worker-hosted async API --------------------------------------------------------------
+
+/** `{ transfer: true }` moves the caller's buffers into the worker instead of copying them. */
+export interface TransferOption {
+  transfer?: boolean;
+}
+
+/** An index living in a worker: the same methods, returning Promises. */
+export interface RemoteIndex<S = {}, A = {}> {
+  readonly kind: IndexKind;
+  readonly dim: number;
+  readonly metric: Metric;
+  readonly isa: string;
+  readonly variant: Variant;
+  readonly size: Promise<number>;
+  readonly memoryBytes: Promise<number>;
+  /** Any other read-only property of the index in the worker (bits, M, maxLevel, ...). */
+  property(name: string): Promise<unknown>;
+  add(ids: Ids, vectors: Vectors, options?: A & TransferOption): Promise<void>;
+  remove(ids: Ids): Promise<void>;
+  has(id: number | bigint): Promise<boolean>;
+  search(query: Vectors, k?: number, options?: S & TransferOption): Promise<SearchResult>;
+  searchBatch(queries: Vectors, k?: number, options?: S & TransferOption): Promise<BatchSearchResult>;
+  serialize(): Promise<Uint8Array>;
+  /** HNSW only. */
+  compact(): Promise<void>;
+  dispose(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+export type RemoteFlatIndex = RemoteIndex;
+export type RemoteQuantizedIndex = RemoteIndex<QuantizedSearchOptions>;
+export type RemoteHnswIndex = RemoteIndex<HnswSearchOptions, HnswAddOptions>;
+export type AnyRemoteIndex = RemoteFlatIndex | RemoteQuantizedIndex | RemoteHnswIndex;
+
+export interface RemoteQuiver {
+  readonly variant: Variant;
+  readonly version: string;
+  readonly isa: string;
+  readonly availableIsas: string[];
+  create(kind: 'flat', options: IndexOptions): Promise<RemoteFlatIndex>;
+  create(kind: 'quantized', options: QuantizedIndexOptions): Promise<RemoteQuantizedIndex>;
+  create(kind: 'hnsw', options: HnswIndexOptions): Promise<RemoteHnswIndex>;
+  load(bytes: Bytes, options?: TransferOption): Promise<AnyRemoteIndex>;
+  threadPool(): Promise<{ workers: number; running: number }>;
+  unitGaussianVectors(n: number, dim: number, seed: number): Promise<Float32Array>;
+  /** Frees the worker's indexes and stops it. Again is a no-op. */
+  terminate(): Promise<void>;
+}
+
+/** Starts a Worker (browser) / worker_thread (Node) with its own module. */
+export function spawn(options?: Omit<LoadOptions, 'wasmBinary'> & { wasmBinary?: ArrayBuffer | ArrayBufferView }): Promise<RemoteQuiver>;
+
+// ---- Persistence ---------------------------------------------------------------------------
+
+/** Anything with serialize(): a local index or a worker-hosted one. */
+export type Serializable = { serialize(): Uint8Array | Promise<Uint8Array> };
+/** Where loaded indexes go: a module, a worker, or (omitted) the module Quiver.load shares. */
+export interface LoadTarget<Q extends QuiverModule | RemoteQuiver = QuiverModule> {
+  quiver?: Q;
+}
+type Loaded<Q> = Q extends RemoteQuiver ? AnyRemoteIndex : AnyIndex;
+
+/** Node: writes the index file atomically (temp file, fsync, rename). Resolves to the byte count. */
+export function saveToFile(index: Serializable, path: string | URL): Promise<number>;
+export function loadFromFile<Q extends QuiverModule | RemoteQuiver = QuiverModule>(path: string | URL, options?: LoadTarget<Q>): Promise<Loaded<Q>>;
+
+export interface IndexedDBOptions {
+  /** Default 'quiver'. */
+  database?: string;
+  /** Default 'indexes'. */
+  store?: string;
+}
+export function saveToIndexedDB(index: Serializable, key: string, options?: IndexedDBOptions): Promise<number>;
+export function loadFromIndexedDB<Q extends QuiverModule | RemoteQuiver = QuiverModule>(key: string, options?: IndexedDBOptions & LoadTarget<Q>): Promise<Loaded<Q>>;
+export function deleteFromIndexedDB(key: string, options?: IndexedDBOptions): Promise<void>;
+/** Origin Private File System; the write replaces the file atomically on close. */
+export function saveToOpfs(index: Serializable, name: string): Promise<number>;
+export function loadFromOpfs<Q extends QuiverModule | RemoteQuiver = QuiverModule>(name: string, options?: LoadTarget<Q>): Promise<Loaded<Q>>;
+export function deleteFromOpfs(name: string): Promise<void>;
+
+// ---- Entry points --------------------------------------------------------------------------
+
+export const VARIANTS: readonly Variant[];
+/** The build `init` would load: simd-mt with SharedArrayBuffer (+ cross-origin isolation), else simd if SIMD128 validates, else baseline. */
+export function chooseVariant(requested?: Variant | 'auto'): Variant;
+/** Loads a wasm module (a new one each call). */
+export function init(options?: LoadOptions): Promise<QuiverModule>;
+/** The index in `bytes`, in a module shared by every call with the same variant. */
+export function load(bytes: Bytes, options?: LoadOptions): Promise<AnyIndex>;
+
+export interface QuiverStatic {
+  init: typeof init;
+  load: typeof load;
+  /** The module Quiver.load uses for these options' variant. */
+  shared(options?: LoadOptions): Promise<QuiverModule>;
+  spawn: typeof spawn;
+  chooseVariant: typeof chooseVariant;
+  VARIANTS: typeof VARIANTS;
+  saveToFile: typeof saveToFile;
+  loadFromFile: typeof loadFromFile;
+  saveToIndexedDB: typeof saveToIndexedDB;
+  loadFromIndexedDB: typeof loadFromIndexedDB;
+  deleteFromIndexedDB: typeof deleteFromIndexedDB;
+  saveToOpfs: typeof saveToOpfs;
+  loadFromOpfs: typeof loadFromOpfs;
+  deleteFromOpfs: typeof deleteFromOpfs;
+}
+export const Quiver: QuiverStatic;
+export default Quiver;

@@ -1,0 +1,191 @@
+// The worker-hosted async API: spawn() starts a Worker (browser) or worker_thread (Node) with
+// its own Quiver module and returns a proxy whose methods post a message and return a
+// Promise. Indexes live in the worker; results come back as transferred typed arrays.
+//
+//   const w = await spawn({ variant: 'simd-mt', threads: 4 });
+//   const index = await w.create('hnsw', { dim: 384, metric: 'cosine' });
+//   await index.add(ids, vectors, { transfer: true });   // moves the buffers instead of copying
+//   const { ids, distances } = await index.search(query, 10, { ef: 64 });
+//   await index.dispose(); await w.terminate();
+import { QuiverError } from './errors.js';
+
+const isNode = typeof process === 'object' && !!(process.versions && process.versions.node);
+
+function toError(error) {
+  return new QuiverError(error.code, error.message);
+}
+
+// Buffers a caller asked to move into the worker ({ transfer: true }).
+function buffersOf(values) {
+  const out = new Set();
+  for (const v of values) if (ArrayBuffer.isView(v)) out.add(v.buffer);
+  return [...out];
+}
+
+function splitTransfer(options) {
+  if (options === undefined || options === null || typeof options !== 'object') return [options, false];
+  const { transfer = false, ...rest } = options;
+  return [rest, transfer];
+}
+
+// Browser Worker or Node worker_thread behind one { post, onMessage, onExit, ref, unref,
+// terminate } shape.
+async function startWorker() {
+  if (isNode) {
+    const { Worker } = await import('node:worker_threads');
+    // The worker inherits the process's Node options except --input-type, which is only
+    // valid with --eval (a script run by `node --input-type=module -e` would fail to start it).
+    const execArgv = process.execArgv.filter((a) => !a.startsWith('--input-type'));
+    const worker = new Worker(new URL('./worker-node.js', import.meta.url), { execArgv });
+    return {
+      post: (m, transfer) => worker.postMessage(m, transfer),
+      onMessage: (fn) => worker.on('message', fn),
+      onExit: (fn) => {
+        worker.on('error', (e) => fn(`the worker failed: ${e.message}`));
+        worker.on('exit', (code) => fn(`the worker exited (code ${code})`));
+      },
+      // An idle worker must not keep the Node process alive; a pending call must.
+      ref: () => worker.ref(),
+      unref: () => worker.unref(),
+      terminate: () => worker.terminate(),
+    };
+  }
+  const worker = new Worker(new URL('./worker-browser.js', import.meta.url), { type: 'module' });
+  return {
+    post: (m, transfer) => worker.postMessage(m, transfer),
+    onMessage: (fn) => worker.addEventListener('message', (e) => fn(e.data)),
+    onExit: (fn) => worker.addEventListener('error', (e) => fn(`the worker failed: ${e.message}`)),
+    ref: () => {},
+    unref: () => {},
+    terminate: async () => worker.terminate(),
+  };
+}
+
+class RemoteIndex {
+  #call;
+  #handle;
+  #disposed = false;
+
+  constructor(call, info) {
+    this.#call = call;
+    this.#handle = info.handle;
+    this.kind = info.kind;
+    this.dim = info.dim;
+    this.metric = info.metric;
+    this.isa = info.isa;
+    this.variant = info.variant;
+  }
+
+  #invoke(method, args, transfer = []) {
+    if (this.#disposed) return Promise.reject(new QuiverError('DISPOSED', 'this index has been disposed'));
+    return this.#call({ op: 'call', handle: this.#handle, method, args }, transfer);
+  }
+  #get(property) {
+    if (this.#disposed) return Promise.reject(new QuiverError('DISPOSED', 'this index has been disposed'));
+    return this.#call({ op: 'get', handle: this.#handle, property });
+  }
+
+  get size() { return this.#get('size'); }
+  get memoryBytes() { return this.#get('memoryBytes'); }
+  // Any other read-only property of the index in the worker (bits, M, maxLevel, ...).
+  property(name) { return this.#get(name); }
+
+  add(ids, vectors, options) {
+    const [rest, transfer] = splitTransfer(options);
+    const args = rest === undefined ? [ids, vectors] : [ids, vectors, rest];
+    return this.#invoke('add', args, transfer ? buffersOf([ids, vectors]) : []);
+  }
+  remove(ids) { return this.#invoke('remove', [ids]); }
+  has(id) { return this.#invoke('has', [id]); }
+  search(query, k = 10, options = {}) {
+    const [rest, transfer] = splitTransfer(options);
+    return this.#invoke('search', [query, k, rest], transfer ? buffersOf([query]) : []);
+  }
+  searchBatch(queries, k = 10, options = {}) {
+    const [rest, transfer] = splitTransfer(options);
+    return this.#invoke('searchBatch', [queries, k, rest], transfer ? buffersOf([queries]) : []);
+  }
+  serialize() { return this.#invoke('serialize', []); }
+  compact(...args) { return this.#invoke('compact', args); }
+
+  // Frees the index in the worker; again is a no-op.
+  async dispose() {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    await this.#call({ op: 'dispose', handle: this.#handle });
+  }
+}
+if (Symbol.asyncDispose) RemoteIndex.prototype[Symbol.asyncDispose] = RemoteIndex.prototype.dispose;
+
+// spawn(options): the init options of Quiver.init (variant, threads, wasmUrl, ...) apply in
+// the worker. Resolves once the worker's module is ready.
+export async function spawn(options = {}) {
+  const { wasmModule, ...rest } = options;
+  const port = await startWorker();
+  const pending = new Map();
+  let nextId = 1;
+  let closed = null; // why no more calls are possible
+
+  port.unref();
+  port.onMessage(({ id, ok, value, error }) => {
+    const p = pending.get(id);
+    if (!p) return;
+    pending.delete(id);
+    if (pending.size === 0) port.unref();
+    if (ok) p.resolve(value); else p.reject(toError(error));
+  });
+  port.onExit((why) => {
+    if (!closed) closed = why;
+    for (const p of pending.values()) p.reject(new QuiverError('WORKER_EXITED', closed));
+    pending.clear();
+    port.unref();
+  });
+
+  function call(message, transfer = []) {
+    if (closed) return Promise.reject(new QuiverError('WORKER_EXITED', closed));
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      if (pending.size === 0) port.ref();
+      pending.set(id, { resolve, reject });
+      try {
+        port.post({ ...message, id }, transfer);
+      } catch (e) {
+        pending.delete(id);
+        if (pending.size === 0) port.unref();
+        reject(new QuiverError('INVALID_ARGUMENT', `could not send to the worker: ${e.message}`));
+      }
+    });
+  }
+
+  // A compiled module can be posted to a worker (structured clone) but not bytes of a file
+  // the worker cannot reach otherwise; everything else is plain data.
+  const initOptions = wasmModule ? { ...rest, wasmModule } : rest;
+  let info;
+  try {
+    info = await call({ op: 'init', options: initOptions });
+  } catch (e) {
+    closed = 'the worker failed to start';
+    await port.terminate();
+    throw e;
+  }
+
+  return {
+    ...info,
+    // create('flat' | 'quantized' | 'hnsw', options): a new empty index in the worker.
+    async create(kind, indexOptions = {}) { return new RemoteIndex(call, await call({ op: 'create', kind, options: indexOptions })); },
+    // Index file bytes (as Quiver.load); { transfer: true } moves the buffer into the worker.
+    async load(bytes, { transfer = false } = {}) {
+      return new RemoteIndex(call, await call({ op: 'load', bytes }, transfer && ArrayBuffer.isView(bytes) ? [bytes.buffer] : []));
+    },
+    threadPool() { return call({ op: 'threadPool' }); },
+    unitGaussianVectors(n, dim, seed) { return call({ op: 'unitGaussianVectors', n, dim, seed }); },
+    // Frees every index of the worker and stops it; pending and later calls reject with
+    // WORKER_EXITED. Again is a no-op.
+    async terminate() {
+      if (closed) return;
+      await call({ op: 'terminate' }).catch(() => {});
+      closed = 'the worker was terminated';
+      await port.terminate();
+    },
+  };
+}

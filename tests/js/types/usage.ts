@@ -1,0 +1,116 @@
+// Compiled (never run) by tests/js/types.test.mjs with `tsc --noEmit`: every public name of the
+// package used the way the README shows, resolved through package.json "exports" like a user's
+// project would. A wrong or missing declaration fails the test.
+import Quiver, {
+  QuiverError, init, load, spawn as spawnFromMain, chooseVariant, VARIANTS, saveToFile, loadFromFile,
+  saveToIndexedDB, loadFromIndexedDB, deleteFromIndexedDB, saveToOpfs, loadFromOpfs, deleteFromOpfs,
+  type AnyIndex, type ErrorCode, type FlatIndex, type HnswIndex, type QuantizedIndex, type QuiverModule,
+  type RemoteHnswIndex, type SearchResult, type BatchSearchResult, type Variant,
+} from 'quiver';
+import { spawn } from 'quiver/worker';
+
+export async function local(): Promise<void> {
+  const variant: Variant = chooseVariant('auto');
+  const q: QuiverModule = await Quiver.init({ variant, threads: 2 });
+  await init({ wasmUrl: new URL('file:///x/quiver.wasm') });
+  await init({ wasmBinary: new Uint8Array(8), locateFile: (f, prefix) => prefix + f });
+  await init({ wasmModule: new WebAssembly.Module(new Uint8Array(8)) });
+
+  const flat: FlatIndex = new q.FlatIndex({ dim: 4, metric: 'cosine' });
+  flat.add([1, 2], new Float32Array(8));
+  flat.add(new BigUint64Array([3n]), [[1, 2, 3, 4]]);
+  flat.add(new Uint32Array([4]), [1, 2, 3, 4]);
+  const r: SearchResult = flat.search(new Float32Array(4), 2);
+  const ids: Float64Array = r.ids;
+  const d: Float32Array = r.distances;
+  const b: BatchSearchResult = flat.searchBatch([[0, 0, 0, 1], [1, 0, 0, 0]], 3);
+  const rows: number = b.count * b.k + ids.length + d.length;
+  flat.remove([1]);
+  const present: boolean = flat.has(2);
+  const sizes: number = flat.size + flat.dim + flat.memoryBytes + rows + (present ? 1 : 0);
+  const bytes: Uint8Array = flat.serialize();
+  flat.dispose();
+  flat[Symbol.dispose]();
+
+  const qi: QuantizedIndex = new q.QuantizedIndex({ dim: 4, bits: 2, seed: 7n, keepVectors: true });
+  qi.search([1, 2, 3, 4], 5, { rerank: 4, allow: new Uint32Array([1, 2]) });
+  const bits: 2 | 4 = qi.bits;
+
+  const h: HnswIndex = new q.HnswIndex({ dim: 4, metric: 'l2', M: 16, efConstruction: 100, efSearch: 32, seed: 1, storage: 'sq8', keepVectors: true });
+  h.add([1], [1, 2, 3, 4], { threads: 1 });
+  h.search([1, 2, 3, 4], 1, { ef: 64, allow: [1], rerank: 2 });
+  h.compact();
+  const level: number = h.maxLevel + h.M + h.efConstruction + bits + sizes;
+
+  const any: AnyIndex = q.load(bytes);
+  const again: AnyIndex = await load(bytes, { variant: 'simd' });
+  const fromStatic: AnyIndex = await Quiver.load(bytes.buffer);
+  any.dispose(); again.dispose(); fromStatic.dispose();
+
+  try {
+    flat.search([0, 0, 0, 0]);
+  } catch (e) {
+    if (e instanceof QuiverError) {
+      const code: ErrorCode = e.code;
+      const message: string = e.message + code + level;
+      console.log(message);
+    }
+  }
+  const heap: number = q.heapBytes() + q.threadPool().workers;
+  const names: readonly Variant[] = VARIANTS;
+  console.log(heap, names, q.unitGaussianVectors(10, 4, 1).length);
+  q.terminate();
+}
+
+export async function remote(): Promise<void> {
+  const w = await spawn({ variant: 'simd-mt', threads: 4 });
+  const w2 = await Quiver.spawn();
+  const w3 = await spawnFromMain({ variant: 'simd' });
+  const index: RemoteHnswIndex = await w.create('hnsw', { dim: 4, M: 8 });
+  await index.add([1, 2], new Float32Array(8), { transfer: true, threads: 2 });
+  const r: SearchResult = await index.search([1, 2, 3, 4], 2, { ef: 32 });
+  const n: number = await index.size;
+  const qi = await w.create('quantized', { dim: 4, bits: 4 });
+  await qi.search([1, 2, 3, 4], 1, { rerank: 2 });
+  const bytes: Uint8Array = await index.serialize();
+  const loaded = await w2.load(bytes, { transfer: true });
+  console.log(r.ids.length + n, loaded.kind, await loaded.has(1));
+  await loaded.dispose();
+  await index[Symbol.asyncDispose]();
+  try {
+    await index.search([1, 2, 3, 4]);
+  } catch (e) {
+    if (e instanceof QuiverError && e.code === 'DISPOSED') console.log('disposed');
+  }
+  await Promise.all([w.terminate(), w2.terminate(), w3.terminate()]);
+}
+
+export async function persistence(q: QuiverModule, index: AnyIndex): Promise<void> {
+  const written: number = await saveToFile(index, '/tmp/x.qvr');
+  const back: AnyIndex = await loadFromFile('/tmp/x.qvr', { quiver: q });
+  await saveToIndexedDB(index, 'key', { database: 'db', store: 'store' });
+  const fromDb: AnyIndex = await loadFromIndexedDB('key');
+  await deleteFromIndexedDB('key');
+  await saveToOpfs(index, 'x.qvr');
+  const fromOpfs = await loadFromOpfs('x.qvr', { quiver: q });
+  await deleteFromOpfs('x.qvr');
+  const w = await spawn();
+  const remoteBack = await loadFromFile('/tmp/x.qvr', { quiver: w });
+  console.log(written, back.size, fromDb.size, fromOpfs.size, await remoteBack.size);
+}
+
+// Declarations that were `any` would accept all of these; tsc fails if an expectation is unused.
+export function misuse(q: QuiverModule, h: RemoteHnswIndex): void {
+  // @ts-expect-error dim is required
+  new q.FlatIndex({ metric: 'l2' });
+  // @ts-expect-error unknown metric
+  new q.FlatIndex({ dim: 4, metric: 'manhattan' });
+  // @ts-expect-error bits are 2 or 4
+  new q.QuantizedIndex({ dim: 4, bits: 3 });
+  // @ts-expect-error a local search returns the result, not a Promise
+  q.load(new Uint8Array()).search([1]).then;
+  // @ts-expect-error a remote search returns a Promise
+  h.search([1]).ids;
+  // @ts-expect-error unknown variant
+  init({ variant: 'avx2' });
+}
