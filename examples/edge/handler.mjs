@@ -1,0 +1,50 @@
+// Quiver in an edge function: a fetch handler that answers nearest-neighbour queries from an
+// index loaded from bytes. Edge runtimes have no SharedArrayBuffer and many refuse to compile
+// wasm from bytes at run time, so it uses the single-threaded `simd` build, imported by the
+// platform as a precompiled WebAssembly.Module:
+//
+//   // worker.mjs — the platform entry (Cloudflare Workers style; .wasm imports give a Module)
+//   import wasm from 'quiver/wasm/simd/quiver.wasm';
+//   import handler from './handler.mjs';
+//   export default { fetch: (request, env) => handler.fetch(request, { ...env, QUIVER_WASM: wasm }) };
+//
+// env.QUIVER_WASM  the WebAssembly.Module of js/wasm/simd/quiver.wasm
+// env.INDEX        the index file (ArrayBuffer / Uint8Array), e.g. from KV, R2 or a static asset
+//
+//   POST /search  {"vector": [...], "k": 5}  ->  {"ids": [...], "distances": [...]}
+//   GET  /health                             ->  {"variant": "simd", "size": 1000, "kind": "..."}
+import { Quiver } from 'quiver';
+
+// One module and one index per isolate, made on the first request and reused after.
+let state = null;
+function ready(env) {
+  state ??= (async () => {
+    const q = await Quiver.init({ variant: 'simd', wasmModule: env.QUIVER_WASM });
+    return { q, index: q.load(env.INDEX) };
+  })();
+  return state;
+}
+
+const json = (body, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+export default {
+  async fetch(request, env) {
+    const { q, index } = await ready(env);
+    const { pathname } = new URL(request.url);
+    if (request.method === 'GET' && pathname === '/health') {
+      return json({ variant: q.variant, size: index.size, dim: index.dim, kind: index.constructor.name });
+    }
+    if (request.method === 'POST' && pathname === '/search') {
+      try {
+        const { vector, k = 10 } = await request.json();
+        const { ids, distances } = index.search(Float32Array.from(vector), k);
+        return json({ ids: [...ids], distances: [...distances] });
+      } catch (e) {
+        // QuiverError carries a stable code (DIMENSION_MISMATCH, INVALID_K, ...).
+        return json({ error: e.code ?? 'BAD_REQUEST', message: e.message }, 400);
+      }
+    }
+    return json({ error: 'NOT_FOUND' }, 404);
+  },
+};
