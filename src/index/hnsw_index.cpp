@@ -312,6 +312,19 @@ struct HnswIndex::Impl {
     }
   }
 
+  // Gives back the per-slot arrays' spare capacity (after compaction). Best effort: a failed
+  // shrink keeps the old capacity.
+  void shrink_arrays() noexcept {
+    try {
+      slot_ids.shrink_to_fit();
+      levels.shrink_to_fit();
+      deleted.shrink_to_fit();
+      upper.shrink_to_fit();
+      free_slots.shrink_to_fit();
+    } catch (...) {
+    }
+  }
+
   // --- search ----------------------------------------------------------------------------
 
   // Greedy walk on an upper level: moves to the closest neighbour until none is closer.
@@ -456,6 +469,7 @@ struct HnswIndex::Impl {
           auto it = slot_of.find(p.allow[i]);
           if (it == slot_of.end() || c.allowed[it->second] != c.allow_epoch) continue;
           c.allowed[it->second] = 0;
+          if (p.predicate != nullptr && !p.predicate(p.predicate_ctx, p.allow[i])) continue;
           best.push(p.allow[i], dist(q, vec(it->second)));
         }
         return best.finish();
@@ -466,11 +480,15 @@ struct HnswIndex::Impl {
     const uint32_t ep = descend(q, entry.load(std::memory_order_acquire), 0, ep_dist, c);
     const uint8_t* dead = deleted.data();
     size_t nt;
-    if (filtered) {
+    if (filtered || p.predicate != nullptr) {
+      // Cheapest test first: the predicate runs only for live nodes the allow list admits.
       const uint16_t* allow = c.allowed.data();
       const uint16_t allow_epoch = c.allow_epoch;
-      nt = search_layer(q, ep, ep_dist, ef, 0, c,
-                        [&](uint32_t s) { return allow[s] == allow_epoch && dead[s] == 0; });
+      const uint64_t* ids = slot_ids.data();
+      nt = search_layer(q, ep, ep_dist, ef, 0, c, [&](uint32_t s) {
+        return dead[s] == 0 && (!filtered || allow[s] == allow_epoch) &&
+               (p.predicate == nullptr || p.predicate(p.predicate_ctx, ids[s]));
+      });
     } else {
       nt = search_layer(q, ep, ep_dist, ef, 0, c, [&](uint32_t s) { return dead[s] == 0; });
     }
@@ -601,7 +619,8 @@ struct HnswIndex::Impl {
   // Before reused slots get new vectors: drop them from their neighbours' lists and refill
   // those lists from the old nodes' neighbours (heuristic), pick a new entry point if needed,
   // and empty the reused nodes' lists. Serial, under the exclusive lock.
-  void detach(const uint32_t* reused, size_t count, std::vector<uint8_t>& mark, Context& c) {
+  // `sweep` forces the full sweep (compaction: no link to a marked node may survive).
+  void detach(const uint32_t* reused, size_t count, std::vector<uint8_t>& mark, Context& c, bool sweep = false) {
     for (size_t i = 0; i < count; ++i) mark[reused[i]] = 1;
     auto repair = [&](uint32_t n, int level) {
       uint32_t* l = list(n, level);
@@ -630,7 +649,7 @@ struct HnswIndex::Impl {
       for (size_t i = 0; i < kept; ++i) l[1 + i] = c.sel[i].slot;
       l[0] = uint32_t(kept);
     };
-    if (count * 32 >= used) {  // many reused slots: sweep every list, catching one-way links
+    if (sweep || count * 32 >= used) {  // many reused slots: sweep every list, catching one-way links
       for (uint32_t n = 0; n < used; ++n) {
         if (mark[n]) continue;
         for (int l = 0; l <= levels[n]; ++l) repair(n, l);
@@ -859,6 +878,95 @@ void HnswIndex::remove(const uint64_t* ids, size_t n) {
 }
 
 void HnswIndex::remove(const std::vector<uint64_t>& ids) { remove(ids.data(), ids.size()); }
+
+void HnswIndex::compact() {
+  Impl& m = *impl_;
+  std::lock_guard<std::mutex> writer(m.writer_mutex);
+  if (m.free_slots.empty()) return;
+  const size_t live = m.live();
+  // --- allocate everything first; nothing visible changes until the commit ---
+  core::AlignedBuffer<uint8_t> nodes;
+  std::unique_ptr<Impl::NodeSync[]> sync;
+  std::vector<uint8_t> mark;
+  std::vector<uint32_t> renumber;
+  try {
+    if (live > 0) {
+      nodes.reserve(live * m.node_bytes, 0);
+      sync.reset(new Impl::NodeSync[live]);
+      for (size_t i = 0; i < live; ++i) sync[i].linked.store(1, std::memory_order_relaxed);
+    }
+    mark.assign(m.used, 0);
+    renumber.assign(m.used, 0);
+    if (m.build_contexts.empty()) m.build_contexts.resize(1);
+    const size_t pool_size = std::max((1 + m.M0) * (1 + m.M0), m.ef_construction + 1);
+    m.build_contexts[0].reserve(m.used, m.ef_construction, m.M0, m.dim, pool_size);
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::OutOfMemory, "out of memory while compacting; the index is unchanged");
+  }
+  Context& c = m.build_contexts[0];
+
+  // --- commit: nothing below throws ---
+  std::unique_lock<std::shared_mutex> exclusive(m.rw);
+  if (live == 0) {
+    m.nodes = core::AlignedBuffer<uint8_t>();
+    m.sync.reset();
+    m.capacity_slots = 0;
+    m.used = 0;
+    m.slot_ids.clear();
+    m.levels.clear();
+    m.deleted.clear();
+    m.upper.clear();
+    m.free_slots.clear();
+    m.entry.store(kNoEntry, std::memory_order_release);
+    m.shrink_arrays();
+    return;
+  }
+  // 1. Rebuild every list that links to a tombstone from the live nodes around it, and move
+  //    the entry point off a tombstone.
+  m.detach(m.free_slots.data(), m.free_slots.size(), mark, c, /*sweep=*/true);
+  // 2. A live node whose level-0 neighbours were all tombstones (with tombstone neighbours)
+  //    has lost its level-0 links: insert it again (it keeps its level and inbound links).
+  //    The sweep cleared every link to a tombstone, so the walk sees live nodes only.
+  for (uint32_t s = 0; s < m.used; ++s) {
+    if (!m.deleted[s] && m.list(s, 0)[0] == 0 && live > 1) m.insert(s, c);
+  }
+  // 3. Renumber the live nodes in slot order into the new storage.
+  uint32_t next = 0;
+  for (uint32_t s = 0; s < m.used; ++s) renumber[s] = m.deleted[s] ? UINT32_MAX : next++;
+  for (uint32_t s = 0; s < m.used; ++s) {
+    if (m.deleted[s]) continue;
+    const uint32_t t = renumber[s];
+    std::memcpy(nodes.data() + size_t(t) * m.node_bytes, m.nodes.data() + size_t(s) * m.node_bytes, m.node_bytes);
+    m.slot_ids[t] = m.slot_ids[s];
+    m.levels[t] = m.levels[s];
+    m.deleted[t] = 0;
+    m.upper[t] = std::move(m.upper[s]);
+  }
+  m.nodes = std::move(nodes);
+  m.sync = std::move(sync);
+  m.capacity_slots = live;
+  m.used = live;
+  m.slot_ids.resize(live);
+  m.levels.resize(live);
+  m.deleted.resize(live);
+  m.upper.resize(live);
+  m.free_slots.clear();
+  for (uint32_t s = 0; s < live; ++s) {
+    for (int l = 0; l <= m.levels[s]; ++l) {
+      uint32_t* list = m.list(s, l);
+      size_t kept = 0;
+      for (size_t i = 0; i < list[0]; ++i) {
+        const uint32_t to = renumber[list[1 + i]];
+        if (to != UINT32_MAX) list[1 + kept++] = to;  // (the sweep left no tombstone behind)
+      }
+      list[0] = uint32_t(kept);
+    }
+  }
+  for (auto& entry : m.slot_of) entry.second = renumber[entry.second];
+  const uint64_t e = m.entry.load(std::memory_order_relaxed);
+  m.entry.store((e >> 32 << 32) | renumber[uint32_t(e)], std::memory_order_release);
+  m.shrink_arrays();
+}
 
 namespace {
 void check_params(const HnswSearchParams& p) {

@@ -38,6 +38,8 @@
 //   new level. Links from nodes that pointed at the old node without being its neighbours
 //   are found by a full sweep when a batch reuses many slots (>= 1/32 of them) and otherwise
 //   kept: they are still valid edges, only no longer chosen ones.
+// * compact() drops all tombstones at once (links rebuilt around them, slots renumbered,
+//   storage shrunk to the live nodes).
 #pragma once
 
 #include <cstddef>
@@ -70,6 +72,16 @@ struct HnswSearchParams {
   // the index, or at most ef), they are scored exactly instead, which is both faster and exact.
   const uint64_t* allow = nullptr;
   size_t allow_count = 0;
+  // If non-null, only ids for which predicate(predicate_ctx, id) is true can be returned
+  // (combined with `allow`: both must admit an id). A C++ filter with no per-call setup: the
+  // search calls it for the live nodes the allow list admits as they are about to enter the
+  // results (at most once per node per search, usually far fewer than the nodes visited).
+  // It may be called from several threads at once (search_batch, concurrent searches), must
+  // not throw, and must not call into this index's add/remove/compact. The graph is still
+  // traversed through rejected nodes; a predicate that admits few nodes can leave fewer than
+  // k results at a given ef — raise ef, or pass those ids as `allow` (scored exactly when few).
+  bool (*predicate)(const void* ctx, uint64_t id) = nullptr;
+  const void* predicate_ctx = nullptr;
 };
 
 class HnswIndex {
@@ -113,6 +125,14 @@ class HnswIndex {
   // throws and removes nothing.
   void remove(const uint64_t* ids, size_t n);
   void remove(const std::vector<uint64_t>& ids);
+
+  // Drops the tombstones: every link to a removed node is rebuilt from the live nodes around
+  // it (the heuristic over its neighbours and theirs, as when a slot is reused), a live node
+  // left without level-0 links is inserted again, and the live nodes are renumbered into
+  // storage sized for exactly them, so memory_bytes() drops. size(), contains() and the ids
+  // are unchanged; levels are kept. Serial and deterministic; searches wait while it runs.
+  // Strong guarantee: throws only Error(OutOfMemory), before changing anything.
+  void compact();
 
   // Makes room for n nodes in total (tombstones included), so adds up to that size do not
   // reallocate node storage.

@@ -14,80 +14,13 @@
 
 #include "parallel/thread_pool.hpp"
 #include "quiver/quiver.hpp"
+#include "hnsw_test_support.hpp"
 #include "test_support.hpp"
 
 namespace quiver {
 namespace {
 
-// Sanitizer builds run about ten times slower: they use a third of the vectors (recall only
-// gets easier), so the whole suite stays quick there too.
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-constexpr size_t kScale = 3;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-constexpr size_t kScale = 3;
-#else
-constexpr size_t kScale = 1;
-#endif
-#else
-constexpr size_t kScale = 1;
-#endif
-
-struct Data {
-  size_t n, dim;
-  std::vector<float> base, queries;
-  std::vector<uint64_t> ids;
-};
-
-Data clustered(size_t n, size_t nq, size_t dim) {
-  Data d{n, dim, clustered_vectors(n, dim, 16, 42, 43), clustered_vectors(nq, dim, 16, 42, 13), {}};
-  for (size_t i = 0; i < n; ++i) d.ids.push_back(i * 7 + 3);
-  return d;
-}
-
-Data gaussian(size_t n, size_t nq, size_t dim) {
-  Data d{n, dim, unit_gaussian_vectors(n, dim, 42), unit_gaussian_vectors(nq, dim, 13), {}};
-  for (size_t i = 0; i < n; ++i) d.ids.push_back(i * 7 + 3);
-  return d;
-}
-
-size_t nq_of(const Data& d) { return d.queries.size() / d.dim; }
-
-// Exact top-k of every query over the rows of d whose index is in `keep` (all if empty).
-std::vector<Neighbor> exact(const Data& d, Metric metric, size_t k, const std::vector<size_t>& keep = {}) {
-  FlatIndex flat({d.dim, metric});
-  if (keep.empty()) {
-    flat.add(d.ids, d.base);
-  } else {
-    for (size_t i : keep) flat.add(&d.ids[i], &d.base[i * d.dim], 1);
-  }
-  std::vector<Neighbor> out(nq_of(d) * k);
-  flat.search_batch(d.queries.data(), nq_of(d), k, out.data());
-  return out;
-}
-
-std::vector<Neighbor> run(const HnswIndex& index, const Data& d, size_t k, const HnswSearchParams& p = {}) {
-  std::vector<Neighbor> out(nq_of(d) * k);
-  index.search_batch(d.queries.data(), nq_of(d), k, out.data(), p);
-  return out;
-}
-
-double recall(const std::vector<Neighbor>& got, const std::vector<Neighbor>& truth, size_t k) {
-  const size_t nq = truth.size() / k;
-  size_t hit = 0;
-  for (size_t q = 0; q < nq; ++q) {
-    std::set<uint64_t> want;
-    for (size_t j = 0; j < k; ++j) want.insert(truth[q * k + j].id);
-    for (size_t j = 0; j < k; ++j) hit += want.count(got[q * k + j].id);
-  }
-  return double(hit) / double(nq * k);
-}
-
-HnswSearchParams ef(size_t value) {
-  HnswSearchParams p;
-  p.ef = value;
-  return p;
-}
+using namespace hnsw_test;
 
 struct RecallCase {
   const char* workload;
