@@ -7,7 +7,9 @@ const fmt = (x, d = 0) => (x === undefined || x === null || Number.isNaN(x) ? 'â
   : x.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }));
 const pct = (a, b) => (a && b ? `${((a / b - 1) * 100).toFixed(1)} %` : 'â€”');
 
-export function renderReport(report, name = 'concurrent') {
+// name: the results file's stem, for the title and the "Plot / Raw data" line (files: false
+// leaves that line out, as the browser page does for a session not saved yet).
+export function renderReport(report, name = 'concurrent', { files = true } = {}) {
   const runs = report.concurrent ?? [];
   const targets = [...new Set(runs.map((r) => r.target))];
   const modes = [...new Set(runs.map((r) => r.mode))];
@@ -100,7 +102,7 @@ export function renderReport(report, name = 'concurrent') {
     }
     lines.push(`\nPool workers: ${scaling.map((s) => `${s.target} ${s.pool_workers}`).join(', ')}.`, '');
   }
-  lines.push(`Plot: \`${name}.svg\`. Raw data: \`${name}.json\`.`, '');
+  if (files) lines.push(`Plot: \`${name}.svg\`. Raw data: \`${name}.json\`.`, '');
   return { markdown: lines.join('\n'), svg: renderSvg(report) };
 }
 

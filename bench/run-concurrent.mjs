@@ -9,12 +9,14 @@
 //   K [10]  BIT_WIDTH [4]  INDEX [flat]  WARMUP_S [0.2]  LOOKUP_ONLY_S [0.5]
 //   MODES ["mutex nolock direct"]  TARGETS ["native wasm"]  MIN_SECONDS [1] (scaling)
 //   SCALING [1] (0 skips scaling_batch)  QUIVER_BUILD_ROOT [build/]
+//   BROWSER [1]: the report also shows the newest browser runs of the same workload
+//   (bench/results/concurrent-browser-*.json from bench/run-browser.mjs); 0 leaves them out
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { renderReport } from './report-concurrent.mjs';
+import { renderReport, findBrowserReport, mergeBrowserReport } from './report-concurrent.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const buildRoot = process.env.QUIVER_BUILD_ROOT ?? path.join(root, 'build');
@@ -81,7 +83,10 @@ const dir = path.join(root, 'bench', 'results');
 mkdirSync(dir, { recursive: true });
 const base = path.join(dir, `concurrent-${timestamp.replace(/[:.]/g, '').slice(0, 15)}Z`);
 writeFileSync(`${base}.json`, JSON.stringify(report, null, 2) + '\n');
-const { markdown, svg } = renderReport(report, path.basename(base));
+const browser = env('BROWSER', '1') !== '0' ? findBrowserReport(report, dir) : null;
+if (browser) console.log(`\nwith the browser runs of ${browser.file}`);
+const shown = browser ? mergeBrowserReport(report, browser.browser, browser.file) : report;
+const { markdown, svg } = renderReport(shown, path.basename(base));
 writeFileSync(`${base}.md`, markdown);
 writeFileSync(`${base}.svg`, svg);
 console.log(`\n${markdown}`);

@@ -135,7 +135,7 @@ async function sessionFor(bench, knobs) {
 
 function render() {
   const report = session.report;
-  const { markdown, svg } = renderReport(report, 'this session');
+  const { markdown, svg } = renderReport(report, 'this session', { files: false });
   $('markdown').textContent = markdown;
   $('plot').innerHTML = svg;
 }
