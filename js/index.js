@@ -85,14 +85,6 @@ async function load(bytes, options = {}) {
   return (await shared(options)).load(bytes);
 }
 
-import { spawn } from './spawn.js';
-import { saveToFile, loadFromFile, saveToIndexedDB, loadFromIndexedDB, deleteFromIndexedDB, saveToOpfs,
-  loadFromOpfs, deleteFromOpfs } from './persistence.js';
-
-const persistence = { saveToFile, loadFromFile, saveToIndexedDB, loadFromIndexedDB, deleteFromIndexedDB, saveToOpfs,
-  loadFromOpfs, deleteFromOpfs };
-export const Quiver = { init, load, shared, spawn, chooseVariant, VARIANTS, ...persistence };
-export { init, load, spawn, QuiverError, chooseVariant, VARIANTS };
-export { saveToFile, loadFromFile, saveToIndexedDB, loadFromIndexedDB, deleteFromIndexedDB, saveToOpfs, loadFromOpfs,
-  deleteFromOpfs };
+export const Quiver = { init, load, shared, chooseVariant, VARIANTS };
+export { init, QuiverError, chooseVariant, VARIANTS };
 export default Quiver;

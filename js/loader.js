@@ -29,6 +29,9 @@ const BUILDS = {
     glue: () => import('./wasm/simd-mt/quiver.mjs'),
     wasm: () => new URL('./wasm/simd-mt/quiver.wasm', import.meta.url),
     worker: () => new URL('./wasm/simd-mt/quiver.worker.js', import.meta.url),
+    // What each pthread worker imports: the glue as a file of its own (a bundler may have
+    // merged the glue loaded above into a chunk the worker cannot find).
+    script: () => new URL('./wasm/simd-mt/quiver.mjs', import.meta.url),
   },
   simd: {
     glue: () => import('./wasm/simd/quiver.mjs'),
@@ -103,6 +106,15 @@ async function readWasm(url) {
   return new Uint8Array(await response.arrayBuffer());
 }
 
+// Bundlers may inline the small pthread worker script as a data: URL. A worker started from
+// one gets an opaque origin and cannot import the glue, so start it from a same-origin Blob.
+function workerHref(url, href) {
+  if (url.protocol !== 'data:') return href(url);
+  const [, meta, data] = url.href.match(/^data:([^,]*),(.*)$/s);
+  const text = meta.endsWith(';base64') ? atob(data) : decodeURIComponent(data);
+  return URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
+}
+
 async function wasmBytesOrModule(options, build) {
   const { wasmModule, wasmBinary, wasmUrl, locateFile } = options;
   if (wasmModule !== undefined) {
@@ -128,6 +140,7 @@ export async function loadModule(options = {}) {
   const build = BUILDS[variant];
   const source = await wasmBytesOrModule(options, build);
   const moduleOptions = {};
+  if (build.script) moduleOptions.mainScriptUrlOrBlob = build.script().href;
   if (threads !== undefined) moduleOptions.quiverThreads = threads;
   // Every file the glue asks for: the caller's locateFile, else next to this package.
   // Node's Worker (used by the glue for pthreads) takes a path, not a file: URL string.
@@ -136,7 +149,7 @@ export async function loadModule(options = {}) {
   moduleOptions.locateFile = (file, prefix) => {
     if (options.locateFile) return String(options.locateFile(file, prefix));
     if (file.endsWith('.wasm')) return href(source.url ?? build.wasm());
-    if (file.endsWith('.worker.js') && build.worker) return href(build.worker());
+    if (file.endsWith('.worker.js') && build.worker) return workerHref(build.worker(), href);
     return prefix + file;
   };
   // instantiateWasm has no error channel into the glue: a failure rejects `failure`.

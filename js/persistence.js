@@ -3,7 +3,7 @@
 // worker-hosted one (spawn.js) — and loads through `quiver`: a module from Quiver.init(), a
 // worker from spawn(), or, when omitted, the shared module of Quiver.load.
 import { QuiverError } from './errors.js';
-import { load as sharedLoad } from './index.js';
+import { Quiver } from './index.js';
 
 async function bytesOf(index) {
   if (!index || typeof index.serialize !== 'function') {
@@ -13,7 +13,7 @@ async function bytesOf(index) {
 }
 
 function loadWith(quiver, bytes) {
-  return quiver ? quiver.load(bytes) : sharedLoad(bytes);
+  return quiver ? quiver.load(bytes) : Quiver.load(bytes);
 }
 
 function checkName(name, what) {

@@ -9,6 +9,7 @@
 //   await index.dispose(); await w.terminate();
 import { QuiverError } from './errors.js';
 
+const NODE_WORKER = './worker-node.js';
 const isNode = typeof process === 'object' && !!(process.versions && process.versions.node);
 
 function toError(error) {
@@ -36,7 +37,8 @@ async function startWorker() {
     // The worker inherits the process's Node options except --input-type, which is only
     // valid with --eval (a script run by `node --input-type=module -e` would fail to start it).
     const execArgv = process.execArgv.filter((a) => !a.startsWith('--input-type'));
-    const worker = new Worker(new URL('./worker-node.js', import.meta.url), { execArgv });
+    // Held in a variable so bundlers do not take this Node-only worker for a browser one.
+    const worker = new Worker(new URL(NODE_WORKER, import.meta.url), { execArgv });
     return {
       post: (m, transfer) => worker.postMessage(m, transfer),
       onMessage: (fn) => worker.on('message', fn),

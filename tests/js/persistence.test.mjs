@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Quiver, QuiverError, saveToFile, loadFromFile, spawn } from '../../js/index.js';
+import { Quiver, QuiverError, saveToFile, loadFromFile, spawn } from '../../js/main.js';
 import { moduleLoader, workDir } from './support.mjs';
 
 const load = moduleLoader();

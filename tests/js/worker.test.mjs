@@ -5,7 +5,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { Quiver, QuiverError, spawn as spawnFromMain } from '../../js/index.js';
+import { Quiver, QuiverError, spawn as spawnFromMain } from '../../js/main.js';
 import { spawn } from 'quiver/worker';
 import { moduleLoader, root } from './support.mjs';
 

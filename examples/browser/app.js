@@ -1,0 +1,87 @@
+// The browser demo: a generated dataset, an index built in a Worker (HNSW when the package has
+// it, else 4-bit quantised) with a progress bar, and searches by item or by a random vector.
+// Everything heavy runs in the worker, so the page stays responsive.
+import { spawn, chooseVariant, QuiverError } from '../../js/main.js';
+
+const $ = (id) => document.getElementById(id);
+const state = { worker: null, index: null, vectors: null, dim: 0, n: 0, kind: null, built: 0, lastSearch: null };
+window.demo = state; // for the tests and the console
+
+function gaussian(dim) {
+  const v = new Float32Array(dim);
+  for (let i = 0; i < dim; i++) v[i] = Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random());
+  return v;
+}
+
+// HNSW when this build of the package has it; the quantised index otherwise.
+async function createIndex(worker, dim, metric) {
+  try {
+    return await worker.create('hnsw', { dim, metric, M: 16, efConstruction: 100 });
+  } catch (e) {
+    if (!(e instanceof QuiverError) || e.code !== 'INVALID_ARGUMENT') throw e;
+    return worker.create('quantized', { dim, metric, bits: 4 });
+  }
+}
+
+async function build(event) {
+  event.preventDefault();
+  $('build-button').disabled = true;
+  $('search-button').disabled = true;
+  const n = Number($('n').value), dim = Number($('dim').value), metric = $('metric').value;
+  try {
+    await state.index?.dispose();
+    const t0 = performance.now();
+    state.vectors = await state.worker.unitGaussianVectors(n, dim, 1);
+    state.index = await createIndex(state.worker, dim, metric);
+    Object.assign(state, { n, dim, kind: state.index.kind, built: 0 });
+    // Chunks keep the progress bar moving; each chunk's copy is moved (not copied) to the worker.
+    const chunk = Math.max(500, Math.ceil(n / 50));
+    for (let start = 0; start < n; start += chunk) {
+      const end = Math.min(n, start + chunk);
+      const ids = new Float64Array(end - start).map((_, i) => start + i);
+      await state.index.add(ids, state.vectors.slice(start * dim, end * dim), { transfer: true });
+      state.built = end;
+      $('progress').value = end / n;
+      $('build-status').textContent = `${state.index.kind} index: ${end.toLocaleString()} / ${n.toLocaleString()} vectors`;
+    }
+    const mb = (await state.index.memoryBytes) / 1e6;
+    $('build-status').textContent = `${state.index.kind} index of ${n.toLocaleString()} × ${dim} (${metric}) built in `
+      + `${((performance.now() - t0) / 1000).toFixed(1)} s, ${mb.toFixed(1)} MB in the worker`;
+    $('item').max = n - 1;
+    $('search-button').disabled = false;
+  } catch (e) {
+    $('build-status').textContent = `failed: ${e.code ?? e.name}: ${e.message}`;
+  } finally {
+    $('build-button').disabled = false;
+  }
+}
+
+async function search(event) {
+  event.preventDefault();
+  const k = Number($('k').value);
+  const byItem = document.querySelector('input[name=mode]:checked').value === 'item';
+  const item = Number($('item').value);
+  try {
+    const query = byItem ? state.vectors.slice(item * state.dim, (item + 1) * state.dim) : gaussian(state.dim);
+    const t0 = performance.now();
+    const { ids, distances } = await state.index.search(query, k, state.kind === 'hnsw' ? { ef: Math.max(64, k) } : { rerank: 4 });
+    const ms = performance.now() - t0;
+    state.lastSearch = { byItem, item, ids: [...ids], distances: [...distances] };
+    $('search-status').textContent = `${byItem ? `nearest to item ${item}` : 'nearest to a random vector'}: `
+      + `${ids.length} results in ${ms.toFixed(2)} ms (round trip to the worker)`;
+    $('results').tBodies[0].replaceChildren(...[...ids].map((id, i) => {
+      const row = document.createElement('tr');
+      row.innerHTML = `<td>${i + 1}</td><td>${id}</td><td>${distances[i].toFixed(4)}</td>`;
+      return row;
+    }));
+  } catch (e) {
+    $('search-status').textContent = `failed: ${e.code ?? e.name}: ${e.message}`;
+  }
+}
+
+state.worker = await spawn();
+$('env').textContent = `build ${state.worker.variant} (auto: ${chooseVariant()}) · cross-origin isolated: ${self.crossOriginIsolated} · `
+  + `quiver ${state.worker.version} · ${navigator.hardwareConcurrency} cores`;
+$('build').addEventListener('submit', build);
+$('search').addEventListener('submit', search);
+state.ready = true;

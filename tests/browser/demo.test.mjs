@@ -1,0 +1,58 @@
+// The browser demo (examples/browser/) served by its own COOP/COEP server: the worker runs the
+// threaded build, the index builds with the progress bar reaching the end, a search for an
+// item finds that item first, a random search answers, and a screenshot is kept as an artifact.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, statSync } from 'node:fs';
+import { launchChromium, openPage, saveScreenshot } from './support.mjs';
+import { serve } from '../../examples/browser/server.mjs';
+
+let browser;
+let server;
+before(async () => {
+  browser = await launchChromium();
+  server = await serve({ port: 0 });
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test('the demo builds an index in a Worker with progress, searches it, and is screenshotted', async () => {
+  const page = await openPage(browser, server.url);
+  const log = () => page.quiverLog.join('\n');
+  await page.waitForFunction(() => window.demo?.ready === true);
+  assert.match(await page.textContent('#env'), /build simd-mt .*cross-origin isolated: true/, log());
+
+  await page.fill('#n', '3000');
+  await page.fill('#dim', '32');
+  await page.click('#build-button');
+  await page.waitForFunction(() => !document.getElementById('search-button').disabled);
+  assert.equal(await page.evaluate(() => document.getElementById('progress').value), 1);
+  const status = await page.textContent('#build-status');
+  assert.match(status, /index of 3,000 × 32 \(cosine\) built in/, `${status}\n${log()}`);
+
+  await page.fill('#item', '42');
+  await page.fill('#k', '5');
+  await page.click('#search-button');
+  await page.waitForFunction(() => window.demo.lastSearch?.byItem === true);
+  const byItem = await page.evaluate(() => window.demo.lastSearch);
+  assert.equal(byItem.ids.length, 5);
+  assert.equal(byItem.ids[0], 42);
+  assert.ok(Math.abs(byItem.distances[0]) < 1e-3, String(byItem.distances[0]));
+  const rows = await page.$$eval('#results tbody tr', (trs) => trs.map((tr) => tr.children[1].textContent));
+  assert.deepEqual(rows.map(Number), byItem.ids);
+
+  await page.check('input[name=mode][value=random]');
+  await page.click('#search-button');
+  await page.waitForFunction(() => window.demo.lastSearch?.byItem === false);
+  assert.equal((await page.evaluate(() => window.demo.lastSearch)).ids.length, 5);
+
+  await page.check('input[name=mode][value=item]');
+  await page.click('#search-button');
+  await page.waitForFunction(() => window.demo.lastSearch?.byItem === true);
+  assert.equal(await page.getAttribute('a[href="../bench/"]', 'href'), '../bench/');
+  const shot = await saveScreenshot(page, 'demo.png');
+  assert.ok(existsSync(shot) && statSync(shot).size > 10_000, shot);
+  await page.context().close();
+});

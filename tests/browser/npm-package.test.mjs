@@ -1,0 +1,79 @@
+// What `npm pack` ships works where users put it: the tarball installs offline into an empty
+// project (no runtime dependencies), the README's Node example runs there, the shipped types
+// compile, and a Vite production build of a page importing 'quiver' answers searches in
+// Chromium — single-threaded without COOP/COEP, with pthreads when cross-origin isolated.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot, startServer, launchChromium, openPage } from './support.mjs';
+
+const work = mkdtempSync(join(tmpdir(), 'quiver-pack-'));
+const app = join(work, 'app');
+const run = (cmd, args, cwd = app) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+let browser;
+
+before(() => {
+  const out = run('npm', ['pack', '--json', '--pack-destination', work], repoRoot);
+  const [{ filename, files }] = JSON.parse(out);
+  // Only what ships: the JS, the types and the three wasm builds (npm adds package.json and README).
+  for (const { path } of files) {
+    assert.match(path, /^(package\.json|README\.md|LICENSE|js\/[\w-]+\.(js|d\.ts)|js\/wasm\/(simd-mt|simd|baseline)\/(quiver\.(mjs|wasm|worker\.js)|package\.json))$/, path);
+  }
+  mkdirSync(app);
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+  run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, filename)]);
+  assert.deepEqual(readdirSync(join(app, 'node_modules')).filter((d) => !d.startsWith('.')), ['quiver'], 'no runtime dependencies');
+});
+after(async () => {
+  await browser?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+test('the README Node example runs against the installed tarball', () => {
+  cpSync(join(repoRoot, 'examples', 'node', 'quickstart.mjs'), join(app, 'quickstart.mjs'));
+  const out = run(process.execPath, ['quickstart.mjs']);
+  assert.match(out, /^variant simd-mt, 10000 vectors/m);
+  assert.match(out, /^ {2}id 1042 {2}distance 0\.0000$/m);
+  assert.match(out, /same answer true$/m);
+});
+
+test('the shipped types compile the typed usage example', () => {
+  cpSync(join(repoRoot, 'tests', 'js', 'types'), join(app, 'types'), { recursive: true });
+  try {
+    run(join(repoRoot, 'node_modules', '.bin', 'tsc'), ['-p', join(app, 'types', 'tsconfig.json')]);
+  } catch (e) {
+    assert.fail(`tsc:\n${e.stdout}${e.stderr}`);
+  }
+});
+
+test('a Vite production build of a page importing quiver answers in Chromium, with and without isolation', async () => {
+  cpSync(join(repoRoot, 'tests', 'package', 'vite-app'), app, { recursive: true });
+  // The repository's Vite (a devDependency), run on the installed package.
+  run(process.execPath, [join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'error']);
+  const dist = join(app, 'dist');
+  assert.match(readFileSync(join(dist, 'index.html'), 'utf8'), /assets\/index-[\w-]+\.js/);
+  assert.equal(readdirSync(join(dist, 'assets')).filter((f) => f.endsWith('.wasm')).length, 3, 'every wasm build is emitted');
+
+  browser = await launchChromium();
+  for (const isolated of [false, true]) {
+    const server = await startServer({ root: dist, isolated });
+    try {
+      const page = await openPage(browser, server.url('/'));
+      const result = await page.waitForFunction(() => window.result).then((h) => h.jsonValue());
+      const variant = isolated ? 'simd-mt' : 'simd';
+      assert.equal(result.error, undefined, `${result.error}\n${page.quiverLog.join('\n')}`);
+      assert.deepEqual(result.ids, [2, 1]);
+      assert.equal(result.batch, 64);
+      assert.deepEqual(result.worker, [8]);
+      assert.equal(result.variant, variant);
+      assert.equal(result.workerVariant, variant);
+      assert.equal(result.pool.workers > 0, isolated);
+      await page.context().close();
+    } finally {
+      await server.close();
+    }
+  }
+});
