@@ -1,4 +1,6 @@
 // Types of the quiver package (hand-written; checked against tests/js/types/*.ts by tsc).
+// Symbol.dispose / Symbol.asyncDispose, for projects whose `lib` predates them:
+/// <reference lib="esnext.disposable" />
 
 /** The wasm builds: SIMD128 + pthreads, SIMD128, neither. */
 export type Variant = 'simd-mt' | 'simd' | 'baseline';
@@ -243,7 +245,8 @@ export interface RemoteQuiver {
 }
 
 /** Starts a Worker (browser) / worker_thread (Node) with its own module. */
-export function spawn(options?: Omit<LoadOptions, 'wasmBinary'> & { wasmBinary?: ArrayBuffer | ArrayBufferView }): Promise<RemoteQuiver>;
+/** Options are sent to the worker, so `locateFile` (a function) cannot be one of them; use `wasmUrl`. */
+export function spawn(options?: Omit<LoadOptions, 'locateFile'>): Promise<RemoteQuiver>;
 
 // ---- Persistence ---------------------------------------------------------------------------
 

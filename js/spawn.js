@@ -122,6 +122,9 @@ if (Symbol.asyncDispose) RemoteIndex.prototype[Symbol.asyncDispose] = RemoteInde
 // spawn(options): the init options of Quiver.init (variant, threads, wasmUrl, ...) apply in
 // the worker. Resolves once the worker's module is ready.
 export async function spawn(options = {}) {
+  if (typeof options.locateFile === 'function') {
+    throw new QuiverError('INVALID_ARGUMENT', 'spawn() cannot send a locateFile function to the worker: pass wasmUrl instead');
+  }
   const { wasmModule, ...rest } = options;
   const port = await startWorker();
   const pending = new Map();

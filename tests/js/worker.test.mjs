@@ -5,6 +5,8 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Quiver, QuiverError, spawn as spawnFromMain } from '../../js/main.js';
 import { spawn } from 'quiver/worker';
 import { moduleLoader, root } from './support.mjs';
@@ -90,6 +92,8 @@ test('errors come back as QuiverError with the C++ code, and the index is unchan
   await assert.rejects(w.create('kd-tree', { dim: 3 }), is('INVALID_ARGUMENT'));
   await assert.rejects(w.load(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8])), (e) => e instanceof QuiverError && e.code !== 'INTERNAL');
   await assert.rejects(index.compact(), is('INVALID_ARGUMENT'));
+  await assert.rejects(spawn({ locateFile: (f) => f }), is('INVALID_ARGUMENT'));
+  await assert.rejects(spawn({ variant: 'mmx' }), is('INVALID_ARGUMENT'));
   await index.dispose();
 });
 
@@ -142,6 +146,18 @@ test('bytes saved by a worker load locally and the other way round', async () =>
   back.dispose();
   local.dispose();
   await remote.dispose();
+});
+
+test('load options reach the worker: a precompiled module and a wasm path', async () => {
+  const wasm = join(root, 'js', 'wasm', 'simd', 'quiver.wasm');
+  const module = await WebAssembly.compile(readFileSync(wasm));
+  for (const options of [{ variant: 'simd', wasmModule: module, wasmUrl: '/nowhere/quiver.wasm' }, { variant: 'simd', wasmUrl: wasm }]) {
+    const w = await start(options);
+    const index = await w.create('flat', { dim: 2 });
+    await index.add([1, 2], [[0, 0], [1, 1]]);
+    assert.deepEqual([...(await index.search([1, 1], 1)).ids], [2]);
+  }
+  await assert.rejects(spawn({ variant: 'simd', wasmUrl: '/nowhere/quiver.wasm' }), is('IO_ERROR'));
 });
 
 test('a process that never calls terminate() still exits once its calls are done', () => {
