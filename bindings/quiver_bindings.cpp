@@ -11,6 +11,7 @@
 
 #include "errors.hpp"
 #include "io/format.hpp"
+#include "parallel/thread_pool.hpp"
 #include "quiver/quiver.hpp"
 
 namespace quiver::bindings {
@@ -166,6 +167,85 @@ class QuantizedIndexBinding {
   SerializedBytes serialized_;
 };
 
+// A non-negative integer option that arrives as a JS number.
+size_t count_option(double x, const char* name) {
+  if (!(x >= 0.0 && x <= 4294967295.0) || std::floor(x) != x) {
+    throw Error(ErrorCode::InvalidArgument, std::string(name) + " must be an integer in [0, 2^32 - 1]");
+  }
+  return static_cast<size_t>(x);
+}
+
+class HnswIndexBinding {
+ public:
+  HnswIndexBinding(size_t dim, const std::string& metric, double M, double ef_construction, double seed,
+                   double ef_search)
+      : index_(guarded([&] {
+          if (!is_js_id(seed)) {
+            throw Error(ErrorCode::InvalidArgument, "seed must be an integer in [0, 2^53 - 1]");
+          }
+          HnswIndexOptions o;
+          o.dim = dim;
+          o.metric = parse_metric(metric);
+          o.M = count_option(M, "M");
+          o.ef_construction = count_option(ef_construction, "efConstruction");
+          o.seed = static_cast<uint64_t>(seed);
+          o.ef_search = count_option(ef_search, "efSearch");
+          return HnswIndex(o);
+        })) {}
+  explicit HnswIndexBinding(HnswIndex&& index) : index_(std::move(index)) {}
+
+  // threads: pool workers the insertion may use (0 = all). With 1 the nodes are linked in
+  // batch order and the graph is the same as a one-thread native build with the same seed.
+  void add(uintptr_t ids, uintptr_t vectors, size_t n, double threads) {
+    guarded([&] {
+      const parallel::WorkerLimit limit(count_option(threads, "threads"));
+      index_.add(ids_from_f64(ids, n), ptr<const float>(vectors), n);
+    });
+  }
+  void remove(uintptr_t ids, size_t n) {
+    guarded([&] { index_.remove(ids_from_f64(ids, n), n); });
+  }
+  bool has(double id) const { return is_js_id(id) && index_.contains(static_cast<uint64_t>(id)); }
+  // Per-call options: beam width ef (0 = the index's efSearch; raised to k if smaller) and an
+  // allow list of `allow_count` ids staged as float64 at `allow` (0 = no allow list).
+  size_t search(uintptr_t query, size_t k, uintptr_t out, double ef, uintptr_t allow, size_t allow_count) const {
+    return guarded([&] {
+      const HnswSearchParams p = params(ef, allow, allow_count);
+      return index_.search(ptr<const float>(query), k, ptr<Neighbor>(out), p);
+    });
+  }
+  size_t search_batch(uintptr_t queries, size_t nq, size_t k, uintptr_t out, double ef, uintptr_t allow,
+                      size_t allow_count) const {
+    return guarded([&] {
+      const HnswSearchParams p = params(ef, allow, allow_count);
+      return index_.search_batch(ptr<const float>(queries), nq, k, ptr<Neighbor>(out), p);
+    });
+  }
+  size_t size() const { return index_.size(); }
+  size_t dim() const { return index_.dim(); }
+  std::string metric() const { return metric_name(index_.metric()); }
+  std::string isa() const { return isa_name(index_.isa()); }
+  double memory_bytes() const { return double(index_.memory_bytes()); }
+  size_t M() const { return index_.M(); }
+  size_t ef_construction() const { return index_.ef_construction(); }
+  double seed() const { return double(index_.seed()); }
+  int max_level() const { return index_.max_level(); }
+  size_t node_bytes() const { return index_.node_bytes(); }
+
+ private:
+  static HnswSearchParams params(double ef, uintptr_t allow, size_t allow_count) {
+    HnswSearchParams p;
+    p.ef = count_option(ef, "ef");
+    if (allow != 0) {
+      p.allow = ids_from_f64(allow, allow_count);
+      p.allow_count = allow_count;
+    }
+    return p;
+  }
+
+  HnswIndex index_;
+};
+
 // The kind stored in index file bytes ("flat", "quantized", "hnsw"), after validating the
 // container and its checksums.
 std::string index_kind_of(uintptr_t bytes, size_t size) {
@@ -237,6 +317,23 @@ EMSCRIPTEN_BINDINGS(quiver) {
       .function("bits", &QuantizedIndexBinding::bits)
       .function("seed", &QuantizedIndexBinding::seed)
       .function("keepsVectors", &QuantizedIndexBinding::keeps_vectors);
+  class_<HnswIndexBinding>("HnswIndex")
+      .constructor<size_t, const std::string&, double, double, double, double>()
+      .function("add", &HnswIndexBinding::add)
+      .function("remove", &HnswIndexBinding::remove)
+      .function("has", &HnswIndexBinding::has)
+      .function("search", &HnswIndexBinding::search)
+      .function("searchBatch", &HnswIndexBinding::search_batch)
+      .function("size", &HnswIndexBinding::size)
+      .function("dim", &HnswIndexBinding::dim)
+      .function("metric", &HnswIndexBinding::metric)
+      .function("isa", &HnswIndexBinding::isa)
+      .function("memoryBytes", &HnswIndexBinding::memory_bytes)
+      .function("M", &HnswIndexBinding::M)
+      .function("efConstruction", &HnswIndexBinding::ef_construction)
+      .function("seed", &HnswIndexBinding::seed)
+      .function("maxLevel", &HnswIndexBinding::max_level)
+      .function("nodeBytes", &HnswIndexBinding::node_bytes);
 }
 
 }  // namespace quiver::bindings

@@ -70,6 +70,12 @@ export function makeIndexBase(mod, staging, variantName) {
     get memoryBytes() { return this.live().memoryBytes(); }
 
     add(ids, vectors) {
+      this.addWith(ids, vectors, (native, idPtr, vecPtr, n) => native.add(idPtr, vecPtr, n));
+    }
+
+    // Converts and stages ids and vectors, checks that their counts agree, then lets
+    // call(native, idsPtr, vectorsPtr, n) run the C++ add (subclasses pass extra options).
+    addWith(ids, vectors, call) {
       const native = this.live();
       const idArray = toIds(ids);
       const data = toVectors(vectors, native.dim());
@@ -79,7 +85,7 @@ export function makeIndexBase(mod, staging, variantName) {
       }
       const idPtr = staging.putFloat64('ids', idArray);
       const vecPtr = staging.putFloat32('vectors', data);
-      rethrowing(() => native.add(idPtr, vecPtr, idArray.length));
+      rethrowing(() => call(native, idPtr, vecPtr, idArray.length));
     }
 
     remove(ids) {

@@ -7,6 +7,8 @@
 //   const { ids, distances } = index.search(query, 10);
 //   const qi = new q.QuantizedIndex({ dim: 384, metric: 'cosine', bits: 4 });
 //   qi.add(ids, vectors); qi.search(query, 10, { rerank: 4, allow: [1, 2, 3] });
+//   const hi = new q.HnswIndex({ dim: 384, metric: 'cosine', M: 16, efConstruction: 200 });
+//   hi.add(ids, vectors); hi.search(query, 10, { ef: 64, allow: [1, 2, 3] });
 //   index.dispose(); q.terminate();
 import { QuiverError } from './errors.js';
 import { loadModule, chooseVariant, VARIANTS } from './loader.js';
@@ -14,6 +16,7 @@ import { Staging } from './staging.js';
 import { makeIndexBase, withHeapBytes, FROM_NATIVE } from './index-base.js';
 import { makeFlatIndexClass } from './flat-index.js';
 import { makeQuantizedIndexClass } from './quantized-index.js';
+import { makeHnswIndexClass } from './hnsw-index.js';
 import { rethrowing } from './errors.js';
 
 async function init(options = {}) {
@@ -22,6 +25,7 @@ async function init(options = {}) {
   const IndexBase = makeIndexBase(mod, staging, variant);
   const FlatIndex = makeFlatIndexClass(mod, staging, variant, IndexBase);
   const QuantizedIndex = makeQuantizedIndexClass(mod, staging, variant, IndexBase);
+  const HnswIndex = makeHnswIndexClass(mod, staging, variant, IndexBase);
   const classes = { flat: [FlatIndex, mod.FlatIndex], quantized: [QuantizedIndex, mod.QuantizedIndex] };
   let terminated = false;
   return {
@@ -31,6 +35,7 @@ async function init(options = {}) {
     availableIsas: mod.availableIsas().split(','),
     FlatIndex,
     QuantizedIndex,
+    HnswIndex,
     // Reads index file bytes (Uint8Array/ArrayBuffer) and returns an index of the class the
     // file holds (FlatIndex or QuantizedIndex). Corrupt bytes throw QuiverError (BAD_MAGIC,
     // TRUNCATED, CHECKSUM_MISMATCH, UNSUPPORTED_VERSION, CORRUPT, UNKNOWN_INDEX_KIND).

@@ -5,14 +5,17 @@
 //
 //   node scripts/compare-wasm.mjs --base B.fbin --queries Q.fbin [--index native.qvr]
 //        [-k 10] [--metric l2] [--variants simd-mt,simd,baseline]
-//        [--kind flat|quantized] [--bits 4] [--seed 42] [--rerank 0] [--no-vectors]
+//        [--kind flat|quantized|hnsw] [--bits 4] [--seed 42] [--rerank 0] [--no-vectors]
+//        [--M 16] [--ef-construction 200] [--ef 0]
+// An hnsw index is built with one thread, so its graph is the one a one-thread native build
+// makes from the same vectors and seed.
 // Vector files: .fbin or .fvecs (float32, little-endian).
 import { readFileSync } from 'node:fs';
 import { Quiver } from '../js/index.js';
 
 function parseArgs(argv) {
   const args = { k: 10, metric: 'l2', variants: 'simd-mt,simd,baseline', kind: 'flat', bits: 4, seed: 42, rerank: 0,
-    keepVectors: true };
+    keepVectors: true, M: 16, efConstruction: 200, ef: 0 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -30,6 +33,9 @@ function parseArgs(argv) {
     else if (a === '--seed') args.seed = Number(next());
     else if (a === '--rerank') args.rerank = Number(next());
     else if (a === '--no-vectors') args.keepVectors = false;
+    else if (a === '--M') args.M = Number(next());
+    else if (a === '--ef-construction') args.efConstruction = Number(next());
+    else if (a === '--ef') args.ef = Number(next());
     else throw new Error(`unknown argument ${a}`);
   }
   if (!args.base || !args.queries) throw new Error('--base and --queries are required');
@@ -92,11 +98,20 @@ function makeIndex(q, args, dim) {
   if (args.kind === 'quantized') {
     return new q.QuantizedIndex({ dim, metric: args.metric, bits: args.bits, seed: args.seed, keepVectors: args.keepVectors });
   }
-  throw new Error(`the ${args.kind} index is not available in the npm package yet`);
+  if (args.kind === 'hnsw') {
+    return new q.HnswIndex({ dim, metric: args.metric, M: args.M, efConstruction: args.efConstruction, seed: args.seed });
+  }
+  throw new Error(`unknown index kind ${args.kind}`);
 }
 
 function searchOptions(args) {
-  return args.kind === 'quantized' ? { rerank: args.rerank } : undefined;
+  if (args.kind === 'quantized') return { rerank: args.rerank };
+  if (args.kind === 'hnsw') return { ef: args.ef };
+  return undefined;
+}
+
+function addOptions(args) {
+  return args.kind === 'hnsw' ? { threads: 1 } : undefined;
 }
 
 async function runVariant(variant, args, base, queries, fileBytes) {
@@ -105,7 +120,7 @@ async function runVariant(variant, args, base, queries, fileBytes) {
     const ids = Float64Array.from({ length: base.rows }, (_, i) => i);
     const t0 = performance.now();
     const index = makeIndex(q, args, base.dim);
-    index.add(ids, base.data);
+    index.add(ids, base.data, addOptions(args));
     const buildMs = performance.now() - t0;
     const built = searchAll(index, queries, args.k, searchOptions(args));
     const out = {

@@ -68,7 +68,7 @@ int run_build(const BuildOptions& o) {
                      {"dim", index->dim()},                     {"read_ms", read_ms},
                      {"build_ms", build_ms},                    {"write_ms", write_ms},
                      {"memory_bytes", index->memory_bytes()},   {"file_bytes", file_bytes},
-                     {"output", o.output}};
+                     {"params", index->params()},               {"output", o.output}};
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "built " << index_kind_name(index->kind()) << " index (" << index->params() << ", "
@@ -94,12 +94,13 @@ void register_build(CLI::App& app, Runner& run) {
       ->capture_default_str();
   cmd->add_option("--metric", o->metric, "l2, ip or cosine")->capture_default_str();
   cmd->add_option("--bits", o->bits, "Code bits per dimension (quantized: 2 or 4)")->capture_default_str();
-  cmd->add_option("--M", o->M, "Links per node (hnsw)")->capture_default_str();
-  cmd->add_option("--ef-construction", o->ef_construction, "Build beam width (hnsw)")->capture_default_str();
+  cmd->add_option("--M", o->M, "Hnsw: links per node on the upper levels (2M on level 0), 2..128")->capture_default_str();
+  cmd->add_option("--ef-construction", o->ef_construction, "Hnsw: build beam width (raised to M if smaller)")
+      ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed (quantized rotation, hnsw levels)")->capture_default_str();
   cmd->add_flag("--no-vectors", o->no_vectors,
                 "Quantized: keep only the codes, not the f32 vectors (smaller; search --rerank unavailable)");
-  cmd->add_option("--threads", o->threads, "Build threads (kinds that build in parallel)")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "Hnsw: build threads (0 = all cores; 1 builds the same graph on every run and target)")->capture_default_str();
   cmd->add_option("--isa", o->isa, "Force an ISA level (default: QUIVER_ISA or the best)");
   cmd->add_flag("--json", o->json, "Machine-readable summary");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress bar");

@@ -23,8 +23,11 @@ struct DemoOptions {
   uint64_t base_seed = 42;
   uint64_t query_seed = 13;
   std::string isa;  // empty: the process-wide choice
-  std::string index = "flat";  // flat | quantized (4 bits, seed 42)
+  std::string index = "flat";  // flat | quantized (4 bits, seed 42) | hnsw (seed 42, one build thread)
   size_t rerank = 4;           // quantized: exact rerank depth
+  size_t M = 16;               // hnsw
+  size_t ef_construction = 200;
+  size_t ef = 64;              // hnsw: search beam width
   bool json = false;
 };
 

@@ -30,7 +30,7 @@ namespace {
 struct CompareOptions {
   std::string base, queries, gt, format, index = "flat", metric = "l2", variants = "simd-mt,simd,baseline";
   std::string node = "node", script = std::string(QUIVER_SOURCE_DIR) + "/scripts/compare-wasm.mjs", isa;
-  size_t dim = 0, k = 10, ef = 0, rerank = 0;
+  size_t dim = 0, k = 10, ef = 0, rerank = 0, M = 16, ef_construction = 200;
   int bits = 4;
   uint64_t seed = 42;
   bool json = false, quiet = false, no_vectors = false;
@@ -64,6 +64,9 @@ int run_compare(const CompareOptions& o) {
   p.bits = o.bits;
   p.seed = o.seed;
   p.keep_vectors = !o.no_vectors;
+  p.M = o.M;
+  p.ef_construction = o.ef_construction;
+  p.threads = 1;  // both sides build with one thread: same graph natively and in wasm
   if (p.kind != IndexKind::flat) make_index(p);  // 'not available yet' before any work
   const io::Vectors base = load_vectors(o.base, o.format, o.dim);
   const io::Vectors queries = load_vectors(o.queries, o.format, o.dim ? o.dim : base.dim);
@@ -125,6 +128,8 @@ int run_compare(const CompareOptions& o) {
                     " --variants " + shell_quote(o.variants) +
                     " --kind " + shell_quote(index_kind_name(p.kind)) + " --bits " + std::to_string(p.bits) +
                     " --seed " + std::to_string(p.seed) + " --rerank " + std::to_string(o.rerank) +
+                    " --M " + std::to_string(p.M) + " --ef-construction " + std::to_string(p.ef_construction) +
+                    " --ef " + std::to_string(o.ef) +
                     (p.keep_vectors ? "" : " --no-vectors");
   if (!o.quiet && !o.json) std::cerr << "quiver compare: running the wasm side: " << o.script << "\n";
   FILE* pipe = ::popen(cmd.c_str(), "r");
@@ -221,10 +226,12 @@ void register_compare(CLI::App& app, Runner& run) {
       ->check(CLI::IsMember({"flat", "quantized", "hnsw"}))
       ->capture_default_str();
   cmd->add_option("--metric", o->metric, "l2, ip or cosine")->capture_default_str();
-  cmd->add_option("--ef", o->ef, "Search beam width (hnsw)");
+  cmd->add_option("--M", o->M, "Hnsw: links per node (2M on level 0)")->capture_default_str();
+  cmd->add_option("--ef-construction", o->ef_construction, "Hnsw: build beam width")->capture_default_str();
+  cmd->add_option("--ef", o->ef, "Hnsw: search beam width (0 = the index default, 64)");
   cmd->add_option("--rerank", o->rerank, "Exact re-ranking depth (quantized; 0 = codes only)");
   cmd->add_option("--bits", o->bits, "Code bits per dimension (quantized: 2 or 4)")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Rotation seed (quantized)")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed (quantized rotation, hnsw levels)")->capture_default_str();
   cmd->add_flag("--no-vectors", o->no_vectors, "Quantized: keep only the codes (no --rerank)");
   cmd->add_option("--format", o->format, "Input format if the extension does not say");
   cmd->add_option("--dim", o->dim, "Dimension of raw float32 input");

@@ -1,7 +1,7 @@
-// `quiver demo`: the native half of `npm run demo`. Builds an exact flat index (or a 4-bit
-// quantised one) over the seed workload, searches every query, and reports timings and the
-// result ids (so the demo script can compute recall and check that every ISA and every wasm
-// variant agree).
+// `quiver demo`: the native half of `npm run demo`. Builds an exact flat index, a 4-bit
+// quantised one or an HNSW graph (one build thread, so the graph is the same on every run)
+// over the seed workload, searches every query, and reports timings and the result ids (so the
+// demo script can compute recall and check that every ISA and every wasm variant agree).
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/common.hpp"
 #include "quiver/quiver.hpp"
 
 namespace quiver::cli {
@@ -20,45 +21,44 @@ void add_demo_options(CLI::App& command, DemoOptions& o) {
   command.add_option("--dim", o.dim, "Dimension")->capture_default_str();
   command.add_option("-k", o.k, "Neighbours per query")->capture_default_str();
   command.add_option("--isa", o.isa, "Force an ISA level (default: QUIVER_ISA or the best)");
-  command.add_option("--index", o.index, "flat or quantized (4 bits, seed 42)")
-      ->check(CLI::IsMember({"flat", "quantized"}))
+  command.add_option("--index", o.index, "flat, quantized (4 bits, seed 42) or hnsw (seed 42, one build thread)")
+      ->check(CLI::IsMember({"flat", "quantized", "hnsw"}))
       ->capture_default_str();
   command.add_option("--rerank", o.rerank, "Quantized: exact rerank depth")->capture_default_str();
+  command.add_option("--M", o.M, "Hnsw: links per node")->capture_default_str();
+  command.add_option("--ef-construction", o.ef_construction, "Hnsw: build beam width")->capture_default_str();
+  command.add_option("--ef", o.ef, "Hnsw: search beam width")->capture_default_str();
   command.add_flag("--json", o.json, "Print JSON including every result id");
 }
 
 int run_demo(const DemoOptions& o) {
   using clock = std::chrono::steady_clock;
-  const Isa isa = o.isa.empty() ? active_isa() : parse_isa(o.isa);
+  BuildParams bp;
+  bp.kind = parse_index_kind(o.index);
+  bp.dim = o.dim;
+  bp.bits = 4;
+  bp.seed = 42;
+  bp.M = o.M;
+  bp.ef_construction = o.ef_construction;
+  bp.threads = 1;
+  bp.isa = o.isa;
   const auto base = unit_gaussian_vectors(o.rows, o.dim, o.base_seed);
   const auto queries = unit_gaussian_vectors(o.queries, o.dim, o.query_seed);
   std::vector<uint64_t> ids(o.rows);
   for (size_t i = 0; i < o.rows; ++i) ids[i] = i;
 
-  const bool quantized = o.index == "quantized";
   const auto t0 = clock::now();
-  std::unique_ptr<FlatIndex> flat;
-  std::unique_ptr<QuantizedIndex> quant;
-  if (quantized) {
-    quant = std::make_unique<QuantizedIndex>(QuantizedIndexOptions{o.dim, Metric::l2, 4, 42, true}, isa);
-    quant->add(ids, base);
-  } else {
-    flat = std::make_unique<FlatIndex>(FlatIndexOptions{o.dim, Metric::l2}, isa);
-    flat->add(ids, base);
-  }
+  auto index = make_index(bp);
+  index->add(ids.data(), base.data(), o.rows);
   const auto t1 = clock::now();
 
   std::vector<Neighbor> results(o.queries * o.k);
-  QuantizedSearchParams params;
-  params.rerank = o.rerank;
+  SearchParams sp;
+  sp.k = o.k;
+  sp.ef = o.ef;
+  sp.rerank = o.rerank;
   auto search_all = [&] {
-    for (size_t q = 0; q < o.queries; ++q) {
-      if (quantized) {
-        quant->search(queries.data() + q * o.dim, o.k, results.data() + q * o.k, params);
-      } else {
-        flat->search(queries.data() + q * o.dim, o.k, results.data() + q * o.k);
-      }
-    }
+    for (size_t q = 0; q < o.queries; ++q) index->search(queries.data() + q * o.dim, sp, results.data() + q * o.k);
   };
   search_all();
   const auto t2 = clock::now();
@@ -75,17 +75,16 @@ int run_demo(const DemoOptions& o) {
   const double qps = double(passes * o.queries) / search_s;
 
   if (o.json) {
-    nlohmann::json j{{"target", "native"}, {"index", o.index}, {"isa", isa_name(isa)}, {"rows", o.rows},
-                     {"dim", o.dim},       {"k", o.k},             {"build_ms", build_ms},
-                     {"qps", qps}};
+    nlohmann::json j{{"target", "native"}, {"index", o.index}, {"isa", isa_name(index->isa())}, {"rows", o.rows},
+                     {"dim", o.dim},       {"k", o.k},         {"build_ms", build_ms},            {"qps", qps}};
     std::vector<uint64_t> flat;
     flat.reserve(results.size());
     for (const auto& n : results) flat.push_back(n.id);
     j["ids"] = flat;
     std::cout << j.dump() << "\n";
   } else {
-    std::cout << "isa " << isa_name(isa) << ": build " << build_ms << " ms, " << qps
-              << " queries/s (" << (quantized ? "4-bit quantized" : "exact flat") << ", " << o.rows << " x " << o.dim << ", k=" << o.k << ")\n";
+    std::cout << "isa " << isa_name(index->isa()) << ": build " << build_ms << " ms, " << qps << " queries/s ("
+              << o.index << ": " << index->params() << ", " << o.rows << " x " << o.dim << ", k=" << o.k << ")\n";
   }
   return 0;
 }

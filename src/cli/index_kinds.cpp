@@ -1,12 +1,14 @@
 // The index kinds behind `quiver build`, `search`, `info` and `compare`. Each kind is one
-// CliIndex implementation; the HNSW kind plugs in here when it exists.
+// CliIndex implementation.
 #include <string>
 
 #include "cli/common.hpp"
 #include "io/file.hpp"
 #include "io/format.hpp"
 #include "quiver/error.hpp"
+#include "parallel/thread_pool.hpp"
 #include "quiver/flat_index.hpp"
+#include "quiver/hnsw_index.hpp"
 #include "quiver/quantized_index.hpp"
 
 namespace quiver::cli {
@@ -59,6 +61,41 @@ class QuantizedCliIndex final : public CliIndex {
   QuantizedIndex index_;
 };
 
+class HnswCliIndex final : public CliIndex {
+ public:
+  // threads: pool workers that add() may use (0 = all). One worker links the nodes in batch
+  // order, so the graph depends only on the seed and the data (quiver/hnsw_index.hpp).
+  HnswCliIndex(HnswIndex index, size_t threads) : index_(std::move(index)), threads_(threads) {}
+  IndexKind kind() const override { return IndexKind::hnsw; }
+  size_t dim() const override { return index_.dim(); }
+  size_t size() const override { return index_.size(); }
+  Metric metric() const override { return index_.metric(); }
+  Isa isa() const override { return index_.isa(); }
+  size_t memory_bytes() const override { return index_.memory_bytes(); }
+  std::string params() const override {
+    return "M " + std::to_string(index_.M()) + ", efConstruction " + std::to_string(index_.ef_construction()) +
+           ", seed " + std::to_string(index_.seed()) + ", top level " + std::to_string(index_.max_level()) + ", " +
+           std::to_string(index_.node_bytes()) + " bytes per level-0 node";
+  }
+  void reserve(size_t n) override { index_.reserve(n); }
+  void add(const uint64_t* ids, const float* vectors, size_t n) override {
+    const parallel::WorkerLimit limit(threads_);
+    index_.add(ids, vectors, n);
+  }
+  size_t search(const float* query, const SearchParams& p, Neighbor* out) const override {
+    HnswSearchParams hp;
+    hp.ef = p.ef;
+    return index_.search(query, p.k, out, hp);
+  }
+  void save(const std::string&) const override {
+    throw Error(ErrorCode::UnknownIndexKind, "hnsw index files are not available yet in this build of quiver");
+  }
+
+ private:
+  HnswIndex index_;
+  size_t threads_;
+};
+
 [[noreturn]] void not_available(IndexKind kind) {
   throw Error(ErrorCode::UnknownIndexKind, std::string("the ") + index_kind_name(kind) +
                                                " index is not available yet in this build of quiver");
@@ -78,7 +115,17 @@ std::unique_ptr<CliIndex> make_index(const BuildParams& p) {
       const QuantizedIndexOptions o{p.dim ? p.dim : 1, p.metric, unsigned(p.bits), p.seed, p.keep_vectors};
       return std::make_unique<QuantizedCliIndex>(QuantizedIndex(o, choose_isa(p.isa)));
     }
-    case IndexKind::hnsw: break;
+    case IndexKind::hnsw: {
+      // Enough pool workers for --threads (the pool is created on first use, after this).
+      if (p.threads > parallel::thread_count()) parallel::set_thread_count(p.threads);
+      HnswIndexOptions o;
+      o.dim = p.dim ? p.dim : 1;  // 0: not read yet, validate the rest with a placeholder
+      o.metric = p.metric;
+      o.M = p.M;
+      o.ef_construction = p.ef_construction;
+      o.seed = p.seed;
+      return std::make_unique<HnswCliIndex>(HnswIndex(o, choose_isa(p.isa)), p.threads);
+    }
   }
   not_available(p.kind);
 }

@@ -2,7 +2,7 @@
 // turns quiver::Error into a message on stderr and a non-zero exit.
 //
 //   quiver info [FILE]   the ISA report, or what an index file holds (validated)
-//   quiver demo          flat index over the seed workload (used by npm run demo)
+//   quiver demo          flat, quantized or hnsw index over the seed workload (npm run demo)
 //   quiver gen           write the seed or clustered workload with exact ground truth
 //   quiver build         build an index from a vector file and write the index file
 //   quiver search        search an index file; recall and latency percentiles with --gt
@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   info->add_flag("--json", info_json, "Machine-readable output");
 
   quiver::cli::DemoOptions demo_options;
-  auto* demo = app.add_subcommand("demo", "Build a flat index over the seed workload and search it");
+  auto* demo = app.add_subcommand("demo", "Build a flat, quantized or hnsw index over the seed workload and search it");
   quiver::cli::add_demo_options(*demo, demo_options);
 
   quiver::cli::Runner run;

@@ -1,0 +1,93 @@
+// HnswIndex: approximate search over a Hierarchical Navigable Small World graph. Same API
+// shape as FlatIndex and QuantizedIndex (index-base.js holds the shared parts); search and
+// searchBatch take per-call options:
+//   ef      beam width (0 or absent: the index's efSearch); a value below k is raised to k
+//   allow   ids (array or typed array) that may be returned; others are skipped
+// and add takes { threads }: pool workers the insertion may use (0 or absent: all). With
+// threads: 1 the graph depends only on the seed and the data, and equals a one-thread native
+// build (quiver build --threads 1) on the same vectors.
+import { QuiverError, rethrowing } from './errors.js';
+import { FROM_NATIVE } from './index-base.js';
+import { toIds } from './inputs.js';
+
+function checkCount(value, name) {
+  if (!Number.isInteger(value) || value < 0 || value > 4294967295) {
+    throw new QuiverError('INVALID_ARGUMENT', `${name} must be a non-negative integer, got ${value}`);
+  }
+  return value;
+}
+
+function checkOptions(options, shape) {
+  if (options === null || typeof options !== 'object') {
+    throw new QuiverError('INVALID_ARGUMENT', `options must be an object like ${shape}`);
+  }
+  return options;
+}
+
+export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
+  // [ef, allowPtr, allowCount] for the binding; the allow list goes to its own staging slot.
+  function searchOptions(options) {
+    const { ef = 0, allow } = checkOptions(options, '{ ef, allow }');
+    checkCount(ef, 'ef');
+    if (allow === undefined || allow === null) return [ef, 0, 0];
+    const ids = toIds(allow);
+    return [ef, staging.putFloat64('allow', ids), ids.length];
+  }
+
+  class HnswIndex extends IndexBase {
+    // new HnswIndex({ dim, metric = 'l2', M = 16, efConstruction = 200, efSearch = 64, seed = 42 })
+    constructor(options = {}) {
+      if (options[FROM_NATIVE]) {
+        super(options[FROM_NATIVE]);
+        return;
+      }
+      const { dim, metric = 'l2', M = 16, efConstruction = 200, efSearch = 64, seed = 42 } = options;
+      if (!Number.isInteger(dim) || dim < 1) {
+        throw new QuiverError('INVALID_ARGUMENT', `dim must be a positive integer, got ${dim}`);
+      }
+      checkCount(M, 'M');
+      checkCount(efConstruction, 'efConstruction');
+      checkCount(efSearch, 'efSearch');
+      const s = typeof seed === 'bigint' && seed >= 0n && seed <= 9007199254740991n ? Number(seed) : seed;
+      if (!Number.isSafeInteger(s) || s < 0) {
+        throw new QuiverError('INVALID_ARGUMENT', `seed must be an integer in [0, 2^53 - 1], got ${seed}`);
+      }
+      super(rethrowing(() => new mod.HnswIndex(dim, metric, M, efConstruction, s, efSearch)));
+    }
+
+    get M() { return this.live().M(); }
+    get efConstruction() { return this.live().efConstruction(); }
+    get seed() { return this.live().seed(); }
+    // Highest level of the graph (-1 while it has no node).
+    get maxLevel() { return this.live().maxLevel(); }
+    // Bytes per node of the fixed level-0 stride (vector + level-0 links, 64-byte aligned).
+    get nodeBytes() { return this.live().nodeBytes(); }
+
+    // All-or-nothing: a bad id or vector throws and adds nothing.
+    add(ids, vectors, options = {}) {
+      const { threads = 0 } = checkOptions(options, '{ threads }');
+      checkCount(threads, 'threads');
+      this.addWith(ids, vectors, (native, idPtr, vecPtr, n) => native.add(idPtr, vecPtr, n, threads));
+    }
+
+    // { ids: Float64Array, distances: Float32Array }, closest first, ties by id.
+    search(query, k = 10, options = {}) {
+      const native = this.live();
+      return this.searchWith(query, k, (q, out) => {
+        const [ef, allow, allowCount] = searchOptions(options);
+        return native.search(q, k, out, ef, allow, allowCount);
+      });
+    }
+
+    // Row q of the result occupies [q * k, (q + 1) * k) of ids and distances, where k is
+    // min(k, size); returns { ids, distances, k, count }. Parallel in simd-mt.
+    searchBatch(queries, k = 10, options = {}) {
+      const native = this.live();
+      return this.searchBatchWith(queries, k, (qs, nq, out) => {
+        const [ef, allow, allowCount] = searchOptions(options);
+        return native.searchBatch(qs, nq, k, out, ef, allow, allowCount);
+      });
+    }
+  }
+  return HnswIndex;
+}
