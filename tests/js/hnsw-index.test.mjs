@@ -1,0 +1,281 @@
+// The HNSW index through the npm package, in every wasm variant: options and getters, recall
+// against FlatIndex, ef (per call, raised to k), allow lists, remove / re-add, bad input
+// (QuiverError with the C++ code, index unchanged), and one-thread builds that give the same
+// graph in every variant and natively (quiver demo --index hnsw builds with one thread).
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { QuiverError, VARIANTS } from '../../js/index.js';
+import { moduleLoader, requireCli, runCli } from './support.mjs';
+
+const load = moduleLoader();
+
+function rejects(fn, code, part, name = code) {
+  assert.throws(fn, (e) => {
+    assert.ok(e instanceof QuiverError, `${name}: not a QuiverError: ${e}`);
+    assert.equal(e.code, code, `${name}: ${e.code} ${e.message}`);
+    if (part) assert.ok(e.message.includes(part), `${name}: ${e.message}`);
+    return true;
+  }, name);
+}
+const row = (data, dim, i) => data.subarray(i * dim, (i + 1) * dim);
+const seq = (n, from = 0, step = 1) => Float64Array.from({ length: n }, (_, i) => from + i * step);
+
+// Fraction of the exact top-k ids (rows of k) that the approximate rows contain.
+function recall(got, exact, k) {
+  let hit = 0;
+  for (let q = 0; q < exact.length / k; q++) {
+    const want = new Set(exact.slice(q * k, (q + 1) * k));
+    for (let j = 0; j < k; j++) if (want.has(got[q * k + j])) hit++;
+  }
+  return hit / exact.length;
+}
+
+// 2,000 unit vectors of dimension 16 (ids 7i + 3) and 50 queries: small enough to build in
+// every variant quickly, hard enough that a broken graph shows in the recall.
+async function workload(q) {
+  const n = 2000, dim = 16, nq = 50;
+  const base = q.unitGaussianVectors(n, dim, 42);
+  const queries = q.unitGaussianVectors(nq, dim, 13);
+  return { n, dim, nq, base, queries, ids: seq(n, 3, 7) };
+}
+
+function exactIds(q, w, metric, k) {
+  const flat = new q.FlatIndex({ dim: w.dim, metric });
+  flat.add(w.ids, w.base);
+  const r = [...flat.searchBatch(w.queries, k).ids];
+  flat.dispose();
+  return r;
+}
+
+for (const variant of VARIANTS) {
+  describe(`HnswIndex, variant ${variant}`, () => {
+    test('options and getters', async () => {
+      const q = await load(variant);
+      const index = new q.HnswIndex({ dim: 10, metric: 'cosine', M: 8, efConstruction: 50, efSearch: 20, seed: 9 });
+      assert.ok(index instanceof q.HnswIndex);
+      assert.deepEqual([index.dim, index.metric, index.M, index.efConstruction, index.seed, index.size, index.maxLevel],
+        [10, 'cosine', 8, 50, 9, 0, -1]);
+      assert.equal(index.isa, variant === 'baseline' ? 'scalar' : 'wasm128');
+      assert.equal(index.variant, variant);
+      assert.equal(index.nodeBytes % 64, 0);
+      assert.ok(index.nodeBytes >= 16 * 4 + 4 + 2 * 8 * 4);  // padded vector, count, 2M links
+      index.dispose();
+      rejects(() => index.size, 'DISPOSED');
+      const d = new q.HnswIndex({ dim: 3 });
+      assert.deepEqual([d.metric, d.M, d.efConstruction, d.seed], ['l2', 16, 200, 42]);
+      const small = new q.HnswIndex({ dim: 3, M: 12, efConstruction: 4 });
+      assert.equal(small.efConstruction, 12, 'efConstruction below M is raised to M');
+      d.dispose();
+      small.dispose();
+    });
+
+    test('add, has, remove and search with ids closest first', async () => {
+      const q = await load(variant);
+      const w = await workload(q);
+      const index = new q.HnswIndex({ dim: w.dim, M: 8, efConstruction: 64 });
+      index.add(w.ids.subarray(0, 300), w.base.subarray(0, 300 * w.dim));
+      assert.equal(index.size, 300);
+      assert.ok(index.maxLevel >= 0);
+      assert.ok(index.memoryBytes >= 300 * index.nodeBytes);
+      assert.equal(index.has(3), true);
+      assert.equal(index.has(4), false);
+      const r = index.search(row(w.base, w.dim, 5), 8);
+      assert.ok(r.ids instanceof Float64Array && r.distances instanceof Float32Array);
+      assert.equal(r.ids[0], 3 + 5 * 7);  // a stored vector is its own nearest neighbour
+      assert.equal(r.distances[0], 0);
+      for (let i = 1; i < r.distances.length; i++) assert.ok(r.distances[i - 1] <= r.distances[i]);
+      // ids given as a plain array, a Uint32Array and BigInts
+      index.add([5000], row(w.base, w.dim, 400));
+      index.add(new Uint32Array([5001]), [...row(w.base, w.dim, 401)]);
+      index.add([5002n], [[...row(w.base, w.dim, 402)]]);
+      assert.equal(index.size, 303);
+      assert.equal(index.search(row(w.base, w.dim, 402), 1).ids[0], 5002);
+      index.remove([38, 5000]);
+      assert.equal(index.size, 301);
+      assert.equal(index.has(38), false);
+      assert.ok(![...index.search(row(w.base, w.dim, 5), 301, { ef: 400 }).ids].includes(38));
+      assert.equal(index.search(row(w.base, w.dim, 5), 301, { ef: 400 }).ids.length, 301);
+      // update = remove + add: the id comes back with its new vector
+      index.add([38], row(w.base, w.dim, 900));
+      assert.equal(index.search(row(w.base, w.dim, 900), 1).ids[0], 38);
+      index.dispose();
+    });
+
+    test('recall@10 against FlatIndex grows with ef; searchBatch rows equal single searches', async () => {
+      const q = await load(variant);
+      const w = await workload(q);
+      for (const metric of ['l2', 'ip', 'cosine']) {
+        const exact = exactIds(q, w, metric, 10);
+        const index = new q.HnswIndex({ dim: w.dim, metric, M: 16, efConstruction: 100 });
+        index.add(w.ids, w.base);
+        const low = recall([...index.searchBatch(w.queries, 10, { ef: 10 }).ids], exact, 10);
+        const batch = index.searchBatch(w.queries, 10, { ef: 100 });
+        const high = recall([...batch.ids], exact, 10);
+        assert.ok(high >= 0.95, `${metric}: recall@10 ${high} at ef 100`);
+        assert.ok(high >= low, `${metric}: ef 100 ${high} vs ef 10 ${low}`);
+        // a beam as wide as the index finds the exact answer
+        assert.deepEqual([...index.searchBatch(w.queries, 10, { ef: w.n }).ids], exact, `${metric}: ef = n`);
+        for (const i of [0, 17, 49]) {
+          const one = index.search(row(w.queries, w.dim, i), 10, { ef: 100 });
+          assert.deepEqual([...one.ids], [...batch.ids.subarray(i * 10, (i + 1) * 10)], `${metric} query ${i}`);
+          assert.deepEqual([...one.distances], [...batch.distances.subarray(i * 10, (i + 1) * 10)]);
+        }
+        index.dispose();
+      }
+    });
+
+    test('ef is per call, defaults to efSearch, and a value below k is raised to k', async () => {
+      const q = await load(variant);
+      const w = await workload(q);
+      const index = new q.HnswIndex({ dim: w.dim, M: 6, efConstruction: 40, efSearch: 30 });
+      index.add(w.ids, w.base);
+      const k = 40;
+      const ids = (opts) => [...index.searchBatch(w.queries, k, opts).ids];
+      const atK = ids({ ef: k });
+      assert.equal(atK.length, w.nq * k, 'k results per query even when ef < k');
+      assert.deepEqual(ids({ ef: 1 }), atK, 'ef 1 behaves as ef = k');
+      assert.deepEqual(ids({ ef: k - 1 }), atK, 'ef k - 1 behaves as ef = k');
+      assert.deepEqual(ids({}), atK, 'efSearch 30 < k is raised to k too');
+      assert.deepEqual(ids({ ef: 0 }), atK, 'ef 0 means efSearch');
+      const k5 = (opts) => [...index.searchBatch(w.queries, 5, opts).ids];
+      assert.deepEqual(k5({}), k5({ ef: 30 }), 'no ef: the index efSearch');
+      assert.deepEqual(k5({ ef: 0 }), k5({ ef: 30 }));
+      // and a narrower beam sometimes differs, so the option is really used
+      assert.notDeepEqual(k5({ ef: 5 }), k5({ ef: 2000 }));
+      assert.deepEqual(k5({ ef: 30 }), k5(), 'the previous call did not change the default');
+      index.dispose();
+    });
+
+    test('allow lists restrict results, per call', async () => {
+      const q = await load(variant);
+      const w = await workload(q);
+      const index = new q.HnswIndex({ dim: w.dim, M: 8, efConstruction: 64 });
+      index.add(w.ids, w.base);
+      const query = row(w.base, w.dim, 3);
+      const allow = [3 + 7 * 40, 3 + 7 * 3, 3 + 7 * 1999, 4];  // 4 is not in the index: ignored
+      const r = index.search(query, 10, { allow });
+      assert.deepEqual([...r.ids].sort((a, b) => a - b), [24, 283, 13996]);
+      assert.equal(r.ids[0], 24);
+      assert.equal(index.search(query, 10, { allow: new Uint32Array([283]) }).ids[0], 283);
+      assert.equal(index.search(query, 10, { allow: [] }).ids.length, 0);
+      assert.equal(index.search(query, 10).ids.length, 10);  // the allow list did not stick
+      // A large allow list (every other id): only allowed ids, and the best of them.
+      const even = [...w.ids].filter((_, i) => i % 2 === 0);
+      const evenSet = new Set(even);
+      const flat = new q.FlatIndex({ dim: w.dim, metric: 'l2' });
+      flat.add(Float64Array.from(even), Float32Array.from(even.flatMap((id) => [...row(w.base, w.dim, (id - 3) / 7)])));
+      const exact = [...flat.searchBatch(w.queries, 10).ids];
+      const got = index.searchBatch(w.queries, 10, { allow: even, ef: 200 });
+      assert.ok([...got.ids].every((id) => evenSet.has(id)));
+      assert.ok(recall([...got.ids], exact, 10) >= 0.95);
+      flat.dispose();
+      rejects(() => index.search(query, 10, { allow: [-1] }), 'INVALID_ARGUMENT');
+      rejects(() => index.search(query, 10, { allow: [1.5] }), 'INVALID_ARGUMENT');
+      index.dispose();
+    });
+
+    test('bad input gives QuiverError with the C++ code and leaves the index unchanged', async () => {
+      const q = await load(variant);
+      const w = await workload(q);
+      const index = new q.HnswIndex({ dim: w.dim, metric: 'cosine', M: 6, efConstruction: 32 });
+      index.add(w.ids.subarray(0, 300), w.base.subarray(0, 300 * w.dim));
+      index.remove([3]);
+      const queries = w.queries.subarray(0, 5 * w.dim);
+      const snapshot = () => ({ size: index.size, memory: index.memoryBytes, level: index.maxLevel,
+        result: index.searchBatch(queries, 10, { ef: 50 }) });
+      const before = snapshot();
+      const v = row(w.base, w.dim, 500);
+      const nan = Float32Array.from(v);
+      nan[2] = NaN;
+      const inf = Float32Array.from(v);
+      inf[0] = -Infinity;
+      rejects(() => index.add([1], nan), 'NON_FINITE');
+      rejects(() => index.add([1, 2], Float32Array.from([...v, ...inf])), 'NON_FINITE');
+      rejects(() => index.add([10], v), 'DUPLICATE_ID');
+      rejects(() => index.add([1, 1], Float32Array.from([...v, ...v])), 'DUPLICATE_ID');
+      rejects(() => index.add([1], new Float32Array(w.dim + 1)), 'DIMENSION_MISMATCH');
+      rejects(() => index.add([1, 2], v), 'DIMENSION_MISMATCH');
+      rejects(() => index.add([1], new Float32Array(w.dim)), 'INVALID_ARGUMENT');  // zero vector, cosine
+      rejects(() => index.add([-3], v), 'INVALID_ARGUMENT');
+      rejects(() => index.add([2 ** 53], v), 'INVALID_ARGUMENT');
+      rejects(() => index.add([1], v, { threads: -1 }), 'INVALID_ARGUMENT', 'threads');
+      rejects(() => index.add([1], v, null), 'INVALID_ARGUMENT');
+      rejects(() => index.remove([10, 424242]), 'UNKNOWN_ID');
+      rejects(() => index.remove([3]), 'UNKNOWN_ID');  // already removed
+      rejects(() => index.remove([10, 10]), 'DUPLICATE_ID');
+      rejects(() => index.search(v, 0), 'INVALID_K');
+      rejects(() => index.searchBatch(queries, 0), 'INVALID_K');
+      rejects(() => index.search(nan, 3), 'NON_FINITE');
+      rejects(() => index.search(new Float32Array(w.dim - 1), 3), 'DIMENSION_MISMATCH');
+      rejects(() => index.search(v, 3, { ef: -1 }), 'INVALID_ARGUMENT', 'ef');
+      rejects(() => index.search(v, 3, { ef: 2.5 }), 'INVALID_ARGUMENT', 'ef');
+      rejects(() => index.search(v, 3, null), 'INVALID_ARGUMENT');
+      rejects(() => index.searchBatch(new Float32Array(w.dim + 1), 3), 'DIMENSION_MISMATCH');
+      assert.deepEqual(snapshot(), before);
+      assert.equal(index.size, 299);
+      for (const [opts, part] of [[{ dim: 0 }, 'dim'], [{ dim: 4, M: 1 }, 'M'], [{ dim: 4, M: 1000 }, 'M'],
+        [{ dim: 4, M: 2.5 }, 'M'], [{ dim: 4, efConstruction: -1 }, 'efConstruction'], [{ dim: 4, efSearch: 0 }, 'ef_search'],
+        [{ dim: 4, metric: 'hamming' }, 'hamming'], [{ dim: 4, seed: -1 }, 'seed'], [{ dim: 4, seed: 2 ** 53 }, 'seed']]) {
+        rejects(() => new q.HnswIndex(opts), 'INVALID_ARGUMENT', part, JSON.stringify(opts));
+      }
+      const empty = new q.HnswIndex({ dim: 4 });
+      rejects(() => empty.search([1, 0, 0, 0], 1), 'EMPTY_INDEX');
+      rejects(() => empty.remove([1]), 'UNKNOWN_ID');
+      empty.add([], new Float32Array(0));
+      assert.equal(empty.size, 0);
+      empty.dispose();
+      index.dispose();
+    });
+
+    test('a one-thread build is deterministic; any thread count keeps recall', async () => {
+      const q = await load(variant);
+      const w = await workload(q);
+      const exact = exactIds(q, w, 'l2', 10);
+      const build = (threads) => {
+        const index = new q.HnswIndex({ dim: w.dim, M: 8, efConstruction: 64, seed: 7 });
+        index.add(w.ids, w.base, threads === undefined ? undefined : { threads });
+        const r = index.searchBatch(w.queries, 10, { ef: 64 });
+        const level = index.maxLevel;
+        index.dispose();
+        return { ids: [...r.ids], distances: [...r.distances], level };
+      };
+      const one = build(1);
+      assert.deepEqual(build(1), one);
+      for (const threads of [undefined, 0, 2]) {
+        assert.ok(recall(build(threads).ids, exact, 10) >= 0.95, `threads ${threads}`);
+      }
+    });
+  });
+}
+
+// The graph fingerprint: the seed workload's generator at a small size, one build thread,
+// every variant and the native CLI (quiver demo builds with one thread) give the same ids.
+describe('HnswIndex across variants and natively', () => {
+  const rows = 3000, dim = 32, nq = 50, k = 10;
+  const opts = { M: 16, efConstruction: 200, seed: 42 };
+  async function wasmIds(variant) {
+    const q = await load(variant);
+    const index = new q.HnswIndex({ dim, metric: 'l2', ...opts });
+    index.add(seq(rows), q.unitGaussianVectors(rows, dim, 42), { threads: 1 });
+    const ids = [...index.searchBatch(q.unitGaussianVectors(nq, dim, 13), k, { ef: 64 }).ids];
+    const level = index.maxLevel;
+    index.dispose();
+    return { ids, level };
+  }
+
+  test('every variant builds the same graph with one thread', async () => {
+    const first = await wasmIds(VARIANTS[0]);
+    for (const variant of VARIANTS.slice(1)) assert.deepEqual(await wasmIds(variant), first, variant);
+  });
+
+  test('the native one-thread build (quiver demo --index hnsw) gives the same ids at every ISA level', async () => {
+    requireCli();
+    const wasm = await wasmIds('simd');
+    const info = JSON.parse(runCli(['info', '--json']));
+    for (const isa of info.available_isas) {
+      const native = JSON.parse(runCli(['demo', '--json', '--index', 'hnsw', '--isa', isa, '--rows', `${rows}`,
+        '--dim', `${dim}`, '--queries', `${nq}`, '-k', `${k}`, '--M', '16', '--ef-construction', '200', '--ef', '64']));
+      assert.deepEqual(native.ids, wasm.ids, `native ${isa} vs wasm simd`);
+    }
+  });
+});
