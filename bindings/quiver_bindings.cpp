@@ -194,6 +194,13 @@ class HnswIndexBinding {
         })) {}
   explicit HnswIndexBinding(HnswIndex&& index) : index_(std::move(index)) {}
 
+  static HnswIndexBinding* load(uintptr_t bytes, size_t size) {
+    return guarded([&] { return new HnswIndexBinding(HnswIndex::load(ptr<const uint8_t>(bytes), size)); });
+  }
+  size_t serialize() { return serialized_.fill(index_); }
+  uintptr_t serialized_bytes() const { return serialized_.data(); }
+  void release_serialized() { serialized_.release(); }
+
   // threads: pool workers the insertion may use (0 = all). With 1 the nodes are linked in
   // batch order and the graph is the same as a one-thread native build with the same seed.
   void add(uintptr_t ids, uintptr_t vectors, size_t n, double threads) {
@@ -231,6 +238,8 @@ class HnswIndexBinding {
   double seed() const { return double(index_.seed()); }
   int max_level() const { return index_.max_level(); }
   size_t node_bytes() const { return index_.node_bytes(); }
+  size_t ef_search() const { return index_.ef_search(); }
+  double bytes_per_vector() const { return double(index_.bytes_per_vector()); }
 
  private:
   static HnswSearchParams params(double ef, uintptr_t allow, size_t allow_count) {
@@ -244,6 +253,7 @@ class HnswIndexBinding {
   }
 
   HnswIndex index_;
+  SerializedBytes serialized_;
 };
 
 // The kind stored in index file bytes ("flat", "quantized", "hnsw"), after validating the
@@ -319,6 +329,10 @@ EMSCRIPTEN_BINDINGS(quiver) {
       .function("keepsVectors", &QuantizedIndexBinding::keeps_vectors);
   class_<HnswIndexBinding>("HnswIndex")
       .constructor<size_t, const std::string&, double, double, double, double>()
+      .class_function("load", &HnswIndexBinding::load, allow_raw_pointers())
+      .function("serialize", &HnswIndexBinding::serialize)
+      .function("serializedBytes", &HnswIndexBinding::serialized_bytes)
+      .function("releaseSerialized", &HnswIndexBinding::release_serialized)
       .function("add", &HnswIndexBinding::add)
       .function("remove", &HnswIndexBinding::remove)
       .function("has", &HnswIndexBinding::has)
@@ -333,7 +347,9 @@ EMSCRIPTEN_BINDINGS(quiver) {
       .function("efConstruction", &HnswIndexBinding::ef_construction)
       .function("seed", &HnswIndexBinding::seed)
       .function("maxLevel", &HnswIndexBinding::max_level)
-      .function("nodeBytes", &HnswIndexBinding::node_bytes);
+      .function("nodeBytes", &HnswIndexBinding::node_bytes)
+      .function("efSearch", &HnswIndexBinding::ef_search)
+      .function("bytesPerVector", &HnswIndexBinding::bytes_per_vector);
 }
 
 }  // namespace quiver::bindings

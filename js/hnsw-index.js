@@ -58,6 +58,10 @@ export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
     get M() { return this.live().M(); }
     get efConstruction() { return this.live().efConstruction(); }
     get seed() { return this.live().seed(); }
+    // The beam width of a search without an ef option.
+    get efSearch() { return this.live().efSearch(); }
+    // memoryBytes divided by the slots in use (removed nodes keep their slot until reused).
+    get bytesPerVector() { return this.live().bytesPerVector(); }
     // Highest level of the graph (-1 while it has no node).
     get maxLevel() { return this.live().maxLevel(); }
     // Bytes per node of the fixed level-0 stride (vector + level-0 links, 64-byte aligned).
@@ -87,6 +91,13 @@ export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
         const [ef, allow, allowCount] = searchOptions(options);
         return native.searchBatch(qs, nq, k, out, ef, allow, allowCount);
       });
+    }
+
+    // Reads index file bytes written by serialize() or natively (quiver build, save()). The
+    // loaded index answers every search as the saved one did, and goes on building the same
+    // graph when more vectors are added.
+    static load(bytes) {
+      return IndexBase.loadAs(HnswIndex, mod.HnswIndex, bytes);
     }
   }
   return HnswIndex;

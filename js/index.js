@@ -26,7 +26,8 @@ async function init(options = {}) {
   const FlatIndex = makeFlatIndexClass(mod, staging, variant, IndexBase);
   const QuantizedIndex = makeQuantizedIndexClass(mod, staging, variant, IndexBase);
   const HnswIndex = makeHnswIndexClass(mod, staging, variant, IndexBase);
-  const classes = { flat: [FlatIndex, mod.FlatIndex], quantized: [QuantizedIndex, mod.QuantizedIndex] };
+  const classes = { flat: [FlatIndex, mod.FlatIndex], quantized: [QuantizedIndex, mod.QuantizedIndex],
+    hnsw: [HnswIndex, mod.HnswIndex] };
   let terminated = false;
   return {
     variant,
@@ -37,7 +38,7 @@ async function init(options = {}) {
     QuantizedIndex,
     HnswIndex,
     // Reads index file bytes (Uint8Array/ArrayBuffer) and returns an index of the class the
-    // file holds (FlatIndex or QuantizedIndex). Corrupt bytes throw QuiverError (BAD_MAGIC,
+    // file holds (FlatIndex, QuantizedIndex or HnswIndex). Corrupt bytes throw QuiverError (BAD_MAGIC,
     // TRUNCATED, CHECKSUM_MISMATCH, UNSUPPORTED_VERSION, CORRUPT, UNKNOWN_INDEX_KIND).
     load(bytes) {
       return withHeapBytes(mod, staging, bytes, (ptr, n) => {

@@ -16,7 +16,7 @@ namespace {
 
 struct BuildOptions {
   std::string input, output, format, index = "flat", metric = "l2", isa;
-  size_t dim = 0, threads = 1, M = 16, ef_construction = 200;
+  size_t dim = 0, threads = 1, M = 16, ef_construction = 200, ef_search = 64;
   int bits = 4;
   uint64_t seed = 42;
   bool json = false, quiet = false, no_vectors = false;
@@ -30,6 +30,7 @@ int run_build(const BuildOptions& o) {
   p.bits = o.bits;
   p.M = o.M;
   p.ef_construction = o.ef_construction;
+  p.ef_search = o.ef_search;
   p.seed = o.seed;
   p.keep_vectors = !o.no_vectors;
   p.threads = o.threads;
@@ -96,6 +97,8 @@ void register_build(CLI::App& app, Runner& run) {
   cmd->add_option("--bits", o->bits, "Code bits per dimension (quantized: 2 or 4)")->capture_default_str();
   cmd->add_option("--M", o->M, "Hnsw: links per node on the upper levels (2M on level 0), 2..128")->capture_default_str();
   cmd->add_option("--ef-construction", o->ef_construction, "Hnsw: build beam width (raised to M if smaller)")
+      ->capture_default_str();
+  cmd->add_option("--ef-search", o->ef_search, "Hnsw: default search beam width, stored in the file (search --ef overrides)")
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed (quantized rotation, hnsw levels)")->capture_default_str();
   cmd->add_flag("--no-vectors", o->no_vectors,

@@ -61,6 +61,7 @@ struct BuildParams {
   int bits = 4;                  // quantized
   size_t M = 16;                 // hnsw
   size_t ef_construction = 200;  // hnsw
+  size_t ef_search = 64;         // hnsw: default search beam width, stored in the file
   uint64_t seed = 42;            // quantized rotation, hnsw levels
   bool keep_vectors = true;      // quantized: keep the f32 vectors (for --rerank)
   size_t threads = 1;

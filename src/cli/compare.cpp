@@ -228,7 +228,7 @@ void register_compare(CLI::App& app, Runner& run) {
   cmd->add_option("--metric", o->metric, "l2, ip or cosine")->capture_default_str();
   cmd->add_option("--M", o->M, "Hnsw: links per node (2M on level 0)")->capture_default_str();
   cmd->add_option("--ef-construction", o->ef_construction, "Hnsw: build beam width")->capture_default_str();
-  cmd->add_option("--ef", o->ef, "Hnsw: search beam width (0 = the index default, 64)");
+  cmd->add_option("--ef", o->ef, "Hnsw: search beam width (0 = efSearch, 64); raised to k if smaller");
   cmd->add_option("--rerank", o->rerank, "Exact re-ranking depth (quantized; 0 = codes only)");
   cmd->add_option("--bits", o->bits, "Code bits per dimension (quantized: 2 or 4)")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed (quantized rotation, hnsw levels)")->capture_default_str();

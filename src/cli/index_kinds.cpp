@@ -74,8 +74,9 @@ class HnswCliIndex final : public CliIndex {
   size_t memory_bytes() const override { return index_.memory_bytes(); }
   std::string params() const override {
     return "M " + std::to_string(index_.M()) + ", efConstruction " + std::to_string(index_.ef_construction()) +
-           ", seed " + std::to_string(index_.seed()) + ", top level " + std::to_string(index_.max_level()) + ", " +
-           std::to_string(index_.node_bytes()) + " bytes per level-0 node";
+           ", efSearch " + std::to_string(index_.ef_search()) + ", seed " + std::to_string(index_.seed()) +
+           ", top level " + std::to_string(index_.max_level()) + ", " + std::to_string(index_.bytes_per_vector()) +
+           " bytes per vector";
   }
   void reserve(size_t n) override { index_.reserve(n); }
   void add(const uint64_t* ids, const float* vectors, size_t n) override {
@@ -87,9 +88,7 @@ class HnswCliIndex final : public CliIndex {
     hp.ef = p.ef;
     return index_.search(query, p.k, out, hp);
   }
-  void save(const std::string&) const override {
-    throw Error(ErrorCode::UnknownIndexKind, "hnsw index files are not available yet in this build of quiver");
-  }
+  void save(const std::string& path) const override { index_.save(path); }
 
  private:
   HnswIndex index_;
@@ -123,6 +122,7 @@ std::unique_ptr<CliIndex> make_index(const BuildParams& p) {
       o.metric = p.metric;
       o.M = p.M;
       o.ef_construction = p.ef_construction;
+      o.ef_search = p.ef_search;
       o.seed = p.seed;
       return std::make_unique<HnswCliIndex>(HnswIndex(o, choose_isa(p.isa)), p.threads);
     }
@@ -139,7 +139,8 @@ std::unique_ptr<CliIndex> load_index_file(const std::string& path, const std::st
         return std::make_unique<FlatCliIndex>(io::load_flat(reader, choose_isa(isa)));
       case IndexKind::quantized:
         return std::make_unique<QuantizedCliIndex>(io::load_quantized(reader, choose_isa(isa)));
-      case IndexKind::hnsw: break;
+      case IndexKind::hnsw:
+        return std::make_unique<HnswCliIndex>(io::load_hnsw(reader, choose_isa(isa)), 1);
     }
     not_available(reader.header().kind);
   } catch (const Error& e) {

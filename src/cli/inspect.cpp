@@ -43,6 +43,7 @@ int run_inspect(const std::string& path, bool json) {
                      {"params", info.params},
                      {"file_bytes", info.file_bytes},
                      {"memory_bytes", index ? index->memory_bytes() : 0},
+                     {"summary", index ? index->params() : std::string()},
                      {"sections", sections},
                      {"valid", true},
                      {"contents_checked", index != nullptr}};

@@ -106,7 +106,7 @@ void register_search(CLI::App& app, Runner& run) {
   cmd->add_option("index", o->index, "Index file (written by quiver build or serialize())")->required();
   cmd->add_option("queries", o->queries, "Queries: .fvecs, .fbin, .npy or raw float32 (.f32)")->required();
   cmd->add_option("-k", o->k, "Neighbours per query")->capture_default_str();
-  cmd->add_option("--ef", o->ef, "Hnsw: search beam width (0 = the index default, 64); raised to k if smaller");
+  cmd->add_option("--ef", o->ef, "Hnsw: search beam width (0 = the efSearch stored in the file); raised to k if smaller");
   cmd->add_option("--rerank", o->rerank, "Quantized: re-score the best k x N candidates exactly with the kept f32 vectors (0 = codes only)");
   cmd->add_option("--gt", o->gt, "Ground truth (.ivecs or .ibin): print recall@k and latency percentiles");
   cmd->add_option("--format", o->format, "Query format if the extension does not say: fvecs, fbin, npy, raw");

@@ -1,10 +1,11 @@
 // The HNSW index through the npm package, in every wasm variant: options and getters, recall
 // against FlatIndex, ef (per call, raised to k), allow lists, remove / re-add, bad input
-// (QuiverError with the C++ code, index unchanged), and one-thread builds that give the same
-// graph in every variant and natively (quiver demo --index hnsw builds with one thread).
+// (QuiverError with the C++ code, index unchanged), serialize/load round trips, and one-thread
+// builds that give the same graph in every variant and natively (quiver demo --index hnsw
+// builds with one thread). Files crossing between the native CLI and JS: io.test.mjs.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { QuiverError, VARIANTS } from '../../js/index.js';
+import { Quiver, QuiverError, VARIANTS } from '../../js/index.js';
 import { moduleLoader, requireCli, runCli } from './support.mjs';
 
 const load = moduleLoader();
@@ -225,6 +226,63 @@ for (const variant of VARIANTS) {
       assert.equal(empty.size, 0);
       empty.dispose();
       index.dispose();
+    });
+
+    test('serialize and load round-trip (q.load, Quiver.load, HnswIndex.load) and go on identically', async () => {
+      const q = await load(variant);
+      const w = await workload(q);
+      for (const options of [{}, { metric: 'cosine', M: 6, efConstruction: 30, efSearch: 20, seed: 5 }, { metric: 'ip', M: 4 }]) {
+        const index = new q.HnswIndex({ dim: w.dim, ...options });
+        index.add(w.ids.subarray(0, 600), w.base.subarray(0, 600 * w.dim), { threads: 1 });
+        index.remove([3, 10, 3 + 7 * 599]);
+        const bytes = index.serialize();
+        assert.ok(bytes instanceof Uint8Array);
+        const loaded = q.load(bytes);
+        assert.ok(loaded instanceof q.HnswIndex);
+        const props = (x) => [x.dim, x.metric, x.M, x.efConstruction, x.efSearch, x.seed, x.size, x.maxLevel];
+        assert.deepEqual(props(loaded), props(index));
+        assert.equal(loaded.has(10), false);
+        for (const opts of [{}, { ef: 50 }, { ef: 5, allow: [17, 24, 31, 4000] }]) {
+          assert.deepEqual(loaded.searchBatch(w.queries, 10, opts), index.searchBatch(w.queries, 10, opts), JSON.stringify(opts));
+        }
+        assert.deepEqual(loaded.serialize(), bytes);
+        // Later adds reuse the same removed slots and draw the same levels: the files stay equal.
+        const more = w.base.subarray(600 * w.dim, 700 * w.dim);
+        loaded.add(w.ids.subarray(600, 700), more, { threads: 1 });
+        index.add(w.ids.subarray(600, 700), more, { threads: 1 });
+        assert.deepEqual(loaded.serialize(), index.serialize());
+        const again = q.HnswIndex.load(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
+        assert.equal(again.size, 597);
+        again.dispose();
+        const shared = await Quiver.load(bytes, { variant });
+        assert.equal(shared.constructor.name, 'HnswIndex');
+        assert.deepEqual(shared.search(row(w.queries, w.dim, 0), 5), q.HnswIndex.load(bytes).search(row(w.queries, w.dim, 0), 5));
+        shared.dispose();
+        rejects(() => q.FlatIndex.load(bytes), 'INVALID_ARGUMENT', 'holds a hnsw index');
+        rejects(() => q.QuantizedIndex.load(bytes), 'INVALID_ARGUMENT', 'holds a hnsw index');
+        index.dispose();
+        loaded.dispose();
+      }
+      const empty = new q.HnswIndex({ dim: 5, M: 3 });
+      const reloaded = q.load(empty.serialize());
+      assert.deepEqual([reloaded.size, reloaded.dim, reloaded.M, reloaded.maxLevel], [0, 5, 3, -1]);
+      empty.dispose();
+      reloaded.dispose();
+    });
+
+    test('bad hnsw files give the C++ codes', async () => {
+      const q = await load(variant);
+      const w = await workload(q);
+      const index = new q.HnswIndex({ dim: w.dim, M: 4 });
+      index.add(w.ids.subarray(0, 50), w.base.subarray(0, 50 * w.dim));
+      const good = index.serialize();
+      index.dispose();
+      const flipped = good.slice();
+      flipped[flipped.length - 5] ^= 0x10;
+      rejects(() => q.load(flipped), 'CHECKSUM_MISMATCH', 'section VECS checksum mismatch');
+      rejects(() => q.load(good.slice(0, good.length - 9)), 'TRUNCATED');
+      rejects(() => q.HnswIndex.load(good.slice(0, 100)), 'TRUNCATED');
+      rejects(() => q.HnswIndex.load(new Uint8Array(64)), 'BAD_MAGIC');
     });
 
     test('a one-thread build is deterministic; any thread count keeps recall', async () => {
