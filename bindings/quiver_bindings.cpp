@@ -212,6 +212,9 @@ class HnswIndexBinding {
   void remove(uintptr_t ids, size_t n) {
     guarded([&] { index_.remove(ids_from_f64(ids, n), n); });
   }
+  void compact() {
+    guarded([&] { index_.compact(); });
+  }
   bool has(double id) const { return is_js_id(id) && index_.contains(static_cast<uint64_t>(id)); }
   // Per-call options: beam width ef (0 = the index's efSearch; raised to k if smaller) and an
   // allow list of `allow_count` ids staged as float64 at `allow` (0 = no allow list).
@@ -335,6 +338,7 @@ EMSCRIPTEN_BINDINGS(quiver) {
       .function("releaseSerialized", &HnswIndexBinding::release_serialized)
       .function("add", &HnswIndexBinding::add)
       .function("remove", &HnswIndexBinding::remove)
+      .function("compact", &HnswIndexBinding::compact)
       .function("has", &HnswIndexBinding::has)
       .function("search", &HnswIndexBinding::search)
       .function("searchBatch", &HnswIndexBinding::search_batch)

@@ -74,6 +74,13 @@ export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
       this.addWith(ids, vectors, (native, idPtr, vecPtr, n) => native.add(idPtr, vecPtr, n, threads));
     }
 
+    // Drops removed nodes for good: links are rebuilt around them and storage shrinks to the
+    // live nodes (memoryBytes drops). Ids, size and has() are unchanged; deterministic.
+    compact() {
+      const native = this.live();
+      rethrowing(() => native.compact());
+    }
+
     // { ids: Float64Array, distances: Float32Array }, closest first, ties by id.
     search(query, k = 10, options = {}) {
       const native = this.live();

@@ -6,7 +6,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { Quiver, QuiverError, VARIANTS } from '../../js/index.js';
-import { moduleLoader, requireCli, runCli } from './support.mjs';
+import { join } from 'node:path';
+import { moduleLoader, requireCli, runCli, workDir } from './support.mjs';
 
 const load = moduleLoader();
 
@@ -285,6 +286,39 @@ for (const variant of VARIANTS) {
       rejects(() => q.HnswIndex.load(new Uint8Array(64)), 'BAD_MAGIC');
     });
 
+    test('compact drops removed nodes, shrinks memory and keeps ids and recall', async () => {
+      const q = await load(variant);
+      const w = await workload(q);
+      const index = new q.HnswIndex({ dim: w.dim, M: 8, efConstruction: 64 });
+      index.add(w.ids, w.base, { threads: 1 });
+      const removed = [...w.ids].filter((_, i) => i % 3 === 0);
+      index.remove(removed);
+      const keep = [...w.ids].filter((_, i) => i % 3 !== 0);
+      const flat = new q.FlatIndex({ dim: w.dim, metric: 'l2' });
+      flat.add(Float64Array.from(keep), Float32Array.from(keep.flatMap((id) => [...row(w.base, w.dim, (id - 3) / 7)])));
+      const exact = [...flat.searchBatch(w.queries, 10).ids];
+      flat.dispose();
+      const memory = index.memoryBytes;
+      index.compact();
+      assert.equal(index.size, keep.length);
+      assert.ok(index.memoryBytes < memory, `memory ${index.memoryBytes} after compact, ${memory} before`);
+      assert.ok(keep.every((id) => index.has(id)) && removed.every((id) => !index.has(id)));
+      const got = [...index.searchBatch(w.queries, 10, { ef: 100 }).ids];
+      const removedSet = new Set(removed);
+      assert.ok(got.every((id) => !removedSet.has(id)));
+      assert.ok(recall(got, exact, 10) >= 0.95, `recall after compact ${recall(got, exact, 10)}`);
+      // The compacted graph saves, loads and grows like any other.
+      const loaded = q.load(index.serialize());
+      assert.deepEqual(loaded.searchBatch(w.queries, 10), index.searchBatch(w.queries, 10));
+      loaded.dispose();
+      index.add(removed.slice(0, 10), w.base.subarray(0, 10 * w.dim));
+      assert.equal(index.size, keep.length + 10);
+      index.compact();  // nothing to drop: still fine
+      assert.equal(index.size, keep.length + 10);
+      index.dispose();
+      rejects(() => index.compact(), 'DISPOSED');
+    });
+
     test('a one-thread build is deterministic; any thread count keeps recall', async () => {
       const q = await load(variant);
       const w = await workload(q);
@@ -317,11 +351,15 @@ describe('HnswIndex across variants and natively', () => {
     index.add(seq(rows), q.unitGaussianVectors(rows, dim, 42), { threads: 1 });
     const ids = [...index.searchBatch(q.unitGaussianVectors(nq, dim, 13), k, { ef: 64 }).ids];
     const level = index.maxLevel;
+    const bytes = index.serialize();
+    index.remove(seq(rows / 4, 0, 4));
+    index.compact();
+    const compacted = index.serialize();
     index.dispose();
-    return { ids, level };
+    return { ids, level, bytes, compacted };
   }
 
-  test('every variant builds the same graph with one thread', async () => {
+  test('every variant builds (and compacts) the same graph with one thread: same ids, same file', async () => {
     const first = await wasmIds(VARIANTS[0]);
     for (const variant of VARIANTS.slice(1)) assert.deepEqual(await wasmIds(variant), first, variant);
   });
@@ -334,6 +372,31 @@ describe('HnswIndex across variants and natively', () => {
       const native = JSON.parse(runCli(['demo', '--json', '--index', 'hnsw', '--isa', isa, '--rows', `${rows}`,
         '--dim', `${dim}`, '--queries', `${nq}`, '-k', `${k}`, '--M', '16', '--ef-construction', '200', '--ef', '64']));
       assert.deepEqual(native.ids, wasm.ids, `native ${isa} vs wasm simd`);
+      // (io.test.mjs also compares the file of a one-thread CLI build byte for byte.)
     }
+  });
+
+  test('quiver compare --index hnsw: every variant returns the native ids, from its own build and from the native file', () => {
+    requireCli();
+    const work = workDir('quiver-hnsw-compare-');
+    runCli(['gen', 'seed', '-o', work, '--name', 'c', '--rows', '2000', '--queries', '30', '--dim', '24', '-k', '10', '-q']);
+    const out = JSON.parse(runCli(['compare', join(work, 'c.base.fbin'), join(work, 'c.queries.fbin'), '--gt',
+      join(work, 'c.gt.ibin'), '--index', 'hnsw', '--M', '8', '--ef-construction', '64', '--ef', '32', '--seed', '3',
+      '--json', '-q']));
+    assert.equal(out.index, 'hnsw');
+    assert.deepEqual(out.targets.map((t) => t.target), ['native', ...VARIANTS.map((v) => `wasm ${v}`)]);
+    const nativeRecall = out.targets[0].recall;
+    assert.ok(nativeRecall >= 0.9, `recall ${nativeRecall}`);
+    for (const t of out.targets) {
+      assert.equal(t.ids_agree_with_native, 1, `${t.target}: ids of its own one-thread build`);
+      assert.equal(t.native_file_ids_agree, 1, `${t.target}: ids from the native file`);
+      assert.equal(t.recall, nativeRecall, t.target);
+      assert.ok(t.index_mb > 0, t.target);
+    }
+    // The table form names the index and has a row per measure.
+    const table = runCli(['compare', join(work, 'c.base.fbin'), join(work, 'c.queries.fbin'), '--index', 'hnsw',
+      '--M', '8', '--ef-construction', '64', '--variants', 'simd', '-q']);
+    assert.match(table, /^hnsw index, 2000 x 24 \(l2\), 30 queries, k=10, one thread/);
+    assert.match(table, /ids = native +100\.00% +100\.00%/);
   });
 });
