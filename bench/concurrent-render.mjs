@@ -109,7 +109,8 @@ export function renderReport(report, name = 'concurrent', { files = true } = {})
 function renderSvg(report) {
   const runs = report.concurrent ?? [];
   const scaling = report.scaling ?? [];
-  const W = 1080, H = 380, top = 40, bottom = 60, panelW = 300, gap = 60, left = 70;
+  const H = 380, top = 40, bottom = 60, panelW = 300, gap = 60, left = 70;
+  const W = left + 3 * panelW + 2 * gap + 30;  // three panels; the last one's 16-thread point not clipped
   const colors = { mutex: '#d62728', nolock: '#1f77b4', direct: '#2ca02c', batch: '#9467bd' };
   const dash = { native: '', wasm: '6 4', 'wasm-browser': '1 3' };
   const allThreads = [...new Set([...runs, ...scaling].flatMap((r) => r.results.map((p) => p.threads)))].sort((a, b) => a - b);
