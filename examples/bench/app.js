@@ -32,15 +32,9 @@ function setStatus(state, message) {
   el.className = state === 'error' || state === 'unsupported' ? 'error' : state === 'done' ? 'done' : '';
 }
 
-// Emscripten ends a finished program by throwing ExitStatus out of the message handler that
-// ran exit(); the program has finished by then, so it is not an error of the page.
-window.addEventListener('error', (e) => {
-  if (e.error?.name === 'ExitStatus' || /^ExitStatus/.test(e.message ?? '')) e.preventDefault();
-});
-
 for (const [name, value] of params) if (form.elements[name]) form.elements[name].value = value;
 
-let session = null;  // {id, key, report}
+let session = null;  // {id, fixed: knob names the runs agree on, report}
 
 function readForm() {
   const knobs = {};
