@@ -6,15 +6,19 @@
 //   dot   inner product                        sum a_i b_i
 //   cos   cosine distance                      1 - dot / sqrt(|a|^2 |b|^2)   (1 if either is zero)
 // The *_many forms score one query against n rows that start `stride` floats apart.
+// The *_u8 forms take unsigned 8-bit codes (HNSW sq8 storage) and return the exact integer
+// sum, so every ISA level gives the same bits. d <= 65536 keeps it below 2^32.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "quiver/isa.hpp"
 
 namespace quiver::simd {
 
 using DistanceFn = float (*)(const float* a, const float* b, size_t d);
+using DistanceU8Fn = uint32_t (*)(const uint8_t* a, const uint8_t* b, size_t d);
 using DistanceManyFn = void (*)(const float* query, const float* rows, size_t stride, size_t n,
                                 size_t d, float* out);
 
@@ -26,6 +30,8 @@ struct KernelTable {
   DistanceManyFn l2sq_f32_many;
   DistanceManyFn dot_f32_many;
   DistanceManyFn cos_f32_many;
+  DistanceU8Fn l2sq_u8;  // sum (a_i - b_i)^2
+  DistanceU8Fn dot_u8;   // sum a_i b_i
 };
 
 // The table for `isa`; throws Error(UnsupportedIsa) if this CPU/build lacks it.

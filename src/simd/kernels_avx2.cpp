@@ -104,11 +104,57 @@ float l2sq_f32_avx2_fn(const float* a, const float* b, size_t d) { return l2sq_f
 float dot_f32_avx2_fn(const float* a, const float* b, size_t d) { return dot_f32_avx2(a, b, d); }
 float cos_f32_avx2_fn(const float* a, const float* b, size_t d) { return cos_f32_avx2(a, b, d); }
 
+// u8 codes: 16 codes widen to 16-bit lanes, madd sums adjacent products into 32-bit lanes
+// (each term <= 2 x 255^2). Integer sums: the same bits as the scalar reference.
+inline uint32_t hsum256_epi32(__m256i v) {
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+  return uint32_t(_mm_cvtsi128_si32(s));
+}
+
+uint32_t l2sq_u8_avx2(const uint8_t* a, const uint8_t* b, size_t d) {
+  __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
+  size_t i = 0;
+  for (; i + 32 <= d; i += 32) {
+    const __m256i d0 = _mm256_sub_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i))),
+                                        _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i))));
+    const __m256i d1 = _mm256_sub_epi16(
+        _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i + 16))),
+        _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i + 16))));
+    s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(d0, d0));
+    s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(d1, d1));
+  }
+  uint32_t s = hsum256_epi32(_mm256_add_epi32(s0, s1));
+  for (; i < d; ++i) {
+    const int32_t diff = int32_t(a[i]) - int32_t(b[i]);
+    s += uint32_t(diff * diff);
+  }
+  return s;
+}
+
+uint32_t dot_u8_avx2(const uint8_t* a, const uint8_t* b, size_t d) {
+  __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
+  size_t i = 0;
+  for (; i + 32 <= d; i += 32) {
+    s0 = _mm256_add_epi32(s0, _mm256_madd_epi16(
+                                  _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i))),
+                                  _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i)))));
+    s1 = _mm256_add_epi32(s1, _mm256_madd_epi16(
+                                  _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i + 16))),
+                                  _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i + 16)))));
+  }
+  uint32_t s = hsum256_epi32(_mm256_add_epi32(s0, s1));
+  for (; i < d; ++i) s += uint32_t(a[i]) * uint32_t(b[i]);
+  return s;
+}
+
 }  // namespace
 
 KernelTable avx2_kernels() noexcept {
   return {Isa::avx2,        l2sq_f32_avx2_fn,  dot_f32_avx2_fn,  cos_f32_avx2_fn,
-          l2sq_f32_many_avx2, dot_f32_many_avx2, cos_f32_many_avx2};
+          l2sq_f32_many_avx2, dot_f32_many_avx2, cos_f32_many_avx2,
+          l2sq_u8_avx2, dot_u8_avx2};
 }
 
 }  // namespace quiver::simd

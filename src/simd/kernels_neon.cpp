@@ -83,11 +83,43 @@ float l2sq_f32_neon_fn(const float* a, const float* b, size_t d) { return l2sq_f
 float dot_f32_neon_fn(const float* a, const float* b, size_t d) { return dot_f32_neon(a, b, d); }
 float cos_f32_neon_fn(const float* a, const float* b, size_t d) { return cos_f32_neon(a, b, d); }
 
+// u8 codes: absolute differences (or the codes) multiply into 16-bit lanes (<= 255^2), which
+// pairwise-accumulate into 32-bit lanes. Integer sums: the scalar reference's bits.
+uint32_t l2sq_u8_neon(const uint8_t* a, const uint8_t* b, size_t d) {
+  uint32x4_t s0 = vdupq_n_u32(0), s1 = vdupq_n_u32(0);
+  size_t i = 0;
+  for (; i + 16 <= d; i += 16) {
+    const uint8x16_t diff = vabdq_u8(vld1q_u8(a + i), vld1q_u8(b + i));
+    s0 = vpadalq_u16(s0, vmull_u8(vget_low_u8(diff), vget_low_u8(diff)));
+    s1 = vpadalq_u16(s1, vmull_high_u8(diff, diff));
+  }
+  uint32_t s = vaddvq_u32(vaddq_u32(s0, s1));
+  for (; i < d; ++i) {
+    const int32_t diff = int32_t(a[i]) - int32_t(b[i]);
+    s += uint32_t(diff * diff);
+  }
+  return s;
+}
+
+uint32_t dot_u8_neon(const uint8_t* a, const uint8_t* b, size_t d) {
+  uint32x4_t s0 = vdupq_n_u32(0), s1 = vdupq_n_u32(0);
+  size_t i = 0;
+  for (; i + 16 <= d; i += 16) {
+    const uint8x16_t va = vld1q_u8(a + i), vb = vld1q_u8(b + i);
+    s0 = vpadalq_u16(s0, vmull_u8(vget_low_u8(va), vget_low_u8(vb)));
+    s1 = vpadalq_u16(s1, vmull_high_u8(va, vb));
+  }
+  uint32_t s = vaddvq_u32(vaddq_u32(s0, s1));
+  for (; i < d; ++i) s += uint32_t(a[i]) * uint32_t(b[i]);
+  return s;
+}
+
 }  // namespace
 
 KernelTable neon_kernels() noexcept {
   return {Isa::neon,         l2sq_f32_neon_fn,  dot_f32_neon_fn,  cos_f32_neon_fn,
-          l2sq_f32_many_neon, dot_f32_many_neon, cos_f32_many_neon};
+          l2sq_f32_many_neon, dot_f32_many_neon, cos_f32_many_neon,
+          l2sq_u8_neon, dot_u8_neon};
 }
 
 }  // namespace quiver::simd

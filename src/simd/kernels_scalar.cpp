@@ -62,11 +62,28 @@ void cos_f32_many_scalar(const float* q, const float* rows, size_t stride, size_
   for (size_t r = 0; r < n; ++r) out[r] = cos_f32_scalar(q, rows + r * stride, d);
 }
 
+// u8 codes: exact integer sums (the reference for every ISA level).
+uint32_t l2sq_u8_scalar(const uint8_t* a, const uint8_t* b, size_t d) {
+  uint32_t s = 0;
+  for (size_t i = 0; i < d; ++i) {
+    const int32_t diff = int32_t(a[i]) - int32_t(b[i]);
+    s += uint32_t(diff * diff);
+  }
+  return s;
+}
+
+uint32_t dot_u8_scalar(const uint8_t* a, const uint8_t* b, size_t d) {
+  uint32_t s = 0;
+  for (size_t i = 0; i < d; ++i) s += uint32_t(a[i]) * uint32_t(b[i]);
+  return s;
+}
+
 }  // namespace
 
 KernelTable scalar_kernels() noexcept {
   return {Isa::scalar,         l2sq_f32_scalar,     dot_f32_scalar,     cos_f32_scalar,
-          l2sq_f32_many_scalar, dot_f32_many_scalar, cos_f32_many_scalar};
+          l2sq_f32_many_scalar, dot_f32_many_scalar, cos_f32_many_scalar,
+          l2sq_u8_scalar, dot_u8_scalar};
 }
 
 }  // namespace quiver::simd

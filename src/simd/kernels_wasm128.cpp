@@ -95,11 +95,50 @@ float l2sq_f32_wasm128_fn(const float* a, const float* b, size_t d) { return l2s
 float dot_f32_wasm128_fn(const float* a, const float* b, size_t d) { return dot_f32_wasm128(a, b, d); }
 float cos_f32_wasm128_fn(const float* a, const float* b, size_t d) { return cos_f32_wasm128(a, b, d); }
 
+// u8 codes: 8 codes widen to 16-bit lanes, i32x4.dot_i16x8 sums adjacent products into
+// 32-bit lanes (each term <= 2 x 255^2). Integer sums: the scalar reference's bits.
+inline uint32_t hsum_i32x4(v128_t v) {
+  return uint32_t(wasm_i32x4_extract_lane(v, 0)) + uint32_t(wasm_i32x4_extract_lane(v, 1)) +
+         uint32_t(wasm_i32x4_extract_lane(v, 2)) + uint32_t(wasm_i32x4_extract_lane(v, 3));
+}
+
+uint32_t l2sq_u8_wasm128(const uint8_t* a, const uint8_t* b, size_t d) {
+  v128_t s0 = wasm_i32x4_splat(0), s1 = wasm_i32x4_splat(0);
+  size_t i = 0;
+  for (; i + 16 <= d; i += 16) {
+    const v128_t va = wasm_v128_load(a + i), vb = wasm_v128_load(b + i);
+    const v128_t lo = wasm_i16x8_sub(wasm_u16x8_extend_low_u8x16(va), wasm_u16x8_extend_low_u8x16(vb));
+    const v128_t hi = wasm_i16x8_sub(wasm_u16x8_extend_high_u8x16(va), wasm_u16x8_extend_high_u8x16(vb));
+    s0 = wasm_i32x4_add(s0, wasm_i32x4_dot_i16x8(lo, lo));
+    s1 = wasm_i32x4_add(s1, wasm_i32x4_dot_i16x8(hi, hi));
+  }
+  uint32_t s = hsum_i32x4(wasm_i32x4_add(s0, s1));
+  for (; i < d; ++i) {
+    const int32_t diff = int32_t(a[i]) - int32_t(b[i]);
+    s += uint32_t(diff * diff);
+  }
+  return s;
+}
+
+uint32_t dot_u8_wasm128(const uint8_t* a, const uint8_t* b, size_t d) {
+  v128_t s0 = wasm_i32x4_splat(0), s1 = wasm_i32x4_splat(0);
+  size_t i = 0;
+  for (; i + 16 <= d; i += 16) {
+    const v128_t va = wasm_v128_load(a + i), vb = wasm_v128_load(b + i);
+    s0 = wasm_i32x4_add(s0, wasm_i32x4_dot_i16x8(wasm_u16x8_extend_low_u8x16(va), wasm_u16x8_extend_low_u8x16(vb)));
+    s1 = wasm_i32x4_add(s1, wasm_i32x4_dot_i16x8(wasm_u16x8_extend_high_u8x16(va), wasm_u16x8_extend_high_u8x16(vb)));
+  }
+  uint32_t s = hsum_i32x4(wasm_i32x4_add(s0, s1));
+  for (; i < d; ++i) s += uint32_t(a[i]) * uint32_t(b[i]);
+  return s;
+}
+
 }  // namespace
 
 KernelTable wasm128_kernels() noexcept {
   return {Isa::wasm128,         l2sq_f32_wasm128_fn,  dot_f32_wasm128_fn,  cos_f32_wasm128_fn,
-          l2sq_f32_many_wasm128, dot_f32_many_wasm128, cos_f32_many_wasm128};
+          l2sq_f32_many_wasm128, dot_f32_many_wasm128, cos_f32_many_wasm128,
+          l2sq_u8_wasm128, dot_u8_wasm128};
 }
 
 }  // namespace quiver::simd

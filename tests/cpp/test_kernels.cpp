@@ -120,6 +120,43 @@ TEST_P(KernelTest, CosineOfZeroVectorIsOne) {
   EXPECT_NEAR(k.cos_f32(x.data(), x.data(), 19), 0.0f, 1e-6);
 }
 
+// u8 kernels (HNSW sq8): exact integer sums, so every ISA level must equal a plain reference
+// bit for bit — at every length 0..300 and some long odd ones, at every byte offset of both
+// pointers inside one buffer, and at the extremes (0 against 255 at the maximum length).
+TEST_P(KernelTest, U8KernelsEqualTheReferenceAtOddSizesAndOffsets) {
+  const simd::KernelTable k = simd::kernel_table(GetParam());
+  core::Rng rng(5);
+  std::vector<uint8_t> buf(5000 + 64);
+  for (auto& x : buf) x = uint8_t(rng.next() >> 56);
+  for (size_t i = 0; i < 64; ++i) buf[i * 37 % buf.size()] = (i % 2) ? 255 : 0;  // extremes mixed in
+  auto reference = [](const uint8_t* a, const uint8_t* b, size_t d, bool l2) {
+    uint64_t s = 0;
+    for (size_t i = 0; i < d; ++i) {
+      const int64_t x = a[i], y = b[i];
+      s += uint64_t(l2 ? (x - y) * (x - y) : x * y);
+    }
+    return s;
+  };
+  std::vector<size_t> sizes;
+  for (size_t d = 0; d <= 300; ++d) sizes.push_back(d);
+  for (size_t d : {383, 384, 385, 1023, 1537, 4095}) sizes.push_back(d);
+  for (size_t d : sizes) {
+    for (size_t oa : {0, 1, 3, 7}) {
+      for (size_t ob : {0, 2, 5, 33}) {
+        const uint8_t* a = buf.data() + oa;
+        const uint8_t* b = buf.data() + 700 + ob;
+        ASSERT_EQ(k.l2sq_u8(a, b, d), reference(a, b, d, true)) << "d " << d << " offsets " << oa << "," << ob;
+        ASSERT_EQ(k.dot_u8(a, b, d), reference(a, b, d, false)) << "d " << d << " offsets " << oa << "," << ob;
+      }
+    }
+  }
+  // The largest sq8 dimension: 65536 x 255^2 = 4261478400 < 2^32.
+  const std::vector<uint8_t> zeros(65536, 0), full(65536, 255);
+  EXPECT_EQ(k.l2sq_u8(zeros.data(), full.data(), 65536), 4261478400u);
+  EXPECT_EQ(k.dot_u8(full.data(), full.data(), 65536), 4261478400u);
+  EXPECT_EQ(k.dot_u8(zeros.data(), full.data(), 65536), 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryAvailableIsa, KernelTest, ::testing::ValuesIn(available_isas()),
                          [](const auto& info) { return std::string(isa_name(info.param)); });
 
