@@ -43,6 +43,7 @@ constexpr uint64_t kNoEntry = UINT64_MAX;
 constexpr int kMaxLevel = 31;
 constexpr size_t kMaxM = 128;
 constexpr size_t kMaxEf = size_t(1) << 20;
+constexpr size_t kMaxSq8Dim = 65536;  // keeps the u8 kernels' integer sums below 2^32
 constexpr size_t kRing = 4;           // neighbours scored this many positions after their prefetch
 constexpr size_t kPrefetchLines = 4;  // cache lines prefetched per neighbour vector
 constexpr size_t kParallelBatch = 16; // search_batch below this many queries stays inline
@@ -117,12 +118,14 @@ struct Context {
   std::vector<Cand> cand;    // min-heap of nodes to expand, fixed capacity
   std::vector<uint32_t> links;  // one node's link list, copied out under its lock
   std::vector<float> query;  // normalised query (cosine)
+  std::vector<uint8_t> qpoint;  // the query encoded like a stored node (sq8)
   std::vector<Cand> sel;     // heuristic output
   std::vector<Cand> pool;    // heuristic input when shrinking or repairing a list
 
   static size_t cand_capacity(size_t ef) { return 2 * ef + 64; }
 
-  void reserve(size_t slots, size_t ef, size_t max_links, size_t dim, size_t pool_size) {
+  void reserve(size_t slots, size_t ef, size_t max_links, size_t dim, size_t pool_size, size_t point_bytes) {
+    if (qpoint.size() < point_bytes) qpoint.resize(point_bytes);
     if (visited.size() < slots) visited.resize(slots, 0);
     if (top.size() < ef + 1) top.resize(ef + 1);
     if (cand.size() < cand_capacity(ef)) cand.resize(cand_capacity(ef));
@@ -150,7 +153,7 @@ struct Context {
   size_t bytes() const {
     return visited.capacity() * 2 + allowed.capacity() * 2 +
            (top.capacity() + cand.capacity() + sel.capacity() + pool.capacity()) * sizeof(Cand) +
-           links.capacity() * 4 + query.capacity() * 4;
+           links.capacity() * 4 + query.capacity() * 4 + qpoint.capacity();
   }
 };
 
@@ -176,9 +179,20 @@ struct HnswIndex::Impl {
   size_t prefetch_bytes;
   simd::KernelTable kernels;
   simd::DistanceFn raw;  // l2sq or dot
+  HnswStorage storage;
+  bool keep_vectors;     // sq8: f32 copies in `full`; f32 storage always has its vectors
+  size_t code_bytes;     // sq8: dim padded to 16; the node's f32 term A follows the codes
+
+  // --- sq8 quantiser (see the header): x_d ~ qmin_d + qscale * code_d. Set once, by the first
+  // add() (l2, ip) or at construction (cosine); written only under the exclusive lock. ---
+  bool trained = false;
+  float qscale = 0.0f;
+  std::vector<float> qmin;
+  double qconst = 0.0;  // sum qmin_d^2
 
   // --- graph ---
   core::AlignedBuffer<uint8_t> nodes;  // capacity_slots x node_bytes
+  core::AlignedBuffer<float> full;     // sq8 with keep_vectors: capacity_slots x stride
   size_t capacity_slots = 0;
   // Per slot: the spinlock of its link lists, and `linked`, set once its insertion finished.
   // A search's greedy descent never steps onto a node still being linked (its level-0 list
@@ -205,7 +219,15 @@ struct HnswIndex::Impl {
 
   Impl(const HnswIndexOptions& o, Isa isa)
       : dim(o.dim), M(o.M), M0(2 * o.M), ef_construction(std::max(o.ef_construction, o.M)),
-        ef_search(o.ef_search), seed(o.seed), metric(o.metric) {
+        ef_search(o.ef_search), seed(o.seed), metric(o.metric), storage(o.storage),
+        keep_vectors(o.storage == HnswStorage::f32 || o.keep_vectors) {
+    if (storage != HnswStorage::f32 && storage != HnswStorage::sq8) {
+      throw Error(ErrorCode::InvalidArgument, "unknown HNSW storage " + std::to_string(uint32_t(storage)));
+    }
+    if (storage == HnswStorage::sq8 && o.dim > kMaxSq8Dim) {
+      throw Error(ErrorCode::InvalidArgument, "sq8 storage supports dimensions up to 65536, got " +
+                                                  std::to_string(o.dim));
+    }
     if (dim == 0) throw Error(ErrorCode::InvalidArgument, "dimension must be at least 1");
     if (dim > (1u << 24)) {
       throw Error(ErrorCode::InvalidArgument,
@@ -222,11 +244,66 @@ struct HnswIndex::Impl {
     kernels = simd::kernel_table(isa);
     raw = metric == Metric::l2 ? kernels.l2sq_f32 : kernels.dot_f32;
     stride = padded_stride(dim);
-    links_offset = stride * sizeof(float);
+    code_bytes = (dim + 15) / 16 * 16;
+    links_offset = storage == HnswStorage::sq8 ? code_bytes + 16 : stride * sizeof(float);
     node_bytes = (links_offset + (1 + M0) * sizeof(uint32_t) + core::kAlignment - 1) /
                  core::kAlignment * core::kAlignment;
     prefetch_bytes = std::min(kPrefetchLines * core::kAlignment, links_offset);
     level_mult = 1.0 / core::portable_log(double(M));
+    if (storage == HnswStorage::sq8) {
+      qmin.assign(dim, 0.0f);
+      // Unit vectors: every coordinate is in [-1, 1], a range known before any add.
+      if (metric == Metric::cosine) set_quantizer(std::vector<float>(dim, -1.0f), 2.0f / 255.0f);
+    }
+  }
+
+  void set_quantizer(const std::vector<float>& mins, float scale) {
+    qmin = mins;
+    qscale = scale;
+    double c = 0.0;
+    for (size_t i = 0; i < dim; ++i) c += double(qmin[i]) * qmin[i];
+    qconst = c;
+    trained = true;
+  }
+
+  // Quantiser for the first batch (l2, ip): per-dimension minimum, one scale from the widest
+  // range, so squared code differences are the distance up to the one factor qscale^2.
+  void train(const float* v, size_t n, std::vector<float>& mins, float& scale) const {
+    mins.assign(v, v + dim);
+    std::vector<float> maxs(v, v + dim);
+    for (size_t r = 1; r < n; ++r) {
+      for (size_t i = 0; i < dim; ++i) {
+        mins[i] = std::min(mins[i], v[r * dim + i]);
+        maxs[i] = std::max(maxs[i], v[r * dim + i]);
+      }
+    }
+    float range = 0.0f;
+    for (size_t i = 0; i < dim; ++i) range = std::max(range, maxs[i] - mins[i]);
+    scale = range > 0.0f && std::isfinite(range) ? range / 255.0f : 1.0f;
+  }
+
+  // Encodes a (normalised) vector into a node point: codes, then the f32 term A = sum qmin_d c_d.
+  void encode(const float* x, uint8_t* point) const noexcept {
+    const float inv = 1.0f / qscale;
+    double a = 0.0;
+    for (size_t i = 0; i < dim; ++i) {
+      const float t = std::floor((x[i] - qmin[i]) * inv + 0.5f);
+      const uint8_t code = t <= 0.0f ? 0 : t >= 255.0f ? 255 : uint8_t(t);
+      point[i] = code;
+      a += double(qmin[i]) * code;
+    }
+    std::fill(point + dim, point + code_bytes, uint8_t(0));
+    set_term(point, a);
+  }
+  void set_term(uint8_t* point, double a) const noexcept {
+    const float f = float(a);
+    std::memcpy(point + code_bytes, &f, 4);
+  }
+  // Recomputes A from the codes (loading a file).
+  void refresh_term(uint8_t* point) const noexcept {
+    double a = 0.0;
+    for (size_t i = 0; i < dim; ++i) a += double(qmin[i]) * point[i];
+    set_term(point, a);
   }
 
   // --- storage ---------------------------------------------------------------------------
@@ -237,6 +314,16 @@ struct HnswIndex::Impl {
   const float* vec(uint32_t slot) const noexcept {
     return reinterpret_cast<const float*>(nodes.data() + size_t(slot) * node_bytes);
   }
+  // A node's point: what distances are computed between (f32 vector, or sq8 codes + term).
+  const uint8_t* pt(uint32_t slot) const noexcept { return nodes.data() + size_t(slot) * node_bytes; }
+  uint8_t* pt(uint32_t slot) noexcept { return nodes.data() + size_t(slot) * node_bytes; }
+  // The f32 vector of a slot: in the node (f32), in `full` (sq8 with kept vectors), or null.
+  const float* f32_vector(uint32_t slot) const noexcept {
+    if (storage == HnswStorage::f32) return vec(slot);
+    return keep_vectors ? full.data() + size_t(slot) * stride : nullptr;
+  }
+  size_t point_bytes() const noexcept { return links_offset; }
+
   // [count, link_0, ..., link_{cap-1}] of `slot` at `level` (level <= levels[slot]).
   uint32_t* list(uint32_t slot, int level) noexcept {
     if (level == 0) {
@@ -261,7 +348,23 @@ struct HnswIndex::Impl {
     return n;
   }
 
-  float dist(const float* a, const float* b) const noexcept {
+  // Distance between two points. sq8: l2 = s^2 L, where L is the exact integer sum of squared
+  // code differences; ip/cosine from x.y ~ C + s (A_x + A_y) + s^2 D with D the integer code
+  // dot product — the kernels' integers are the same at every ISA level and the rest is
+  // plain scalar arithmetic, so sq8 distances are bit-identical everywhere.
+  float dist(const uint8_t* a, const uint8_t* b) const noexcept {
+    if (storage == HnswStorage::sq8) {
+      const double s = qscale;
+      if (metric == Metric::l2) return float(s * s * double(kernels.l2sq_u8(a, b, dim)));
+      float ta, tb;
+      std::memcpy(&ta, a + code_bytes, 4);
+      std::memcpy(&tb, b + code_bytes, 4);
+      const double dot = qconst + s * (double(ta) + double(tb)) + s * s * double(kernels.dot_u8(a, b, dim));
+      return metric == Metric::ip ? float(-dot) : float(1.0 - dot);
+    }
+    return exact_dist(reinterpret_cast<const float*>(a), reinterpret_cast<const float*>(b));
+  }
+  float exact_dist(const float* a, const float* b) const noexcept {
     float d = raw(a, b, dim);
     if (metric == Metric::ip) {
       d = -d;
@@ -272,7 +375,7 @@ struct HnswIndex::Impl {
   }
 
   void prefetch(uint32_t slot) const noexcept {
-    const char* p = reinterpret_cast<const char*>(vec(slot));
+    const char* p = reinterpret_cast<const char*>(pt(slot));
     for (size_t off = 0; off < prefetch_bytes; off += core::kAlignment) __builtin_prefetch(p + off);
   }
 
@@ -302,6 +405,10 @@ struct HnswIndex::Impl {
       const size_t want = std::max(slots, capacity_slots + capacity_slots / 2);
       if (want > SIZE_MAX / node_bytes) throw_oom();
       std::unique_ptr<NodeSync[]> fresh_sync(new NodeSync[want]);
+      if (storage == HnswStorage::sq8 && keep_vectors) {
+        if (want > SIZE_MAX / 4 / stride) throw_oom();
+        full.reserve(want * stride, used * stride);
+      }
       nodes.reserve(want * node_bytes, used * node_bytes);
       // Under the exclusive lock no insert is running: no lock is held, every node is linked.
       for (size_t i = 0; i < used; ++i) fresh_sync[i].linked.store(1, std::memory_order_relaxed);
@@ -328,14 +435,14 @@ struct HnswIndex::Impl {
   // --- search ----------------------------------------------------------------------------
 
   // Greedy walk on an upper level: moves to the closest neighbour until none is closer.
-  uint32_t greedy(const float* q, uint32_t ep, float& ep_dist, int level, Context& c) const {
+  uint32_t greedy(const uint8_t* q, uint32_t ep, float& ep_dist, int level, Context& c) const {
     for (bool changed = true; changed;) {
       changed = false;
       const size_t n = copy_links(ep, level, c.links.data());
       for (size_t i = 0; i < n; ++i) {
         const uint32_t nb = c.links[i];
         if (sync[nb].linked.load(std::memory_order_acquire) == 0) continue;
-        const Cand x{dist(q, vec(nb)), nb};
+        const Cand x{dist(q, pt(nb)), nb};
         if (cand_less(x, Cand{ep_dist, ep})) {
           ep = nb;
           ep_dist = x.dist;
@@ -350,7 +457,7 @@ struct HnswIndex::Impl {
   // traversed; only nodes for which eligible(slot) holds enter the result heap c.top, which
   // keeps the ef best by (distance, slot). Returns how many it holds (a max-heap).
   template <typename Eligible>
-  size_t search_layer(const float* q, uint32_t ep, float ep_dist, size_t ef, int level,
+  size_t search_layer(const uint8_t* q, uint32_t ep, float ep_dist, size_t ef, int level,
                       Context& c, Eligible&& eligible) const {
     c.next_epoch();
     uint16_t* visited = c.visited.data();
@@ -387,7 +494,7 @@ struct HnswIndex::Impl {
       std::push_heap(cand, cand + nc, cand_greater);
     };
     auto consider = [&](uint32_t nb) {
-      const Cand x{dist(q, vec(nb)), nb};
+      const Cand x{dist(q, pt(nb)), nb};
       if (nt < ef || cand_less(x, top[0])) {
         push_cand(x);
         if (eligible(nb)) {
@@ -425,13 +532,14 @@ struct HnswIndex::Impl {
   }
 
   // Descends from the entry point to level `stop` + 1 greedily; returns the entry for `stop`.
-  uint32_t descend(const float* q, uint64_t e, int stop, float& ep_dist, Context& c) const {
+  uint32_t descend(const uint8_t* q, uint64_t e, int stop, float& ep_dist, Context& c) const {
     uint32_t ep = uint32_t(e);
-    ep_dist = dist(q, vec(ep));
+    ep_dist = dist(q, pt(ep));
     for (int l = int(e >> 32); l > stop; --l) ep = greedy(q, ep, ep_dist, l, c);
     return ep;
   }
 
+  // The query as f32 (normalised under cosine) and as a point (sq8: encoded into c.qpoint).
   const float* prepare_query(const float* query, Context& c) const {
     if (metric != Metric::cosine) return query;
     double n2 = 0.0;
@@ -440,13 +548,24 @@ struct HnswIndex::Impl {
     for (size_t i = 0; i < dim; ++i) c.query[i] = static_cast<float>(query[i] * inv);
     return c.query.data();
   }
+  const uint8_t* query_point(const float* qf, Context& c) const {
+    if (storage == HnswStorage::f32) return reinterpret_cast<const uint8_t*>(qf);
+    encode(qf, c.qpoint.data());
+    return c.qpoint.data();
+  }
 
   size_t search_one(const float* query, size_t k, Neighbor* out, const HnswSearchParams& p,
                     Context& c) const {
     size_t ef = std::max(p.ef == 0 ? ef_search : p.ef, k);
     ef = std::min(ef, used);  // a beam wider than the graph holds all of it already
-    c.reserve(used, ef, M0, dim, 0);
-    const float* q = prepare_query(query, c);
+    c.reserve(used, ef, M0, dim, 0, point_bytes());
+    const float* qf = prepare_query(query, c);
+    const uint8_t* q = query_point(qf, c);
+    // sq8 with kept vectors: the final candidates are scored again with exact f32 distances.
+    const bool rescore = storage == HnswStorage::sq8 && keep_vectors && p.rerank;
+    auto final_dist = [&](uint32_t slot, float approx) {
+      return rescore ? exact_dist(qf, full.data() + size_t(slot) * stride) : approx;
+    };
     core::TopK best(out, k);
 
     const bool filtered = p.allow != nullptr;
@@ -470,7 +589,7 @@ struct HnswIndex::Impl {
           if (it == slot_of.end() || c.allowed[it->second] != c.allow_epoch) continue;
           c.allowed[it->second] = 0;
           if (p.predicate != nullptr && !p.predicate(p.predicate_ctx, p.allow[i])) continue;
-          best.push(p.allow[i], dist(q, vec(it->second)));
+          best.push(p.allow[i], rescore ? final_dist(it->second, 0.0f) : dist(q, pt(it->second)));
         }
         return best.finish();
       }
@@ -492,7 +611,7 @@ struct HnswIndex::Impl {
     } else {
       nt = search_layer(q, ep, ep_dist, ef, 0, c, [&](uint32_t s) { return dead[s] == 0; });
     }
-    for (size_t i = 0; i < nt; ++i) best.push(slot_ids[c.top[i].slot], c.top[i].dist);
+    for (size_t i = 0; i < nt; ++i) best.push(slot_ids[c.top[i].slot], final_dist(c.top[i].slot, c.top[i].dist));
     return best.finish();
   }
 
@@ -509,10 +628,10 @@ struct HnswIndex::Impl {
     size_t kept = 0;
     for (size_t i = 0; i < n && kept < m; ++i) {
       const Cand& e = cands[i];
-      const float* v = vec(e.slot);
+      const uint8_t* v = pt(e.slot);
       bool good = true;
       for (size_t j = 0; j < kept; ++j) {
-        if (dist(v, vec(out[j].slot)) < e.dist) {
+        if (dist(v, pt(out[j].slot)) < e.dist) {
           good = false;
           break;
         }
@@ -537,11 +656,11 @@ struct HnswIndex::Impl {
       store_count(l, uint32_t(n + 1));
       return;
     }
-    const float* base = vec(nb);
+    const uint8_t* base = pt(nb);
     Cand* pool = c.pool.data();
     for (size_t i = 0; i < n; ++i) {
       const uint32_t x = load_word(l + 1 + i);
-      pool[i] = Cand{dist(base, vec(x)), x};
+      pool[i] = Cand{dist(base, pt(x)), x};
     }
     pool[n] = Cand{d, s};
     std::sort(pool, pool + n + 1, cand_less);
@@ -553,7 +672,7 @@ struct HnswIndex::Impl {
 
   // Links node s (vector and level already written, lists empty) into the graph (Algorithm 1).
   void insert(uint32_t s, Context& c) {
-    const float* q = vec(s);
+    const uint8_t* q = pt(s);
     const int L = levels[s];
     std::unique_lock<std::mutex> top_lock(entry_mutex);
     const uint64_t e = entry.load(std::memory_order_acquire);
@@ -600,7 +719,7 @@ struct HnswIndex::Impl {
             const uint32_t x = load_word(own + 1 + i);
             bool dup = false;
             for (size_t j = 0; j < m && !dup; ++j) dup = chosen[j].slot == x;
-            if (!dup) pool[np++] = Cand{dist(q, vec(x)), x};
+            if (!dup) pool[np++] = Cand{dist(q, pt(x)), x};
           }
           std::sort(pool, pool + np, cand_less);
           const size_t kept = select(pool, np, cap(l), sel);
@@ -630,12 +749,12 @@ struct HnswIndex::Impl {
       if (!touched) return;
       c.next_epoch();
       c.visited[n] = c.epoch;
-      const float* base = vec(n);
+      const uint8_t* base = pt(n);
       size_t np = 0;
       auto offer = [&](uint32_t x) {
         if (mark[x] || c.visited[x] == c.epoch || levels[x] < level) return;
         c.visited[x] = c.epoch;
-        c.pool[np++] = Cand{dist(base, vec(x)), x};
+        c.pool[np++] = Cand{dist(base, pt(x)), x};
       };
       for (size_t i = 0; i < len; ++i) offer(l[1 + i]);
       for (size_t i = 0; i < len; ++i) {
@@ -697,6 +816,22 @@ size_t HnswIndex::M() const noexcept { return impl_->M; }
 size_t HnswIndex::ef_construction() const noexcept { return impl_->ef_construction; }
 uint64_t HnswIndex::seed() const noexcept { return impl_->seed; }
 size_t HnswIndex::ef_search() const noexcept { return impl_->ef_search; }
+HnswStorage HnswIndex::storage() const noexcept { return impl_->storage; }
+bool HnswIndex::keeps_vectors() const noexcept { return impl_->keep_vectors; }
+
+const char* hnsw_storage_name(HnswStorage storage) noexcept {
+  switch (storage) {
+    case HnswStorage::f32: return "f32";
+    case HnswStorage::sq8: return "sq8";
+  }
+  return "unknown";
+}
+
+HnswStorage parse_hnsw_storage(const std::string& name) {
+  if (name == "f32") return HnswStorage::f32;
+  if (name == "sq8") return HnswStorage::sq8;
+  throw Error(ErrorCode::InvalidArgument, "unknown HNSW storage '" + name + "' (expected f32 or sq8)");
+}
 size_t HnswIndex::node_bytes() const noexcept { return impl_->node_bytes; }
 
 size_t HnswIndex::bytes_per_vector() const noexcept {
@@ -728,7 +863,7 @@ size_t HnswIndex::memory_bytes() const noexcept {
   std::shared_lock<std::shared_mutex> lock(m.rw);
   size_t upper = 0;
   for (size_t s = 0; s < m.used; ++s) upper += size_t(m.levels[s]) * (1 + m.M) * sizeof(uint32_t);
-  return m.nodes.capacity() + m.capacity_slots * sizeof(Impl::NodeSync) + upper +
+  return m.nodes.capacity() + m.full.capacity() * sizeof(float) + m.capacity_slots * sizeof(Impl::NodeSync) + upper +
          m.upper.capacity() * sizeof(void*) + m.slot_ids.capacity() * sizeof(uint64_t) +
          m.levels.capacity() + m.deleted.capacity() + m.free_slots.capacity() * sizeof(uint32_t) +
          m.slot_of.bucket_count() * sizeof(void*) +
@@ -757,6 +892,9 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
   std::vector<std::unique_ptr<uint32_t[]>> new_upper(n);
   std::vector<uint8_t> mark;
   uint64_t draws = m.draws;  // committed only if the add succeeds
+  const bool sq8 = m.storage == HnswStorage::sq8;
+  std::vector<float> scratch, mins;  // sq8: one normalised vector; the first batch's quantiser
+  float scale = 0.0f;
   parallel::ThreadPool& pool = parallel::process_pool();
   const size_t workers = std::max<size_t>(1, pool.size());
   try {
@@ -782,9 +920,13 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
     if (m.build_contexts.size() < workers) m.build_contexts.resize(workers);
     const size_t pool_size = std::max((1 + m.M0) * (1 + m.M0), m.ef_construction + 1);
     for (size_t w = 0; w < workers; ++w) {
-      m.build_contexts[w].reserve(total, m.ef_construction, m.M0, m.dim, pool_size);
+      m.build_contexts[w].reserve(total, m.ef_construction, m.M0, m.dim, pool_size, m.point_bytes());
     }
     m.slot_of.reserve(m.slot_of.size() + n);
+    if (sq8) {
+      scratch.resize(m.dim);
+      if (!m.trained) m.train(vectors, n, mins, scale);
+    }
   } catch (const std::bad_alloc&) {
     throw_oom();
   }
@@ -801,6 +943,7 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
       throw_oom();
     }
     // --- commit: nothing below allocates or throws ---
+    if (sq8 && !m.trained) m.set_quantizer(mins, scale);  // qmin already has dim entries
     Context& c0 = m.build_contexts[0];
     if (reuse > 0) {
       m.detach(slots.data(), reuse, mark, c0);
@@ -820,7 +963,9 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
       m.deleted[s] = 0;
       m.sync[s].linked.store(0, std::memory_order_relaxed);
       m.upper[s] = std::move(new_upper[i]);
-      float* dst = m.vec(s);
+      // f32: the vector goes into the node; sq8: into `full` (kept) or scratch, then its codes
+      // into the node.
+      float* dst = !sq8 ? m.vec(s) : m.keep_vectors ? m.full.data() + size_t(s) * m.stride : scratch.data();
       const float* src = vectors + i * m.dim;
       if (m.metric == Metric::cosine) {
         double norm2 = 0.0;
@@ -830,7 +975,8 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
       } else {
         std::memcpy(dst, src, m.dim * sizeof(float));
       }
-      std::fill(dst + m.dim, dst + m.stride, 0.0f);
+      if (dst != scratch.data()) std::fill(dst + m.dim, dst + m.stride, 0.0f);
+      if (sq8) m.encode(dst, m.pt(s));
       m.list(s, 0)[0] = 0;
     }
     m.draws = draws;
@@ -886,12 +1032,15 @@ void HnswIndex::compact() {
   const size_t live = m.live();
   // --- allocate everything first; nothing visible changes until the commit ---
   core::AlignedBuffer<uint8_t> nodes;
+  core::AlignedBuffer<float> full;
+  const bool has_full = m.storage == HnswStorage::sq8 && m.keep_vectors;
   std::unique_ptr<Impl::NodeSync[]> sync;
   std::vector<uint8_t> mark;
   std::vector<uint32_t> renumber;
   try {
     if (live > 0) {
       nodes.reserve(live * m.node_bytes, 0);
+      if (has_full) full.reserve(live * m.stride, 0);
       sync.reset(new Impl::NodeSync[live]);
       for (size_t i = 0; i < live; ++i) sync[i].linked.store(1, std::memory_order_relaxed);
     }
@@ -899,7 +1048,7 @@ void HnswIndex::compact() {
     renumber.assign(m.used, 0);
     if (m.build_contexts.empty()) m.build_contexts.resize(1);
     const size_t pool_size = std::max((1 + m.M0) * (1 + m.M0), m.ef_construction + 1);
-    m.build_contexts[0].reserve(m.used, m.ef_construction, m.M0, m.dim, pool_size);
+    m.build_contexts[0].reserve(m.used, m.ef_construction, m.M0, m.dim, pool_size, m.point_bytes());
   } catch (const std::bad_alloc&) {
     throw Error(ErrorCode::OutOfMemory, "out of memory while compacting; the index is unchanged");
   }
@@ -909,6 +1058,7 @@ void HnswIndex::compact() {
   std::unique_lock<std::shared_mutex> exclusive(m.rw);
   if (live == 0) {
     m.nodes = core::AlignedBuffer<uint8_t>();
+    m.full = core::AlignedBuffer<float>();
     m.sync.reset();
     m.capacity_slots = 0;
     m.used = 0;
@@ -937,12 +1087,14 @@ void HnswIndex::compact() {
     if (m.deleted[s]) continue;
     const uint32_t t = renumber[s];
     std::memcpy(nodes.data() + size_t(t) * m.node_bytes, m.nodes.data() + size_t(s) * m.node_bytes, m.node_bytes);
+    if (has_full) std::memcpy(full.data() + size_t(t) * m.stride, m.full.data() + size_t(s) * m.stride, m.stride * 4);
     m.slot_ids[t] = m.slot_ids[s];
     m.levels[t] = m.levels[s];
     m.deleted[t] = 0;
     m.upper[t] = std::move(m.upper[s]);
   }
   m.nodes = std::move(nodes);
+  if (has_full) m.full = std::move(full);
   m.sync = std::move(sync);
   m.capacity_slots = live;
   m.used = live;
@@ -1031,7 +1183,23 @@ HnswIndexAccess::View HnswIndexAccess::view(const HnswIndex& index) {
           m.free_slots.size(), m.entry.load(std::memory_order_acquire), m.draws};
 }
 
-const float* HnswIndexAccess::vector(const HnswIndex& index, uint32_t slot) { return index.impl_->vec(slot); }
+const float* HnswIndexAccess::vector(const HnswIndex& index, uint32_t slot) { return index.impl_->f32_vector(slot); }
+
+const uint8_t* HnswIndexAccess::codes(const HnswIndex& index, uint32_t slot) { return index.impl_->pt(slot); }
+
+HnswIndexAccess::Quantizer HnswIndexAccess::quantizer(const HnswIndex& index) {
+  const HnswIndex::Impl& m = *index.impl_;
+  return {m.trained, m.qscale, m.qmin.data()};
+}
+
+void HnswIndexAccess::set_quantizer(HnswIndex& index, const float* mins, float scale) {
+  HnswIndex::Impl& m = *index.impl_;
+  try {
+    m.set_quantizer(std::vector<float>(mins, mins + m.dim), scale);
+  } catch (const std::bad_alloc&) {
+    throw_oom();
+  }
+}
 
 const uint32_t* HnswIndexAccess::links(const HnswIndex& index, uint32_t slot, int level) {
   return index.impl_->list(slot, level);
@@ -1070,7 +1238,16 @@ void HnswIndexAccess::set_node(HnswIndex& index, uint32_t slot, uint64_t id, boo
   std::memset(m.nodes.data() + size_t(slot) * m.node_bytes, 0, m.node_bytes);
 }
 
-float* HnswIndexAccess::mutable_vector(HnswIndex& index, uint32_t slot) { return index.impl_->vec(slot); }
+float* HnswIndexAccess::mutable_vector(HnswIndex& index, uint32_t slot) {
+  return const_cast<float*>(index.impl_->f32_vector(slot));
+}
+
+uint8_t* HnswIndexAccess::mutable_codes(HnswIndex& index, uint32_t slot) { return index.impl_->pt(slot); }
+
+void HnswIndexAccess::finish_codes(HnswIndex& index, uint32_t slot) {
+  HnswIndex::Impl& m = *index.impl_;
+  m.refresh_term(m.pt(slot));
+}
 
 uint32_t* HnswIndexAccess::mutable_links(HnswIndex& index, uint32_t slot, int level) {
   return index.impl_->list(slot, level);

@@ -31,21 +31,34 @@ struct HnswIndexAccess {
   static std::unique_lock<std::mutex> lock_updates(const HnswIndex& index);
   // Only under lock_updates (or before the index is shared).
   static View view(const HnswIndex& index);
-  // The stored vector of a slot (dim floats, unit length under cosine).
+  // The f32 vector of a slot (dim floats, unit length under cosine); null under sq8 storage
+  // without kept vectors.
   static const float* vector(const HnswIndex& index, uint32_t slot);
+  // sq8: the dim codes of a slot.
+  static const uint8_t* codes(const HnswIndex& index, uint32_t slot);
+  struct Quantizer {
+    bool trained;       // false until the first add (l2, ip); cosine is trained at construction
+    float scale;        // x_d ~ mins[d] + scale * code_d
+    const float* mins;  // dim entries
+  };
+  static Quantizer quantizer(const HnswIndex& index);
   // The link list of a slot at a level <= its level: [count, link_0, ..., link_{cap-1}], cap
   // = 2M on level 0 and M above. Words past count are unspecified.
   static const uint32_t* links(const HnswIndex& index, uint32_t slot, int level);
 
   // Loading into a fresh, empty index made with the file's options, from validated data
   // (link targets < slots, counts <= cap, levels <= kMaxLevel, the entry a node on its own
-  // level): begin_load(slots) once, then for every slot in order set_node() and fill
-  // mutable_vector() and mutable_links() at each level, then finish_load(). A duplicate live
+  // level): set_quantizer() (sq8, if trained), begin_load(slots) once, then for every slot
+  // in order set_node() and fill mutable_vector() (if not null), mutable_codes() + finish_codes()
+  // (sq8) and mutable_links() at each level, then finish_load(). A duplicate live
   // id throws Error(Corrupt); otherwise only Error(OutOfMemory). On a throw the index must
   // be discarded.
   static void begin_load(HnswIndex& index, size_t slots, size_t free_count);
   static void set_node(HnswIndex& index, uint32_t slot, uint64_t id, bool tombstone, int level);
   static float* mutable_vector(HnswIndex& index, uint32_t slot);
+  static void set_quantizer(HnswIndex& index, const float* mins, float scale);
+  static uint8_t* mutable_codes(HnswIndex& index, uint32_t slot);  // dim codes
+  static void finish_codes(HnswIndex& index, uint32_t slot);       // after writing the codes
   static uint32_t* mutable_links(HnswIndex& index, uint32_t slot, int level);
   static void finish_load(HnswIndex& index, const uint32_t* free_slots, size_t free_count, uint64_t entry,
                           uint64_t draws);

@@ -3,8 +3,8 @@
 //   params[0]  M (2..128): links per node on upper levels, 2M on level 0
 //   params[1]  ef_construction (M..1048576)
 //   params[2]  ef_search (1..1048576), the default beam width
-//   params[3]  storage: 0 f32
-//   params[4]  keep_vectors: 1 (f32 storage always holds its vectors)
+//   params[3]  storage: 0 f32, 1 sq8
+//   params[4]  keep_vectors: 0 or 1 (always 1 for f32 storage, which holds its vectors)
 //   params[5]  slots in use (live + tombstones), the high-water mark of the node array
 //   params[6]  entry point: (level << 32) | slot, or 2^64 - 1 when slots is 0
 //   params[7]  levels drawn so far (>= slots): where the level generator goes on
@@ -14,8 +14,11 @@
 //   "LEVL"  slots x u8                level of the node (0..31)
 //   "LNK0"  slots x (1 + 2M) x u32    level-0 link list: count, then the links, zeros past count
 //   "UPPR"  sum(levels) x (1 + M) x u32   upper link lists, slot order, level 1 upwards
+//   "SQ8Q"  sq8 only: u32 trained (0 or 1), f32 scale, dim x f32 per-dimension minimum
+//   "CODE"  sq8 only: slots x dim x u8   the codes (the per-node term A is recomputed)
 //   "VECS"  slots x dim x f32         stored vectors (unit length under cosine), tombstones
-//                                     included: the graph still walks through them
+//                                     included: the graph still walks through them; under
+//                                     sq8 only with keep_vectors
 // The stride padding, the locks and the words past a list's count are not stored, so the
 // bytes depend only on the logical state of the index.
 //
@@ -25,6 +28,7 @@
 // the tombstones, each once). Then it fills a new index slot by slot, checking ids (unique,
 // not 2^64 - 1) and floats (finite; not zero under cosine). Any violation is Error(Corrupt).
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <cstring>
 #include <new>
@@ -47,6 +51,8 @@ constexpr uint32_t kLevlTag = io::fourcc("LEVL");
 constexpr uint32_t kLnk0Tag = io::fourcc("LNK0");
 constexpr uint32_t kUpprTag = io::fourcc("UPPR");
 constexpr uint32_t kVecsTag = io::fourcc("VECS");
+constexpr uint32_t kSq8qTag = io::fourcc("SQ8Q");
+constexpr uint32_t kCodeTag = io::fourcc("CODE");
 constexpr uint64_t kNoId = HnswIndexAccess::kNoId;
 constexpr uint64_t kNoEntry = HnswIndexAccess::kNoEntry;
 constexpr uint64_t kMaxEf = uint64_t(1) << 20;
@@ -72,7 +78,9 @@ io::Writer hnsw_writer(const HnswIndex& index) {
   h.dim = dim;
   h.count = v.slots - v.free_count;
   h.seed = index.seed();
-  h.params = {M, index.ef_construction(), index.ef_search(), 0, 1, v.slots, v.entry, v.draws};
+  const bool sq8 = index.storage() == HnswStorage::sq8;
+  h.params = {M, index.ef_construction(), index.ef_search(), uint64_t(index.storage()), index.keeps_vectors() ? 1u : 0u,
+              v.slots, v.entry, v.draws};
   io::Writer w(h);
   try {
     auto& ids = w.add_section(kSlotTag);
@@ -89,9 +97,21 @@ io::Writer hnsw_writer(const HnswIndex& index) {
     for (size_t s = 0; s < v.slots; ++s) {
       for (int l = 1; l <= v.levels[s]; ++l) put_list(upper, HnswIndexAccess::links(index, uint32_t(s), l), M);
     }
-    auto& vecs = w.add_section(kVecsTag);
-    vecs.reserve(v.slots * dim * 4);
-    for (size_t s = 0; s < v.slots; ++s) vecs.f32s(HnswIndexAccess::vector(index, uint32_t(s)), dim);
+    if (sq8) {
+      const HnswIndexAccess::Quantizer q = HnswIndexAccess::quantizer(index);
+      auto& quant = w.add_section(kSq8qTag);
+      quant.u32(q.trained ? 1 : 0);
+      quant.f32(q.scale);
+      quant.f32s(q.mins, dim);
+      auto& codes = w.add_section(kCodeTag);
+      codes.reserve(v.slots * dim);
+      for (size_t s = 0; s < v.slots; ++s) codes.bytes(HnswIndexAccess::codes(index, uint32_t(s)), dim);
+    }
+    if (index.keeps_vectors()) {
+      auto& vecs = w.add_section(kVecsTag);
+      vecs.reserve(v.slots * dim * 4);
+      for (size_t s = 0; s < v.slots; ++s) vecs.f32s(HnswIndexAccess::vector(index, uint32_t(s)), dim);
+    }
   } catch (const std::bad_alloc&) {
     throw Error(ErrorCode::OutOfMemory, "out of memory serialising the index");
   }
@@ -123,7 +143,7 @@ namespace io {
 
 HnswIndex load_hnsw(const Reader& r, Isa isa) {
   r.expect_kind(IndexKind::hnsw);
-  r.require_known_sections({kSlotTag, kFreeTag, kLevlTag, kLnk0Tag, kUpprTag, kVecsTag});
+  r.require_known_sections({kSlotTag, kFreeTag, kLevlTag, kLnk0Tag, kUpprTag, kVecsTag, kSq8qTag, kCodeTag});
   const Header& h = r.header();
   const uint64_t M = h.params[0], efc = h.params[1], efs = h.params[2], storage = h.params[3],
                  keep = h.params[4], slots = h.params[5], entry = h.params[6], draws = h.params[7];
@@ -131,8 +151,16 @@ HnswIndex load_hnsw(const Reader& r, Isa isa) {
   if (M < 2 || M > 128) corrupt("impossible M " + std::to_string(M) + " (expected 2 to 128)");
   if (efc < M || efc > kMaxEf) corrupt("impossible ef_construction " + std::to_string(efc));
   if (efs < 1 || efs > kMaxEf) corrupt("impossible ef_search " + std::to_string(efs));
-  if (storage != 0) corrupt("unknown vector storage " + std::to_string(storage) + " (expected 0, f32)");
-  if (keep != 1) corrupt("impossible keep_vectors flag " + std::to_string(keep) + " for f32 storage (expected 1)");
+  if (storage > 1) corrupt("unknown vector storage " + std::to_string(storage) + " (expected 0 f32 or 1 sq8)");
+  const bool sq8 = storage == 1;
+  if (keep > 1 || (!sq8 && keep != 1)) {
+    corrupt("impossible keep_vectors flag " + std::to_string(keep) + " for " + (sq8 ? "sq8" : "f32") + " storage");
+  }
+  if (sq8 && h.dim > 65536) corrupt("impossible dimension " + std::to_string(h.dim) + " for sq8 storage (at most 65536)");
+  if (!keep && r.find(kVecsTag) != nullptr) corrupt("section VECS is present but keep_vectors is 0");
+  if (!sq8 && (r.find(kSq8qTag) != nullptr || r.find(kCodeTag) != nullptr)) {
+    corrupt("sq8 sections in a file with f32 storage");
+  }
   if (slots > UINT32_MAX - 1) corrupt("impossible slot count " + std::to_string(slots));
   if (h.count > slots) {
     corrupt("the header declares " + std::to_string(h.count) + " vectors in " + std::to_string(slots) + " slots");
@@ -151,12 +179,45 @@ HnswIndex load_hnsw(const Reader& r, Isa isa) {
   SectionCursor levels_section = r.section(kLevlTag);
   SectionCursor lnk0 = r.section(kLnk0Tag);
   SectionCursor upper = r.section(kUpprTag);
-  SectionCursor vecs = r.section(kVecsTag);
+  SectionCursor vecs(kVecsTag, nullptr, 0), quant(kSq8qTag, nullptr, 0), codes(kCodeTag, nullptr, 0);
+  if (keep) vecs = r.section(kVecsTag);
+  if (sq8) {
+    quant = r.section(kSq8qTag);
+    codes = r.section(kCodeTag);
+    quant.expect_size(8 + uint64_t(dim) * 4, "trained flag, scale and dim x 4-byte minimums");
+    codes.expect_size(slots * dim, "slots x dim codes");
+  }
   ids.expect_size(slots * 8, "slots x 8-byte ids");
   free_section.expect_size(nfree * 4, "free x 4-byte slot numbers");
   levels_section.expect_size(slots, "slots x 1-byte levels");
   lnk0.expect_size(slots * (1 + M0) * 4, "slots x (1 + 2M) x 4-byte links");
-  vecs.expect_size(slots * dim * 4, "slots x dim x 4-byte floats");
+  if (keep) vecs.expect_size(slots * dim * 4, "slots x dim x 4-byte floats");
+  // The sq8 quantiser: trained before any node exists only under cosine (fixed [-1, 1]).
+  std::vector<float> mins;
+  float scale = 0.0f;
+  bool trained = false;
+  if (sq8) {
+    const uint32_t flag = quant.u32();
+    scale = quant.f32();
+    try {
+      mins.resize(dim);
+    } catch (const std::bad_alloc&) {
+      throw Error(ErrorCode::OutOfMemory, "out of memory loading the index");
+    }
+    quant.f32s(mins.data(), dim);
+    if (flag > 1) corrupt("impossible sq8 trained flag " + std::to_string(flag));
+    trained = flag == 1;
+    if (slots > 0 && !trained) corrupt("an sq8 index with nodes has no quantiser");
+    if (trained && !(std::isfinite(scale) && scale > 0.0f)) corrupt("impossible sq8 scale");
+    for (float m : mins) {
+      if (!std::isfinite(m) || (!trained && m != 0.0f)) corrupt("impossible sq8 minimum");
+    }
+    if (h.metric == Metric::cosine) {
+      bool fixed = trained && scale == 2.0f / 255.0f;
+      for (float m : mins) fixed = fixed && m == -1.0f;
+      if (!fixed) corrupt("the sq8 quantiser of a cosine index must be the fixed [-1, 1] one");
+    }
+  }
   // --- levels, links and the free list, before allocating for the graph ---
   const uint8_t* levels = levels_section.bytes(size_t(slots));
   uint64_t upper_lists = 0;
@@ -208,20 +269,29 @@ HnswIndex load_hnsw(const Reader& r, Isa isa) {
   options.ef_construction = size_t(efc);
   options.ef_search = size_t(efs);
   options.seed = h.seed;
+  options.storage = sq8 ? HnswStorage::sq8 : HnswStorage::f32;
+  options.keep_vectors = keep == 1;
   try {
     HnswIndex index(options, isa);
+    if (sq8 && trained) HnswIndexAccess::set_quantizer(index, mins.data(), scale);
     HnswIndexAccess::begin_load(index, size_t(slots), size_t(nfree));
     for (uint64_t s = 0; s < slots; ++s) {
       const uint32_t slot = uint32_t(s);
       const bool tombstone = slot_ids[s] == kNoId;
       HnswIndexAccess::set_node(index, slot, slot_ids[s], tombstone, levels[s]);
-      float* v = HnswIndexAccess::mutable_vector(index, slot);
-      vecs.f32s(v, dim);
-      try {
-        core::check_vectors(v, 1, dim, h.metric, "stored vector");
-      } catch (const Error& e) {
-        if (e.code() == ErrorCode::OutOfMemory) throw;
-        corrupt("slot " + std::to_string(s) + ": " + e.what());
+      if (keep) {
+        float* v = HnswIndexAccess::mutable_vector(index, slot);
+        vecs.f32s(v, dim);
+        try {
+          core::check_vectors(v, 1, dim, h.metric, "stored vector");
+        } catch (const Error& e) {
+          if (e.code() == ErrorCode::OutOfMemory) throw;
+          corrupt("slot " + std::to_string(s) + ": " + e.what());
+        }
+      }
+      if (sq8) {
+        std::memcpy(HnswIndexAccess::mutable_codes(index, slot), codes.bytes(dim), dim);
+        HnswIndexAccess::finish_codes(index, slot);
       }
       read_list(lnk0, M0, HnswIndexAccess::mutable_links(index, slot, 0));
       for (int l = 1; l <= levels[s]; ++l) read_list(upper, size_t(M), HnswIndexAccess::mutable_links(index, slot, l));

@@ -11,6 +11,24 @@
 //   links are stored separately per node. Nodes are 32-bit slots; caller ids are 64-bit.
 // * Under cosine the vectors are normalised when they are added (distance = 1 - dot).
 //
+// Storage (HnswIndexOptions::storage)
+// * f32: the vectors themselves in the level-0 stride; distances are exact.
+// * sq8: 8-bit scalar codes in the stride instead (a quarter of the bytes: at dim 384, M 16 a
+//   node is 576 bytes instead of 1664). Coordinate d is coded as round((x_d - min_d) / s),
+//   clamped to 0..255, with a per-dimension offset min_d and one global scale s, so that
+//   squared code differences are the l2 distance up to the single factor s^2 (ip and cosine
+//   use the code dot product plus two per-vector terms). The code distances are exact integer
+//   sums in the dispatched u8 kernels, so an sq8 graph is bit-identical at every ISA level and
+//   target. Under cosine the range is [-1, 1] (unit vectors); under l2 and ip min_d and s come
+//   from the first add() batch (its per-dimension minimum and widest range) and stay fixed:
+//   later values outside that range saturate, so make the first batch representative.
+//   Queries are coded the same way. dim <= 65536.
+//   keep_vectors (default) also keeps the f32 vectors beside the graph (not in the stride):
+//   searches then rescore their final ef candidates with exact f32 distances
+//   (HnswSearchParams::rerank), which restores f32-level recall, and the distances returned
+//   are exact; without kept vectors (or with rerank off) they are the code approximations.
+//   memory_bytes() / bytes_per_vector() report what each choice costs.
+//
 // Build and determinism
 // * add() validates the whole batch, reserves everything and assigns slots and levels
 //   serially, then links the new nodes in parallel on the process thread pool
@@ -54,6 +72,10 @@
 
 namespace quiver {
 
+enum class HnswStorage : uint32_t { f32 = 0, sq8 = 1 };
+const char* hnsw_storage_name(HnswStorage storage) noexcept;  // "f32", "sq8"
+HnswStorage parse_hnsw_storage(const std::string& name);     // throws Error(InvalidArgument)
+
 struct HnswIndexOptions {
   size_t dim = 0;
   Metric metric = Metric::l2;
@@ -61,6 +83,8 @@ struct HnswIndexOptions {
   size_t ef_construction = 200;  // beam width while building; raised to M if smaller
   uint64_t seed = 42;            // level generator
   size_t ef_search = 64;         // beam width of a search whose HnswSearchParams::ef is 0
+  HnswStorage storage = HnswStorage::f32;  // see "Storage" above
+  bool keep_vectors = true;      // sq8 only: keep f32 copies for exact rerank (f32 always has them)
 };
 
 struct HnswSearchParams {
@@ -72,6 +96,9 @@ struct HnswSearchParams {
   // the index, or at most ef), they are scored exactly instead, which is both faster and exact.
   const uint64_t* allow = nullptr;
   size_t allow_count = 0;
+  // sq8 with kept vectors: rescore the final ef candidates with exact f32 distances (and
+  // return those). Ignored otherwise.
+  bool rerank = true;
   // If non-null, only ids for which predicate(predicate_ctx, id) is true can be returned
   // (combined with `allow`: both must admit an id). A C++ filter with no per-call setup: the
   // search calls it for the live nodes the allow list admits as they are about to enter the
@@ -101,12 +128,15 @@ class HnswIndex {
   size_t ef_construction() const noexcept;
   uint64_t seed() const noexcept;
   size_t ef_search() const noexcept;  // the default beam width (HnswIndexOptions::ef_search)
+  HnswStorage storage() const noexcept;
+  bool keeps_vectors() const noexcept;  // always true for f32 storage
   // Live vectors (tombstones excluded).
   size_t size() const noexcept;
   bool contains(uint64_t id) const noexcept;
   // Bytes held by node storage, upper links, ids, the id map and locks (map approximate).
   size_t memory_bytes() const noexcept;
-  // Bytes of the fixed level-0 stride per node (vector + level-0 links, 64-byte aligned).
+  // Bytes of the fixed level-0 stride per node (vector or codes + level-0 links, 64-byte
+  // aligned). Kept f32 vectors of sq8 storage are outside it.
   size_t node_bytes() const noexcept;
   // memory_bytes() divided by the slots in use (live nodes and tombstones; a tombstone keeps
   // its storage until its slot is reused). 0 for an index that never held a node.
