@@ -7,5 +7,6 @@
 namespace quiver::test {
 
 size_t allocation_count();
+size_t allocated_bytes();  // total bytes requested through operator new so far
 
 }  // namespace quiver::test

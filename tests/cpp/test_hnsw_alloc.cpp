@@ -1,5 +1,7 @@
-// Zero allocations per warm HNSW search, counted by the replacement operator new in
-// alloc_counter.cpp (its own executable: the replacement is program-wide).
+// Allocations of HNSW searches, counted by the replacement operator new in alloc_counter.cpp
+// (its own executable: the replacement is program-wide): zero allocations and zero bytes per
+// warm search (every storage kind and filter), the cold cost of the first search on a new
+// thread (its context), and in wasm a heap that does not grow over 1,000 warm searches.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -12,64 +14,121 @@
 namespace quiver {
 namespace {
 
-TEST(HnswIndex, WarmSearchesAllocateNothing) {
-  const size_t n = 3000, dim = 32, nq = 10;
-  const std::vector<float> base = clustered_vectors(n, dim, 16, 42, 43);
-  const std::vector<float> queries = clustered_vectors(nq, dim, 16, 42, 13);
-  std::vector<uint64_t> ids(n);
-  for (size_t i = 0; i < n; ++i) ids[i] = i * 5 + 3;
-  HnswIndex index({dim, Metric::l2, 12, 64, 42});
-  index.add(ids, base);
-  index.remove(std::vector<uint64_t>(ids.begin(), ids.begin() + 100));  // tombstones on the path
-  std::vector<uint64_t> broad, narrow;
-  for (size_t i = 0; i < n; i += 2) broad.push_back(ids[i]);   // graph path
-  for (size_t i = 0; i < n; i += 50) narrow.push_back(ids[i]);  // exact path
-  std::vector<Neighbor> out(4 * 10);
-  auto search_all = [&] {
-    for (size_t ef : {10, 64, 200}) {
-      HnswSearchParams p;
-      p.ef = ef;
-      for (size_t q = 0; q < nq; ++q) index.search(queries.data() + q * dim, 10, out.data(), p);
-      p.allow = broad.data();
-      p.allow_count = broad.size();
-      index.search(queries.data(), 10, out.data(), p);
-      p.allow = narrow.data();
-      p.allow_count = narrow.size();
-      index.search(queries.data() + dim, 10, out.data(), p);
-      index.search_batch(queries.data(), 4, 10, out.data(), p);  // small batch: inline
-    }
-  };
-  search_all();  // cold: sizes this thread's search context
-  const size_t before = test::allocation_count();
-  const size_t rounds = 60;  // 60 x 3 x 16 = 2,880 warm searches
-  for (size_t i = 0; i < rounds; ++i) search_all();
-  EXPECT_EQ(test::allocation_count() - before, 0u);
+bool odd_id(const void*, uint64_t id) { return id % 2 == 1; }
+
+struct Workload {
+  size_t n = 3000, dim = 32, nq = 10;
+  std::vector<float> base = clustered_vectors(3000, 32, 16, 42, 43);
+  std::vector<float> queries = clustered_vectors(10, 32, 16, 42, 13);
+  std::vector<uint64_t> ids;
+  Workload() {
+    for (size_t i = 0; i < n; ++i) ids.push_back(i * 5 + 3);
+  }
+};
+
+HnswIndex make_index(const Workload& w, HnswStorage storage) {
+  HnswIndexOptions o{w.dim, Metric::l2, 12, 64, 42};
+  o.storage = storage;
+  HnswIndex index(o);
+  index.add(w.ids, w.base);
+  index.remove(std::vector<uint64_t>(w.ids.begin(), w.ids.begin() + 100));  // tombstones on the path
+  return index;
 }
 
-// Cold cost of the first search on a new thread (its context is created), for the record.
+// One round: 3 efs x (10 plain + broad allow + narrow allow + predicate + predicate with
+// allow + 4-query batch) = 3 x 18 = 54 searches.
+void search_round(const HnswIndex& index, const Workload& w, const std::vector<uint64_t>& broad,
+                  const std::vector<uint64_t>& narrow, std::vector<Neighbor>& out) {
+  for (size_t ef : {10, 64, 200}) {
+    HnswSearchParams p;
+    p.ef = ef;
+    for (size_t q = 0; q < w.nq; ++q) index.search(w.queries.data() + q * w.dim, 10, out.data(), p);
+    p.allow = broad.data();
+    p.allow_count = broad.size();
+    index.search(w.queries.data(), 10, out.data(), p);  // graph path
+    p.allow = narrow.data();
+    p.allow_count = narrow.size();
+    index.search(w.queries.data() + w.dim, 10, out.data(), p);  // exact path
+    index.search_batch(w.queries.data(), 4, 10, out.data(), p);  // small batch: inline
+    HnswSearchParams f;
+    f.ef = ef;
+    f.predicate = odd_id;
+    index.search(w.queries.data() + 2 * w.dim, 10, out.data(), f);
+    f.allow = broad.data();
+    f.allow_count = broad.size();
+    f.rerank = false;
+    index.search(w.queries.data() + 3 * w.dim, 10, out.data(), f);
+  }
+}
+
+class HnswAlloc : public ::testing::TestWithParam<HnswStorage> {};
+
+TEST_P(HnswAlloc, WarmSearchesAllocateNothing) {
+  const Workload w;
+  const HnswIndex index = make_index(w, GetParam());
+  std::vector<uint64_t> broad, narrow;
+  for (size_t i = 0; i < w.n; i += 2) broad.push_back(w.ids[i]);
+  for (size_t i = 0; i < w.n; i += 50) narrow.push_back(w.ids[i]);
+  std::vector<Neighbor> out(4 * 10);
+  search_round(index, w, broad, narrow, out);  // cold: sizes this thread's search context
+  const size_t count = test::allocation_count(), bytes = test::allocated_bytes();
+  for (size_t i = 0; i < 20; ++i) search_round(index, w, broad, narrow, out);  // 20 x 54 = 1,080 searches
+  EXPECT_EQ(test::allocation_count() - count, 0u);
+  EXPECT_EQ(test::allocated_bytes() - bytes, 0u);
+}
+
 #if defined(QUIVER_THREADS)
-TEST(HnswIndex, ColdSearchAllocatesOnlyTheContext) {
-  const size_t n = 2000, dim = 16;
-  const std::vector<float> base = unit_gaussian_vectors(n, dim, 42);
-  std::vector<uint64_t> ids(n);
-  for (size_t i = 0; i < n; ++i) ids[i] = i;
-  HnswIndex index({dim, Metric::cosine, 8, 40, 42});
-  index.add(ids, base);
-  size_t cold = 0, warm = 0;
+// The first search on a new thread creates its context (visited table of 2 bytes per slot,
+// fixed-capacity heaps, the link buffer and the query buffers); the second allocates nothing.
+TEST_P(HnswAlloc, ColdSearchAllocatesOnlyTheContext) {
+  const Workload w;
+  const HnswIndex index = make_index(w, GetParam());
+  size_t cold = 0, cold_bytes = 0, warm = 0, warm_bytes = 0;
   std::thread([&] {
     std::vector<Neighbor> out(10);
-    const size_t a = test::allocation_count();
-    index.search(base.data(), 10, out.data());
-    const size_t b = test::allocation_count();
-    index.search(base.data() + dim, 10, out.data());
+    HnswSearchParams p;
+    p.ef = 64;
+    const size_t a = test::allocation_count(), ab = test::allocated_bytes();
+    index.search(w.queries.data(), 10, out.data(), p);
+    const size_t b = test::allocation_count(), bb = test::allocated_bytes();
+    index.search(w.queries.data() + w.dim, 10, out.data(), p);
     cold = b - a;
+    cold_bytes = bb - ab;
     warm = test::allocation_count() - b;
+    warm_bytes = test::allocated_bytes() - bb;
   }).join();
-  std::printf("hnsw cold search: %zu allocations, warm: %zu\n", cold, warm);
+  std::printf("hnsw %s search (n %zu, ef 64): cold %zu allocations / %zu bytes, warm %zu / %zu\n",
+              hnsw_storage_name(GetParam()), w.n, cold, cold_bytes, warm, warm_bytes);
+  EXPECT_GE(cold, 1u);
   EXPECT_LE(cold, 16u);
+  // Visited table 2 bytes per slot; the rest is bounded by ef, M and dim (a few KB here).
+  EXPECT_GE(cold_bytes, 2 * w.n);
+  EXPECT_LE(cold_bytes, 2 * w.n + 16 * 1024);
   EXPECT_EQ(warm, 0u);
+  EXPECT_EQ(warm_bytes, 0u);
 }
 #endif  // QUIVER_THREADS
+
+#if defined(__EMSCRIPTEN__)
+// In wasm the heap (linear memory, in 64 KiB pages) does not grow over 1,000 warm searches.
+TEST_P(HnswAlloc, WasmHeapDoesNotGrowOverWarmSearches) {
+  const Workload w;
+  const HnswIndex index = make_index(w, GetParam());
+  std::vector<uint64_t> broad, narrow;
+  for (size_t i = 0; i < w.n; i += 2) broad.push_back(w.ids[i]);
+  for (size_t i = 0; i < w.n; i += 50) narrow.push_back(w.ids[i]);
+  std::vector<Neighbor> out(4 * 10);
+  search_round(index, w, broad, narrow, out);
+  const size_t pages = __builtin_wasm_memory_size(0);
+  for (size_t i = 0; i < 20; ++i) search_round(index, w, broad, narrow, out);  // 1,080 searches
+  std::printf("wasm heap: %zu pages before and %zu after 1,080 warm searches\n", pages,
+              size_t(__builtin_wasm_memory_size(0)));
+  EXPECT_EQ(size_t(__builtin_wasm_memory_size(0)), pages);
+}
+#endif  // __EMSCRIPTEN__
+
+INSTANTIATE_TEST_SUITE_P(Storage, HnswAlloc, ::testing::Values(HnswStorage::f32, HnswStorage::sq8),
+                         [](const auto& info) { return std::string(hnsw_storage_name(info.param)); });
 
 }  // namespace
 }  // namespace quiver
