@@ -178,7 +178,7 @@ size_t count_option(double x, const char* name) {
 class HnswIndexBinding {
  public:
   HnswIndexBinding(size_t dim, const std::string& metric, double M, double ef_construction, double seed,
-                   double ef_search)
+                   double ef_search, const std::string& storage, bool keep_vectors)
       : index_(guarded([&] {
           if (!is_js_id(seed)) {
             throw Error(ErrorCode::InvalidArgument, "seed must be an integer in [0, 2^53 - 1]");
@@ -190,6 +190,8 @@ class HnswIndexBinding {
           o.ef_construction = count_option(ef_construction, "efConstruction");
           o.seed = static_cast<uint64_t>(seed);
           o.ef_search = count_option(ef_search, "efSearch");
+          o.storage = parse_hnsw_storage(storage);
+          o.keep_vectors = keep_vectors;
           return HnswIndex(o);
         })) {}
   explicit HnswIndexBinding(HnswIndex&& index) : index_(std::move(index)) {}
@@ -216,18 +218,20 @@ class HnswIndexBinding {
     guarded([&] { index_.compact(); });
   }
   bool has(double id) const { return is_js_id(id) && index_.contains(static_cast<uint64_t>(id)); }
-  // Per-call options: beam width ef (0 = the index's efSearch; raised to k if smaller) and an
-  // allow list of `allow_count` ids staged as float64 at `allow` (0 = no allow list).
-  size_t search(uintptr_t query, size_t k, uintptr_t out, double ef, uintptr_t allow, size_t allow_count) const {
+  // Per-call options: beam width ef (0 = the index's efSearch; raised to k if smaller), an
+  // allow list of `allow_count` ids staged as float64 at `allow` (0 = no allow list), and
+  // rerank (sq8 with kept vectors: exact f32 rescoring of the final candidates).
+  size_t search(uintptr_t query, size_t k, uintptr_t out, double ef, uintptr_t allow, size_t allow_count,
+                bool rerank) const {
     return guarded([&] {
-      const HnswSearchParams p = params(ef, allow, allow_count);
+      const HnswSearchParams p = params(ef, allow, allow_count, rerank);
       return index_.search(ptr<const float>(query), k, ptr<Neighbor>(out), p);
     });
   }
   size_t search_batch(uintptr_t queries, size_t nq, size_t k, uintptr_t out, double ef, uintptr_t allow,
-                      size_t allow_count) const {
+                      size_t allow_count, bool rerank) const {
     return guarded([&] {
-      const HnswSearchParams p = params(ef, allow, allow_count);
+      const HnswSearchParams p = params(ef, allow, allow_count, rerank);
       return index_.search_batch(ptr<const float>(queries), nq, k, ptr<Neighbor>(out), p);
     });
   }
@@ -242,12 +246,15 @@ class HnswIndexBinding {
   int max_level() const { return index_.max_level(); }
   size_t node_bytes() const { return index_.node_bytes(); }
   size_t ef_search() const { return index_.ef_search(); }
+  std::string storage() const { return hnsw_storage_name(index_.storage()); }
+  bool keeps_vectors() const { return index_.keeps_vectors(); }
   double bytes_per_vector() const { return double(index_.bytes_per_vector()); }
 
  private:
-  static HnswSearchParams params(double ef, uintptr_t allow, size_t allow_count) {
+  static HnswSearchParams params(double ef, uintptr_t allow, size_t allow_count, bool rerank) {
     HnswSearchParams p;
     p.ef = count_option(ef, "ef");
+    p.rerank = rerank;
     if (allow != 0) {
       p.allow = ids_from_f64(allow, allow_count);
       p.allow_count = allow_count;
@@ -331,7 +338,7 @@ EMSCRIPTEN_BINDINGS(quiver) {
       .function("seed", &QuantizedIndexBinding::seed)
       .function("keepsVectors", &QuantizedIndexBinding::keeps_vectors);
   class_<HnswIndexBinding>("HnswIndex")
-      .constructor<size_t, const std::string&, double, double, double, double>()
+      .constructor<size_t, const std::string&, double, double, double, double, const std::string&, bool>()
       .class_function("load", &HnswIndexBinding::load, allow_raw_pointers())
       .function("serialize", &HnswIndexBinding::serialize)
       .function("serializedBytes", &HnswIndexBinding::serialized_bytes)
@@ -353,6 +360,8 @@ EMSCRIPTEN_BINDINGS(quiver) {
       .function("maxLevel", &HnswIndexBinding::max_level)
       .function("nodeBytes", &HnswIndexBinding::node_bytes)
       .function("efSearch", &HnswIndexBinding::ef_search)
+      .function("storage", &HnswIndexBinding::storage)
+      .function("keepsVectors", &HnswIndexBinding::keeps_vectors)
       .function("bytesPerVector", &HnswIndexBinding::bytes_per_vector);
 }
 

@@ -3,6 +3,8 @@
 // searchBatch take per-call options:
 //   ef      beam width (0 or absent: the index's efSearch); a value below k is raised to k
 //   allow   ids (array or typed array) that may be returned; others are skipped
+//   rerank  sq8 storage with kept vectors: rescore the final candidates with exact f32
+//           distances and return those (default true); false returns the code distances
 // and add takes { threads }: pool workers the insertion may use (0 or absent: all). With
 // threads: 1 the graph depends only on the seed and the data, and equals a one-thread native
 // build (quiver build --threads 1) on the same vectors.
@@ -25,23 +27,31 @@ function checkOptions(options, shape) {
 }
 
 export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
-  // [ef, allowPtr, allowCount] for the binding; the allow list goes to its own staging slot.
+  // [ef, allowPtr, allowCount, rerank] for the binding; the allow list goes to its own
+  // staging slot.
   function searchOptions(options) {
-    const { ef = 0, allow } = checkOptions(options, '{ ef, allow }');
+    const { ef = 0, allow, rerank = true } = checkOptions(options, '{ ef, allow, rerank }');
     checkCount(ef, 'ef');
-    if (allow === undefined || allow === null) return [ef, 0, 0];
+    if (typeof rerank !== 'boolean') {
+      throw new QuiverError('INVALID_ARGUMENT', `rerank must be true or false, got ${rerank}`);
+    }
+    if (allow === undefined || allow === null) return [ef, 0, 0, rerank];
     const ids = toIds(allow);
-    return [ef, staging.putFloat64('allow', ids), ids.length];
+    return [ef, staging.putFloat64('allow', ids), ids.length, rerank];
   }
 
   class HnswIndex extends IndexBase {
-    // new HnswIndex({ dim, metric = 'l2', M = 16, efConstruction = 200, efSearch = 64, seed = 42 })
+    // new HnswIndex({ dim, metric = 'l2', M = 16, efConstruction = 200, efSearch = 64, seed = 42,
+    //                 storage = 'f32', keepVectors = true })
+    // storage 'sq8' keeps 8-bit codes in the graph (about a quarter of the f32 bytes);
+    // keepVectors (sq8 only) also keeps the f32 vectors for the exact rerank.
     constructor(options = {}) {
       if (options[FROM_NATIVE]) {
         super(options[FROM_NATIVE]);
         return;
       }
-      const { dim, metric = 'l2', M = 16, efConstruction = 200, efSearch = 64, seed = 42 } = options;
+      const { dim, metric = 'l2', M = 16, efConstruction = 200, efSearch = 64, seed = 42, storage = 'f32',
+        keepVectors = true } = options;
       if (!Number.isInteger(dim) || dim < 1) {
         throw new QuiverError('INVALID_ARGUMENT', `dim must be a positive integer, got ${dim}`);
       }
@@ -52,7 +62,13 @@ export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
       if (!Number.isSafeInteger(s) || s < 0) {
         throw new QuiverError('INVALID_ARGUMENT', `seed must be an integer in [0, 2^53 - 1], got ${seed}`);
       }
-      super(rethrowing(() => new mod.HnswIndex(dim, metric, M, efConstruction, s, efSearch)));
+      if (typeof storage !== 'string') {
+        throw new QuiverError('INVALID_ARGUMENT', `storage must be 'f32' or 'sq8', got ${storage}`);
+      }
+      if (typeof keepVectors !== 'boolean') {
+        throw new QuiverError('INVALID_ARGUMENT', `keepVectors must be true or false, got ${keepVectors}`);
+      }
+      super(rethrowing(() => new mod.HnswIndex(dim, metric, M, efConstruction, s, efSearch, storage, keepVectors)));
     }
 
     get M() { return this.live().M(); }
@@ -60,6 +76,10 @@ export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
     get seed() { return this.live().seed(); }
     // The beam width of a search without an ef option.
     get efSearch() { return this.live().efSearch(); }
+    // 'f32' or 'sq8'.
+    get storage() { return this.live().storage(); }
+    // Whether f32 vectors are kept (always for f32; sq8 only with keepVectors).
+    get keepVectors() { return this.live().keepsVectors(); }
     // memoryBytes divided by the slots in use (removed nodes keep their slot until reused).
     get bytesPerVector() { return this.live().bytesPerVector(); }
     // Highest level of the graph (-1 while it has no node).
@@ -85,8 +105,8 @@ export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
     search(query, k = 10, options = {}) {
       const native = this.live();
       return this.searchWith(query, k, (q, out) => {
-        const [ef, allow, allowCount] = searchOptions(options);
-        return native.search(q, k, out, ef, allow, allowCount);
+        const [ef, allow, allowCount, rerank] = searchOptions(options);
+        return native.search(q, k, out, ef, allow, allowCount, rerank);
       });
     }
 
@@ -95,8 +115,8 @@ export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
     searchBatch(queries, k = 10, options = {}) {
       const native = this.live();
       return this.searchBatchWith(queries, k, (qs, nq, out) => {
-        const [ef, allow, allowCount] = searchOptions(options);
-        return native.searchBatch(qs, nq, k, out, ef, allow, allowCount);
+        const [ef, allow, allowCount, rerank] = searchOptions(options);
+        return native.searchBatch(qs, nq, k, out, ef, allow, allowCount, rerank);
       });
     }
 

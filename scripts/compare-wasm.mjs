@@ -6,7 +6,7 @@
 //   node scripts/compare-wasm.mjs --base B.fbin --queries Q.fbin [--index native.qvr]
 //        [-k 10] [--metric l2] [--variants simd-mt,simd,baseline]
 //        [--kind flat|quantized|hnsw] [--bits 4] [--seed 42] [--rerank 0] [--no-vectors]
-//        [--M 16] [--ef-construction 200] [--ef 0]
+//        [--M 16] [--ef-construction 200] [--ef 0] [--storage f32|sq8]
 // An hnsw index is built with one thread, so its graph is the one a one-thread native build
 // makes from the same vectors and seed.
 // Vector files: .fbin or .fvecs (float32, little-endian).
@@ -15,7 +15,8 @@ import { Quiver } from '../js/index.js';
 
 function parseArgs(argv) {
   const args = { k: 10, metric: 'l2', variants: 'simd-mt,simd,baseline', kind: 'flat', bits: 4, seed: 42, rerank: 0,
-    keepVectors: true, M: 16, efConstruction: 200, ef: 0 };
+    keepVectors: true, M: 16, efConstruction: 200, ef: 0,
+    storage: 'f32' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -36,6 +37,7 @@ function parseArgs(argv) {
     else if (a === '--M') args.M = Number(next());
     else if (a === '--ef-construction') args.efConstruction = Number(next());
     else if (a === '--ef') args.ef = Number(next());
+    else if (a === '--storage') args.storage = next();
     else throw new Error(`unknown argument ${a}`);
   }
   if (!args.base || !args.queries) throw new Error('--base and --queries are required');
@@ -99,7 +101,8 @@ function makeIndex(q, args, dim) {
     return new q.QuantizedIndex({ dim, metric: args.metric, bits: args.bits, seed: args.seed, keepVectors: args.keepVectors });
   }
   if (args.kind === 'hnsw') {
-    return new q.HnswIndex({ dim, metric: args.metric, M: args.M, efConstruction: args.efConstruction, seed: args.seed });
+    return new q.HnswIndex({ dim, metric: args.metric, M: args.M, efConstruction: args.efConstruction, seed: args.seed,
+      storage: args.storage, keepVectors: args.keepVectors });
   }
   throw new Error(`unknown index kind ${args.kind}`);
 }

@@ -15,7 +15,7 @@ namespace quiver::cli {
 namespace {
 
 struct BuildOptions {
-  std::string input, output, format, index = "flat", metric = "l2", isa;
+  std::string input, output, format, index = "flat", metric = "l2", isa, storage = "f32";
   size_t dim = 0, threads = 1, M = 16, ef_construction = 200, ef_search = 64;
   int bits = 4;
   uint64_t seed = 42;
@@ -33,6 +33,7 @@ int run_build(const BuildOptions& o) {
   p.ef_search = o.ef_search;
   p.seed = o.seed;
   p.keep_vectors = !o.no_vectors;
+  p.storage = o.storage;
   p.threads = o.threads;
   p.isa = o.isa;
   if (p.kind != IndexKind::flat) make_index(p);  // fails early, before reading the data
@@ -101,8 +102,11 @@ void register_build(CLI::App& app, Runner& run) {
   cmd->add_option("--ef-search", o->ef_search, "Hnsw: default search beam width, stored in the file (search --ef overrides)")
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed (quantized rotation, hnsw levels)")->capture_default_str();
+  cmd->add_option("--storage", o->storage, "Hnsw: vectors in the graph as f32, or sq8 (8-bit codes, about 1/4 of the bytes)")
+      ->check(CLI::IsMember({"f32", "sq8"}))
+      ->capture_default_str();
   cmd->add_flag("--no-vectors", o->no_vectors,
-                "Quantized: keep only the codes, not the f32 vectors (smaller; search --rerank unavailable)");
+                "Quantized and hnsw sq8: keep only the codes, not the f32 vectors (smaller; no exact rerank)");
   cmd->add_option("--threads", o->threads, "Hnsw: build threads (0 = all cores; 1 builds the same graph on every run and target)")->capture_default_str();
   cmd->add_option("--isa", o->isa, "Force an ISA level (default: QUIVER_ISA or the best)");
   cmd->add_flag("--json", o->json, "Machine-readable summary");

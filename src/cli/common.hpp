@@ -63,7 +63,8 @@ struct BuildParams {
   size_t ef_construction = 200;  // hnsw
   size_t ef_search = 64;         // hnsw: default search beam width, stored in the file
   uint64_t seed = 42;            // quantized rotation, hnsw levels
-  bool keep_vectors = true;      // quantized: keep the f32 vectors (for --rerank)
+  bool keep_vectors = true;      // quantized, hnsw sq8: keep the f32 vectors (for rerank)
+  std::string storage = "f32";   // hnsw: f32 or sq8
   size_t threads = 1;
   std::string isa;               // "" = active ISA
 };
@@ -72,6 +73,7 @@ struct SearchParams {
   size_t k = 10;
   size_t ef = 0;      // hnsw (0 = the index default)
   size_t rerank = 0;  // quantized: exact re-scoring of the best k * rerank (0 = codes only)
+  bool exact_rerank = true;  // hnsw sq8 with kept vectors: exact f32 rescoring of the final candidates
 };
 
 class CliIndex {

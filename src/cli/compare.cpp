@@ -29,6 +29,7 @@ namespace {
 
 struct CompareOptions {
   std::string base, queries, gt, format, index = "flat", metric = "l2", variants = "simd-mt,simd,baseline";
+  std::string storage = "f32";
   std::string node = "node", script = std::string(QUIVER_SOURCE_DIR) + "/scripts/compare-wasm.mjs", isa;
   size_t dim = 0, k = 10, ef = 0, rerank = 0, M = 16, ef_construction = 200;
   int bits = 4;
@@ -66,6 +67,7 @@ int run_compare(const CompareOptions& o) {
   p.keep_vectors = !o.no_vectors;
   p.M = o.M;
   p.ef_construction = o.ef_construction;
+  p.storage = o.storage;
   p.threads = 1;  // both sides build with one thread: same graph natively and in wasm
   if (p.kind != IndexKind::flat) make_index(p);  // 'not available yet' before any work
   const io::Vectors base = load_vectors(o.base, o.format, o.dim);
@@ -129,7 +131,7 @@ int run_compare(const CompareOptions& o) {
                     " --kind " + shell_quote(index_kind_name(p.kind)) + " --bits " + std::to_string(p.bits) +
                     " --seed " + std::to_string(p.seed) + " --rerank " + std::to_string(o.rerank) +
                     " --M " + std::to_string(p.M) + " --ef-construction " + std::to_string(p.ef_construction) +
-                    " --ef " + std::to_string(o.ef) +
+                    " --ef " + std::to_string(o.ef) + " --storage " + shell_quote(p.storage) +
                     (p.keep_vectors ? "" : " --no-vectors");
   if (!o.quiet && !o.json) std::cerr << "quiver compare: running the wasm side: " << o.script << "\n";
   FILE* pipe = ::popen(cmd.c_str(), "r");
@@ -232,7 +234,10 @@ void register_compare(CLI::App& app, Runner& run) {
   cmd->add_option("--rerank", o->rerank, "Exact re-ranking depth (quantized; 0 = codes only)");
   cmd->add_option("--bits", o->bits, "Code bits per dimension (quantized: 2 or 4)")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed (quantized rotation, hnsw levels)")->capture_default_str();
-  cmd->add_flag("--no-vectors", o->no_vectors, "Quantized: keep only the codes (no --rerank)");
+  cmd->add_option("--storage", o->storage, "Hnsw: f32 or sq8 (8-bit codes; exact rerank unless --no-vectors)")
+      ->check(CLI::IsMember({"f32", "sq8"}))
+      ->capture_default_str();
+  cmd->add_flag("--no-vectors", o->no_vectors, "Quantized and hnsw sq8: keep only the codes (no exact rerank)");
   cmd->add_option("--format", o->format, "Input format if the extension does not say");
   cmd->add_option("--dim", o->dim, "Dimension of raw float32 input");
   cmd->add_option("--variants", o->variants, "Wasm variants, comma-separated")->capture_default_str();

@@ -75,6 +75,8 @@ class HnswCliIndex final : public CliIndex {
   std::string params() const override {
     return "M " + std::to_string(index_.M()) + ", efConstruction " + std::to_string(index_.ef_construction()) +
            ", efSearch " + std::to_string(index_.ef_search()) + ", seed " + std::to_string(index_.seed()) +
+           ", storage " + hnsw_storage_name(index_.storage()) +
+           (index_.storage() == HnswStorage::f32 ? "" : index_.keeps_vectors() ? " + f32 vectors for rerank" : " only") +
            ", top level " + std::to_string(index_.max_level()) + ", " + std::to_string(index_.bytes_per_vector()) +
            " bytes per vector";
   }
@@ -86,6 +88,7 @@ class HnswCliIndex final : public CliIndex {
   size_t search(const float* query, const SearchParams& p, Neighbor* out) const override {
     HnswSearchParams hp;
     hp.ef = p.ef;
+    hp.rerank = p.exact_rerank;
     return index_.search(query, p.k, out, hp);
   }
   void save(const std::string& path) const override { index_.save(path); }
@@ -124,6 +127,8 @@ std::unique_ptr<CliIndex> make_index(const BuildParams& p) {
       o.ef_construction = p.ef_construction;
       o.ef_search = p.ef_search;
       o.seed = p.seed;
+      o.storage = parse_hnsw_storage(p.storage);
+      o.keep_vectors = p.keep_vectors;
       return std::make_unique<HnswCliIndex>(HnswIndex(o, choose_isa(p.isa)), p.threads);
     }
   }

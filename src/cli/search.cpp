@@ -17,7 +17,7 @@ namespace {
 struct SearchOptions {
   std::string index, queries, format, gt, isa;
   size_t dim = 0, k = 10, ef = 0, rerank = 0, threads = 1, limit = SIZE_MAX;
-  bool json = false, quiet = false;
+  bool json = false, quiet = false, no_rerank = false;
 };
 
 int run_search(const SearchOptions& o) {
@@ -35,12 +35,14 @@ int run_search(const SearchOptions& o) {
     std::cerr << "quiver: note: --ef has no effect on a quantized index (use --rerank)\n";
   }
   if (index->kind() == IndexKind::hnsw && o.rerank && !o.json) {
-    std::cerr << "quiver: note: --rerank has no effect on an hnsw index (use --ef)\n";
+    std::cerr << "quiver: note: --rerank N has no effect on an hnsw index (sq8 reranks its final candidates"
+                 " unless --no-rerank; use --ef)\n";
   }
   SearchParams p;
   p.k = o.k;
   p.ef = o.ef;
   p.rerank = o.rerank;
+  p.exact_rerank = !o.no_rerank;
   const SearchRun run = run_queries(*index, q.data.data(), nq, p, o.threads, o.quiet || o.json);
   const LatencyStats lat = latency_stats(run.latency_us);
   const double qps = run.wall_s > 0 ? double(nq) / run.wall_s : 0;
@@ -108,6 +110,8 @@ void register_search(CLI::App& app, Runner& run) {
   cmd->add_option("-k", o->k, "Neighbours per query")->capture_default_str();
   cmd->add_option("--ef", o->ef, "Hnsw: search beam width (0 = the efSearch stored in the file); raised to k if smaller");
   cmd->add_option("--rerank", o->rerank, "Quantized: re-score the best k x N candidates exactly with the kept f32 vectors (0 = codes only)");
+  cmd->add_flag("--no-rerank", o->no_rerank,
+                "Hnsw sq8: return the code distances, without the exact f32 rescoring of the final candidates");
   cmd->add_option("--gt", o->gt, "Ground truth (.ivecs or .ibin): print recall@k and latency percentiles");
   cmd->add_option("--format", o->format, "Query format if the extension does not say: fvecs, fbin, npy, raw");
   cmd->add_option("--dim", o->dim, "Dimension of raw float32 queries (default: the index dimension)");

@@ -217,7 +217,8 @@ for (const variant of VARIANTS) {
       assert.equal(index.size, 299);
       for (const [opts, part] of [[{ dim: 0 }, 'dim'], [{ dim: 4, M: 1 }, 'M'], [{ dim: 4, M: 1000 }, 'M'],
         [{ dim: 4, M: 2.5 }, 'M'], [{ dim: 4, efConstruction: -1 }, 'efConstruction'], [{ dim: 4, efSearch: 0 }, 'ef_search'],
-        [{ dim: 4, metric: 'hamming' }, 'hamming'], [{ dim: 4, seed: -1 }, 'seed'], [{ dim: 4, seed: 2 ** 53 }, 'seed']]) {
+        [{ dim: 4, metric: 'hamming' }, 'hamming'], [{ dim: 4, seed: -1 }, 'seed'], [{ dim: 4, seed: 2 ** 53 }, 'seed'],
+        [{ dim: 4, storage: 'sq4' }, 'sq4'], [{ dim: 4, storage: 8 }, 'storage'], [{ dim: 4, keepVectors: 1 }, 'keepVectors']]) {
         rejects(() => new q.HnswIndex(opts), 'INVALID_ARGUMENT', part, JSON.stringify(opts));
       }
       const empty = new q.HnswIndex({ dim: 4 });
@@ -229,10 +230,49 @@ for (const variant of VARIANTS) {
       index.dispose();
     });
 
+    test('sq8 storage: smaller nodes, exact rerank from kept vectors per call, codes-only without them', async () => {
+      const q = await load(variant);
+      const w = await workload(q);
+      const flat = new q.FlatIndex({ dim: w.dim, metric: 'l2' });
+      flat.add(w.ids, w.base);
+      const exact = flat.searchBatch(w.queries, 10);
+      flat.dispose();
+      const make = (options) => {
+        const index = new q.HnswIndex({ dim: w.dim, M: 16, efConstruction: 100, ...options });
+        index.add(w.ids, w.base, { threads: 1 });
+        return index;
+      };
+      const f32 = make({}), sq8 = make({ storage: 'sq8' }), lean = make({ storage: 'sq8', keepVectors: false });
+      assert.deepEqual([f32.storage, f32.keepVectors, sq8.storage, sq8.keepVectors, lean.storage, lean.keepVectors],
+        ['f32', true, 'sq8', true, 'sq8', false]);
+      assert.ok(sq8.nodeBytes < f32.nodeBytes, `node bytes sq8 ${sq8.nodeBytes}, f32 ${f32.nodeBytes}`);
+      assert.equal(lean.nodeBytes, sq8.nodeBytes);
+      assert.ok(lean.bytesPerVector < f32.bytesPerVector && lean.bytesPerVector < sq8.bytesPerVector);
+      const reranked = sq8.searchBatch(w.queries, 10, { ef: 100 });
+      assert.ok(recall([...reranked.ids], [...exact.ids], 10) >= 0.95, `sq8 + rerank recall ${recall([...reranked.ids], [...exact.ids], 10)}`);
+      // Reranked distances are the exact f32 ones; without rerank they are code estimates.
+      const exactOf = new Map([...exact.ids].map((id, i) => [id, exact.distances[i]]));
+      for (let i = 0; i < reranked.ids.length; i++) {
+        const d = exactOf.get(reranked.ids[i]);
+        if (d !== undefined) assert.ok(Math.abs(reranked.distances[i] - d) <= 1e-5 * Math.max(1, d), `distance ${i}`);
+      }
+      const codes = sq8.searchBatch(w.queries, 10, { ef: 100, rerank: false });
+      assert.equal(codes.ids.length, reranked.ids.length);
+      assert.notDeepEqual([...codes.distances], [...reranked.distances]);
+      assert.ok(recall([...codes.ids], [...exact.ids], 10) >= 0.8);
+      // Codes only: rerank is ignored, the answers are the code ranking of the same graph.
+      const leanCodes = lean.searchBatch(w.queries, 10, { ef: 100 });
+      assert.deepEqual(lean.searchBatch(w.queries, 10, { ef: 100, rerank: false }), leanCodes);
+      assert.deepEqual([...leanCodes.ids], [...codes.ids], 'same codes, same graph, with or without kept vectors');
+      rejects(() => sq8.search(row(w.queries, w.dim, 0), 10, { rerank: 1 }), 'INVALID_ARGUMENT', 'rerank');
+      for (const x of [f32, sq8, lean]) x.dispose();
+    });
+
     test('serialize and load round-trip (q.load, Quiver.load, HnswIndex.load) and go on identically', async () => {
       const q = await load(variant);
       const w = await workload(q);
-      for (const options of [{}, { metric: 'cosine', M: 6, efConstruction: 30, efSearch: 20, seed: 5 }, { metric: 'ip', M: 4 }]) {
+      for (const options of [{}, { metric: 'cosine', M: 6, efConstruction: 30, efSearch: 20, seed: 5 }, { metric: 'ip', M: 4 },
+        { storage: 'sq8', M: 8 }, { storage: 'sq8', metric: 'cosine', keepVectors: false, M: 5 }]) {
         const index = new q.HnswIndex({ dim: w.dim, ...options });
         index.add(w.ids.subarray(0, 600), w.base.subarray(0, 600 * w.dim), { threads: 1 });
         index.remove([3, 10, 3 + 7 * 599]);
@@ -240,10 +280,11 @@ for (const variant of VARIANTS) {
         assert.ok(bytes instanceof Uint8Array);
         const loaded = q.load(bytes);
         assert.ok(loaded instanceof q.HnswIndex);
-        const props = (x) => [x.dim, x.metric, x.M, x.efConstruction, x.efSearch, x.seed, x.size, x.maxLevel];
+        const props = (x) => [x.dim, x.metric, x.M, x.efConstruction, x.efSearch, x.seed, x.size, x.maxLevel, x.storage,
+          x.keepVectors, x.memoryBytes];
         assert.deepEqual(props(loaded), props(index));
         assert.equal(loaded.has(10), false);
-        for (const opts of [{}, { ef: 50 }, { ef: 5, allow: [17, 24, 31, 4000] }]) {
+        for (const opts of [{}, { ef: 50 }, { ef: 5, allow: [17, 24, 31, 4000] }, { rerank: false }]) {
           assert.deepEqual(loaded.searchBatch(w.queries, 10, opts), index.searchBatch(w.queries, 10, opts), JSON.stringify(opts));
         }
         assert.deepEqual(loaded.serialize(), bytes);
@@ -345,9 +386,9 @@ for (const variant of VARIANTS) {
 describe('HnswIndex across variants and natively', () => {
   const rows = 3000, dim = 32, nq = 50, k = 10;
   const opts = { M: 16, efConstruction: 200, seed: 42 };
-  async function wasmIds(variant) {
+  async function wasmIds(variant, storage = 'f32') {
     const q = await load(variant);
-    const index = new q.HnswIndex({ dim, metric: 'l2', ...opts });
+    const index = new q.HnswIndex({ dim, metric: 'l2', ...opts, storage });
     index.add(seq(rows), q.unitGaussianVectors(rows, dim, 42), { threads: 1 });
     const ids = [...index.searchBatch(q.unitGaussianVectors(nq, dim, 13), k, { ef: 64 }).ids];
     const level = index.maxLevel;
@@ -360,8 +401,10 @@ describe('HnswIndex across variants and natively', () => {
   }
 
   test('every variant builds (and compacts) the same graph with one thread: same ids, same file', async () => {
-    const first = await wasmIds(VARIANTS[0]);
-    for (const variant of VARIANTS.slice(1)) assert.deepEqual(await wasmIds(variant), first, variant);
+    for (const storage of ['f32', 'sq8']) {
+      const first = await wasmIds(VARIANTS[0], storage);
+      for (const variant of VARIANTS.slice(1)) assert.deepEqual(await wasmIds(variant, storage), first, `${variant} ${storage}`);
+    }
   });
 
   test('the native one-thread build (quiver demo --index hnsw) gives the same ids at every ISA level', async () => {

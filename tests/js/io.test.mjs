@@ -194,23 +194,26 @@ describe('files cross between the native CLI and JS', () => {
   // the same bytes, and every variant answers the CLI's queries with the CLI's ids.
   test('hnsw files written by the native CLI load in every variant with identical results and bytes', async () => {
     requireCli();
-    for (const metric of ['l2', 'cosine']) {
-      const name = `hnsw-${metric}`;
+    for (const [metric, storage, keepVectors] of [['l2', 'f32', true], ['cosine', 'f32', true], ['l2', 'sq8', true],
+      ['ip', 'sq8', false]]) {
+      const name = `hnsw-${metric}-${storage}-${keepVectors}`;
       runCli(['gen', 'seed', '-o', work, '--name', name, '--rows', '1500', '--queries', '25', '--dim', '48', '-k', '10', '-q']);
       const baseFile = join(work, `${name}.base.fbin`), queryFile = join(work, `${name}.queries.fbin`);
       const indexFile = join(work, `${name}.qvr`);
       runCli(['build', baseFile, '-o', indexFile, '--index', 'hnsw', '--metric', metric, '--M', '12', '--ef-construction',
-        '100', '--ef-search', '40', '--seed', '7', '--threads', '1', '-q']);
+        '100', '--ef-search', '40', '--seed', '7', '--threads', '1', '--storage', storage, ...(keepVectors ? [] : ['--no-vectors']),
+        '-q']);
       const native = JSON.parse(runCli(['search', indexFile, queryFile, '-k', '10', '--json']));
       const nativeEf = JSON.parse(runCli(['search', indexFile, queryFile, '-k', '10', '--ef', '12', '--json']));
+      const nativeCodes = JSON.parse(runCli(['search', indexFile, queryFile, '-k', '10', '--no-rerank', '--json']));
       const base = readFbin(baseFile), queries = readFbin(queryFile);
       const bytes = new Uint8Array(readFileSync(indexFile));
       for (const variant of VARIANTS) {
         const q = await load(variant);
         const index = q.load(bytes);
         assert.ok(index instanceof q.HnswIndex);
-        assert.deepEqual([index.size, index.metric, index.M, index.efConstruction, index.efSearch, index.seed],
-          [1500, metric, 12, 100, 40, 7]);
+        assert.deepEqual([index.size, index.metric, index.M, index.efConstruction, index.efSearch, index.seed,
+          index.storage, index.keepVectors], [1500, metric, 12, 100, 40, 7, storage, keepVectors]);
         const r = index.searchBatch(queries.data, 10);
         assert.deepEqual([...r.ids], native.ids.flat(), `${metric} ${variant}: ids`);
         for (let i = 0; i < r.distances.length; i++) {
@@ -218,12 +221,18 @@ describe('files cross between the native CLI and JS', () => {
           assert.ok(Math.abs(r.distances[i] - d) <= 1e-5 * Math.max(1, Math.abs(d)), `${metric} ${variant}: distance ${i}`);
         }
         assert.deepEqual([...index.searchBatch(queries.data, 10, { ef: 12 }).ids], nativeEf.ids.flat(), `${variant}: ef 12`);
-        assert.deepEqual(index.serialize(), bytes, `${metric} ${variant}: the file JS writes back`);
+        const codes = index.searchBatch(queries.data, 10, { rerank: false });
+        assert.deepEqual([...codes.ids], nativeCodes.ids.flat(), `${variant}: rerank off`);
+        if (storage === 'sq8') {  // integer code sums: the same floats on every target
+          assert.deepEqual([...codes.distances], nativeCodes.distances.flat().map(Math.fround), `${variant}: code distances`);
+        }
+        assert.deepEqual(index.serialize(), bytes, `${name} ${variant}: the file JS writes back`);
         index.dispose();
         // The graph fingerprint: the same vectors, seed and options, one thread, same bytes.
-        const built = new q.HnswIndex({ dim: 48, metric, M: 12, efConstruction: 100, efSearch: 40, seed: 7 });
+        const built = new q.HnswIndex({ dim: 48, metric, M: 12, efConstruction: 100, efSearch: 40, seed: 7, storage,
+          keepVectors });
         built.add(Float64Array.from({ length: 1500 }, (_, i) => i), base.data, { threads: 1 });
-        assert.deepEqual(built.serialize(), bytes, `${metric} ${variant}: a one-thread JS build vs the CLI file`);
+        assert.deepEqual(built.serialize(), bytes, `${name} ${variant}: a one-thread JS build vs the CLI file`);
         built.dispose();
       }
     }
