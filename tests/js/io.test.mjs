@@ -256,7 +256,7 @@ describe('files cross between the native CLI and JS', () => {
       assert.deepEqual(info.params.slice(0, 3), [10, 60, 30]);
       assert.match(info.summary, /^M 10, efConstruction 60, efSearch 30, seed 1234/);
       const text = runCli(['info', file]);
-      assert.match(text, /kind: +hnsw \(M 10, efConstruction 60, efSearch 30, seed 1234, top level \d+/);
+      assert.match(text, /kind: +hnsw \(M 10, efConstruction 60, efSearch 30, seed 1234, storage f32, top level \d+/);
       const queryFile = join(work, `js-hnsw-${variant}.queries.fbin`);
       writeFbin(queryFile, nq, dim, queries);
       for (const ef of [0, 15, 200]) {
