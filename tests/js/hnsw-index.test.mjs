@@ -442,6 +442,15 @@ describe('HnswIndex across variants and natively', () => {
       assert.equal(t.recall, nativeRecall, t.target);
       assert.ok(t.index_mb > 0, t.target);
     }
+    // sq8 codes only: integer code distances, so the graph and answers are the same everywhere.
+    const sq8 = JSON.parse(runCli(['compare', join(work, 'c.base.fbin'), join(work, 'c.queries.fbin'), '--gt',
+      join(work, 'c.gt.ibin'), '--index', 'hnsw', '--M', '8', '--ef-construction', '64', '--storage', 'sq8', '--no-vectors',
+      '--variants', 'simd,baseline', '--json', '-q']));
+    for (const t of sq8.targets) {
+      assert.equal(t.ids_agree_with_native, 1, `sq8 ${t.target}`);
+      assert.equal(t.native_file_ids_agree, 1, `sq8 ${t.target}`);
+      assert.ok(t.index_mb < out.targets[0].index_mb, `sq8 codes only ${t.index_mb} MB vs f32 ${out.targets[0].index_mb} MB`);
+    }
     // The table form names the index and has a row per measure.
     const table = runCli(['compare', join(work, 'c.base.fbin'), join(work, 'c.queries.fbin'), '--index', 'hnsw',
       '--M', '8', '--ef-construction', '64', '--variants', 'simd', '-q']);
