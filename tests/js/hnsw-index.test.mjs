@@ -366,6 +366,29 @@ for (const variant of VARIANTS) {
       rejects(() => index.compact(), 'DISPOSED');
     });
 
+    test('warm searches through the package do not grow the wasm heap', async () => {
+      const q = await load(variant);
+      const w = await workload(q);
+      for (const storage of ['f32', 'sq8']) {
+        const index = new q.HnswIndex({ dim: w.dim, M: 8, efConstruction: 64, storage });
+        index.add(w.ids, w.base);
+        const allow = [...w.ids].filter((_, i) => i % 2 === 0);
+        const run = () => {
+          for (let i = 0; i < w.nq; i++) {
+            const query = row(w.queries, w.dim, i);
+            index.search(query, 10, { ef: 80 });
+            index.search(query, 10, { ef: 80, allow, rerank: false });
+          }
+          index.searchBatch(w.queries, 10, { ef: 80, allow });
+        };
+        run();  // warm: staging buffers and per-thread search contexts reach their size
+        const heap = q.heapBytes();
+        for (let r = 0; r < 10; r++) run();  // 1,000 searches and 10 batches
+        assert.equal(q.heapBytes(), heap, `${storage}: heap grew over 1,000 warm searches`);
+        index.dispose();
+      }
+    });
+
     test('a one-thread build is deterministic; any thread count keeps recall', async () => {
       const q = await load(variant);
       const w = await workload(q);
