@@ -87,9 +87,9 @@ export interface HnswIndexOptions extends IndexOptions {
   efSearch?: number;
   /** Seed of the level draw (default 42). */
   seed?: number | bigint;
-  /** How node vectors are stored (default 'f32'). */
+  /** How node vectors are stored: 'f32' (default) or 'sq8' (8-bit codes, about a quarter of the bytes). */
   storage?: 'f32' | 'sq8';
-  /** With sq8 storage: also keep f32 vectors for exact rerank. */
+  /** sq8 storage: also keep the f32 vectors, for the exact rerank (default true). */
   keepVectors?: boolean;
 }
 
@@ -104,8 +104,8 @@ export interface HnswSearchOptions {
   ef?: number;
   /** Only these ids may be returned. */
   allow?: Ids;
-  /** sq8 storage: re-score the best k × rerank exactly. */
-  rerank?: number;
+  /** sq8 storage with kept vectors: rescore the final candidates with exact f32 distances (default true). */
+  rerank?: boolean;
 }
 export interface HnswAddOptions {
   /** Pool workers the insertion may use (0 or absent: all). */
@@ -158,12 +158,20 @@ export interface HnswIndex extends Index {
   readonly M: number;
   readonly efConstruction: number;
   readonly seed: number;
+  /** The beam width of a search without an ef option. */
+  readonly efSearch: number;
+  readonly storage: 'f32' | 'sq8';
+  readonly keepVectors: boolean;
+  /** memoryBytes divided by the slots in use. */
+  readonly bytesPerVector: number;
+  /** Bytes per node of the level-0 stride. */
+  readonly nodeBytes: number;
   /** Highest level of the graph (-1 while empty). */
   readonly maxLevel: number;
   add(ids: Ids, vectors: Vectors, options?: HnswAddOptions): void;
   search(query: Vectors, k?: number, options?: HnswSearchOptions): SearchResult;
   searchBatch(queries: Vectors, k?: number, options?: HnswSearchOptions): BatchSearchResult;
-  /** Rebuilds the graph without removed nodes. */
+  /** Drops removed nodes for good: links rebuilt around them, storage shrunk; ids and answers' ids kept. */
   compact(): void;
 }
 export interface HnswIndexClass {

@@ -13,7 +13,7 @@ test('examples/node/quickstart.mjs finds the query first and loads what it saved
   const out = execFileSync(process.execPath, ['examples/node/quickstart.mjs'], { cwd: root, encoding: 'utf8' });
   assert.match(out, /^variant simd-mt, 10000 vectors/m);
   assert.match(out, /^ {2}id 1042 {2}distance 0\.0000$/m);
-  assert.match(out, /^saved \d+ bytes, loaded a QuantizedIndex: same answer true$/m);
+  assert.match(out, /^saved \d+ bytes, loaded a HnswIndex: same answer true$/m);
 });
 
 test('examples/edge/handler.mjs answers in an edge-like runtime with the simd build from a WebAssembly.Module', async () => {

@@ -38,9 +38,11 @@ export async function local(): Promise<void> {
 
   const h: HnswIndex = new q.HnswIndex({ dim: 4, metric: 'l2', M: 16, efConstruction: 100, efSearch: 32, seed: 1, storage: 'sq8', keepVectors: true });
   h.add([1], [1, 2, 3, 4], { threads: 1 });
-  h.search([1, 2, 3, 4], 1, { ef: 64, allow: [1], rerank: 2 });
+  h.search([1, 2, 3, 4], 1, { ef: 64, allow: [1], rerank: false });
   h.compact();
-  const level: number = h.maxLevel + h.M + h.efConstruction + bits + sizes;
+  const level: number = h.maxLevel + h.M + h.efConstruction + h.efSearch + h.bytesPerVector + h.nodeBytes + bits + sizes;
+  const storage: 'f32' | 'sq8' = h.storage;
+  console.log(storage, h.keepVectors);
 
   const any: AnyIndex = q.load(bytes);
   const again: AnyIndex = await load(bytes, { variant: 'simd' });
