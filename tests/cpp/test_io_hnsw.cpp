@@ -181,7 +181,9 @@ TEST(HnswIndexFile, HeaderFieldsAndInspect) {
   const uint64_t sizes[] = {300 * 8, 5 * 4, 300, 300 * 13 * 4, 0 /* depends on levels */, 300 * 12 * 4};
   for (size_t i = 0; i < 6; ++i) {
     EXPECT_EQ(info.sections[i].tag, tags[i]);
-    if (i != kUppr) EXPECT_EQ(info.sections[i].size, sizes[i]) << tags[i];
+    if (i != kUppr) {
+      EXPECT_EQ(info.sections[i].size, sizes[i]) << tags[i];
+    }
     EXPECT_TRUE(info.sections[i].required);
   }
   EXPECT_GT(info.sections[kUppr].size, 0u);

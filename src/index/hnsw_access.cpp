@@ -1,0 +1,103 @@
+// HnswIndexAccess (src/index/hnsw_state.hpp): the graph's internals for the index file code
+// (src/io/hnsw_format.cpp).
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "index/hnsw_impl.hpp"
+#include "index/hnsw_state.hpp"
+#include "quiver/error.hpp"
+
+namespace quiver {
+
+std::unique_lock<std::mutex> HnswIndexAccess::lock_updates(const HnswIndex& index) {
+  return std::unique_lock<std::mutex>(index.impl_->writer_mutex);
+}
+
+HnswIndexAccess::View HnswIndexAccess::view(const HnswIndex& index) {
+  const HnswIndex::Impl& m = *index.impl_;
+  return {m.used, m.slot_ids.data(), m.levels.data(), m.deleted.data(), m.free_slots.data(),
+          m.free_slots.size(), m.entry.load(std::memory_order_acquire), m.draws};
+}
+
+const float* HnswIndexAccess::vector(const HnswIndex& index, uint32_t slot) { return index.impl_->f32_vector(slot); }
+
+const uint8_t* HnswIndexAccess::codes(const HnswIndex& index, uint32_t slot) { return index.impl_->pt(slot); }
+
+HnswIndexAccess::Quantizer HnswIndexAccess::quantizer(const HnswIndex& index) {
+  const HnswIndex::Impl& m = *index.impl_;
+  return {m.trained, m.qscale, m.qmin.data()};
+}
+
+void HnswIndexAccess::set_quantizer(HnswIndex& index, const float* mins, float scale) {
+  HnswIndex::Impl& m = *index.impl_;
+  try {
+    m.set_quantizer(std::vector<float>(mins, mins + m.dim), scale);
+  } catch (const std::bad_alloc&) {
+    throw_oom();
+  }
+}
+
+const uint32_t* HnswIndexAccess::links(const HnswIndex& index, uint32_t slot, int level) {
+  return index.impl_->list(slot, level);
+}
+
+void HnswIndexAccess::begin_load(HnswIndex& index, size_t slots, size_t free_count) {
+  HnswIndex::Impl& m = *index.impl_;
+  m.reserve_slots(slots);
+  try {
+    m.slot_ids.assign(slots, kNoId);
+    m.levels.assign(slots, 0);
+    m.deleted.assign(slots, 0);
+    m.upper.resize(slots);
+    m.free_slots.reserve(free_count);
+    m.slot_of.reserve(slots - free_count);
+  } catch (const std::bad_alloc&) {
+    throw_oom();
+  }
+  m.used = slots;
+}
+
+void HnswIndexAccess::set_node(HnswIndex& index, uint32_t slot, uint64_t id, bool tombstone, int level) {
+  HnswIndex::Impl& m = *index.impl_;
+  try {
+    if (level > 0) m.upper[slot].reset(new uint32_t[size_t(level) * (1 + m.M)]());
+    if (!tombstone && !m.slot_of.emplace(id, slot).second) {
+      throw Error(ErrorCode::Corrupt, "index file: id " + std::to_string(id) + " appears twice");
+    }
+  } catch (const std::bad_alloc&) {
+    throw_oom();
+  }
+  m.slot_ids[slot] = tombstone ? kNoId : id;
+  m.levels[slot] = uint8_t(level);
+  m.deleted[slot] = tombstone ? 1 : 0;
+  m.sync[slot].linked.store(1, std::memory_order_relaxed);
+  std::memset(m.nodes.data() + size_t(slot) * m.node_bytes, 0, m.node_bytes);
+}
+
+float* HnswIndexAccess::mutable_vector(HnswIndex& index, uint32_t slot) {
+  return const_cast<float*>(index.impl_->f32_vector(slot));
+}
+
+uint8_t* HnswIndexAccess::mutable_codes(HnswIndex& index, uint32_t slot) { return index.impl_->pt(slot); }
+
+void HnswIndexAccess::finish_codes(HnswIndex& index, uint32_t slot) {
+  HnswIndex::Impl& m = *index.impl_;
+  m.refresh_term(m.pt(slot));
+}
+
+uint32_t* HnswIndexAccess::mutable_links(HnswIndex& index, uint32_t slot, int level) {
+  return index.impl_->list(slot, level);
+}
+
+void HnswIndexAccess::finish_load(HnswIndex& index, const uint32_t* free_slots, size_t free_count, uint64_t entry,
+                                  uint64_t draws) {
+  HnswIndex::Impl& m = *index.impl_;
+  m.free_slots.assign(free_slots, free_slots + free_count);  // capacity reserved
+  m.entry.store(entry, std::memory_order_release);
+  m.draws = draws;
+}
+
+}  // namespace quiver
