@@ -1,5 +1,6 @@
 // HnswIndex — approximate k-nearest-neighbour search over a Hierarchical Navigable Small World
-// graph (Malkov & Yashunin, 2016/2018), f32 storage, distances from the dispatched kernels.
+// graph (Malkov & Yashunin, 2016/2018), with f32 or 8-bit scalar-quantised (sq8) vectors,
+// distances from the dispatched kernels.
 //
 // Graph and storage
 // * Each vector gets a level drawn from a seeded generator (floor(-ln U / ln M)); it has up to
@@ -13,8 +14,8 @@
 //
 // Storage (HnswIndexOptions::storage)
 // * f32: the vectors themselves in the level-0 stride; distances are exact.
-// * sq8: 8-bit scalar codes in the stride instead (a quarter of the bytes: at dim 384, M 16 a
-//   node is 576 bytes instead of 1664). Coordinate d is coded as round((x_d - min_d) / s),
+// * sq8: 8-bit scalar codes in the stride instead (at dim 384, M 16 a node is 576 bytes
+//   instead of 1728: codes padded to 16 bytes, a 16-byte term slot, the links, to 64 bytes). Coordinate d is coded as round((x_d - min_d) / s),
 //   clamped to 0..255, with a per-dimension offset min_d and one global scale s, so that
 //   squared code differences are the l2 distance up to the single factor s^2 (ip and cosine
 //   use the code dot product plus two per-vector terms). The code distances are exact integer
