@@ -74,8 +74,26 @@ test('HnswIndex through the worker (when this build has it)', async (t) => {
   assert.equal(remote.kind, 'hnsw');
   assert.deepEqual(await remote.search(vectors.subarray(0, dim), 5, { ef: 40 }), local.search(vectors.subarray(0, dim), 5, { ef: 40 }));
   assert.deepEqual(await remote.serialize(), local.serialize());
+  await remote.remove([0, 1]);
+  await remote.compact();
+  local.remove([0, 1]);
+  local.compact();
+  assert.deepEqual(await remote.serialize(), local.serialize());
   local.dispose();
   await remote.dispose();
+
+  // sq8 storage: options, per-call rerank and the storage property cross the worker boundary.
+  const options = { dim, M: 8, efConstruction: 50, seed: 3, storage: 'sq8', keepVectors: true };
+  const localSq8 = new q.HnswIndex(options);
+  localSq8.add(ids, vectors, { threads: 1 });
+  const remoteSq8 = await w.create('hnsw', options);
+  await remoteSq8.add(ids, vectors, { threads: 1 });
+  assert.equal(await remoteSq8.property('storage'), 'sq8');
+  for (const rerank of [true, false]) {
+    assert.deepEqual(await remoteSq8.search(vectors.subarray(dim, 2 * dim), 5, { rerank }), localSq8.search(vectors.subarray(dim, 2 * dim), 5, { rerank }));
+  }
+  localSq8.dispose();
+  await remoteSq8.dispose();
 });
 
 test('errors come back as QuiverError with the C++ code, and the index is unchanged', async () => {
