@@ -1,7 +1,7 @@
-// The browser demo: a generated dataset, an index built in a Worker (HNSW when the package has
-// it, else 4-bit quantised) with a progress bar, and searches by item or by a random vector.
+// The browser demo: a generated dataset, an HNSW index built in a Worker with a progress bar,
+// and searches by item or by a random vector.
 // Everything heavy runs in the worker, so the page stays responsive.
-import { spawn, chooseVariant, QuiverError } from '../../js/main.js';
+import { spawn, chooseVariant } from '../../js/main.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { worker: null, index: null, vectors: null, dim: 0, n: 0, kind: null, built: 0, lastSearch: null };
@@ -13,16 +13,6 @@ function gaussian(dim) {
   return v;
 }
 
-// HNSW when this build of the package has it; the quantised index otherwise.
-async function createIndex(worker, dim, metric) {
-  try {
-    return await worker.create('hnsw', { dim, metric, M: 16, efConstruction: 100 });
-  } catch (e) {
-    if (!(e instanceof QuiverError) || e.code !== 'INVALID_ARGUMENT') throw e;
-    return worker.create('quantized', { dim, metric, bits: 4 });
-  }
-}
-
 async function build(event) {
   event.preventDefault();
   $('build-button').disabled = true;
@@ -32,7 +22,7 @@ async function build(event) {
     await state.index?.dispose();
     const t0 = performance.now();
     state.vectors = await state.worker.unitGaussianVectors(n, dim, 1);
-    state.index = await createIndex(state.worker, dim, metric);
+    state.index = await state.worker.create('hnsw', { dim, metric, M: 16, efConstruction: 100 });
     Object.assign(state, { n, dim, kind: state.index.kind, built: 0 });
     // Chunks keep the progress bar moving; each chunk's copy is moved (not copied) to the worker.
     const chunk = Math.max(500, Math.ceil(n / 50));
@@ -64,7 +54,7 @@ async function search(event) {
   try {
     const query = byItem ? state.vectors.slice(item * state.dim, (item + 1) * state.dim) : gaussian(state.dim);
     const t0 = performance.now();
-    const { ids, distances } = await state.index.search(query, k, state.kind === 'hnsw' ? { ef: Math.max(64, k) } : { rerank: 4 });
+    const { ids, distances } = await state.index.search(query, k, state.kind === 'hnsw' ? { ef: Math.max(64, k) } : {});
     const ms = performance.now() - t0;
     state.lastSearch = { byItem, item, ids: [...ids], distances: [...distances] };
     $('search-status').textContent = `${byItem ? `nearest to item ${item}` : 'nearest to a random vector'}: `

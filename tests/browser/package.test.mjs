@@ -23,7 +23,7 @@ async function packagePage(server) {
   return page;
 }
 
-// Builds the same exact and quantised indexes in the page's auto-chosen module and returns
+// Builds the same exact, quantised and HNSW indexes in the page's auto-chosen module and returns
 // the variant, the thread pool and every answer of a batch search.
 async function searchInPage(page) {
   return page.evaluate(async () => {
@@ -37,8 +37,12 @@ async function searchInPage(page) {
     flat.add(ids, vectors);
     const quant = new q.QuantizedIndex({ dim, bits: 4 });
     quant.add(ids, vectors);
+    // One insertion thread makes the graph depend only on the data and the seed.
+    const hnsw = new q.HnswIndex({ dim, metric: 'cosine', M: 8, efConstruction: 64 });
+    hnsw.add(ids, vectors, { threads: 1 });
     const f = flat.searchBatch(queries, 10);
     const r = quant.searchBatch(queries, 10, { rerank: 4 });
+    const h = hnsw.searchBatch(queries, 10, { ef: 32 });
     const out = {
       chosen: Quiver.chooseVariant(),
       variant: q.variant,
@@ -47,8 +51,10 @@ async function searchInPage(page) {
       flat: [...f.ids],
       flatDistances: [...f.distances],
       quantized: [...r.ids],
+      hnsw: [...h.ids],
+      hnswDistances: [...h.distances],
     };
-    flat.dispose(); quant.dispose(); q.terminate();
+    flat.dispose(); quant.dispose(); hnsw.dispose(); q.terminate();
     return out;
   });
 }
@@ -77,6 +83,8 @@ test('not isolated: the page falls back to simd and answers identically', async 
   assert.deepEqual(r.flat, isolatedAnswers.flat);
   assert.deepEqual(r.flatDistances, isolatedAnswers.flatDistances);
   assert.deepEqual(r.quantized, isolatedAnswers.quantized);
+  assert.deepEqual(r.hnsw, isolatedAnswers.hnsw);
+  assert.deepEqual(r.hnswDistances, isolatedAnswers.hnswDistances);
   await page.context().close();
 });
 
