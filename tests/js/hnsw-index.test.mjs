@@ -304,8 +304,10 @@ for (const variant of VARIANTS) {
         again.dispose();
         const shared = await Quiver.load(bytes, { variant });
         assert.equal(shared.constructor.name, 'HnswIndex');
-        assert.deepEqual(shared.search(row(w.queries, w.dim, 0), 5), q.HnswIndex.load(bytes).search(row(w.queries, w.dim, 0), 5));
+        const direct = q.HnswIndex.load(bytes);
+        assert.deepEqual(shared.search(row(w.queries, w.dim, 0), 5), direct.search(row(w.queries, w.dim, 0), 5));
         shared.dispose();
+        direct.dispose();
         rejects(() => q.FlatIndex.load(bytes), 'INVALID_ARGUMENT', 'holds a hnsw index');
         rejects(() => q.QuantizedIndex.load(bytes), 'INVALID_ARGUMENT', 'holds a hnsw index');
         index.dispose();

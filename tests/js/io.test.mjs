@@ -69,7 +69,9 @@ for (const variant of VARIANTS) {
         assert.deepEqual([...b.distances], [...a.distances]);
         assert.deepEqual(loaded.serialize(), bytes);
         // ArrayBuffer and FlatIndex.load work too
-        assert.equal(q.FlatIndex.load(bytes.buffer.slice(0)).size, 5);
+        const fromBuffer = q.FlatIndex.load(bytes.buffer.slice(0));
+        assert.equal(fromBuffer.size, 5);
+        fromBuffer.dispose();
         index.dispose();
         loaded.dispose();
       }
@@ -106,7 +108,9 @@ for (const variant of VARIANTS) {
 
     test('bad files: each kind of damage gives its own QuiverError', async () => {
       const q = await load(variant);
-      const good = smallIndex(q).serialize();
+      const small = smallIndex(q);
+      const good = small.serialize();
+      small.dispose();
       for (const [name, make, code, part] of badFiles) {
         assert.throws(() => q.load(make(good)), (e) => {
           assert.ok(e instanceof QuiverError, `${name}: ${e}`);
@@ -270,7 +274,9 @@ describe('files cross between the native CLI and JS', () => {
   test('the native CLI rejects a damaged JS-written file with exit code 1 and the error code', async () => {
     requireCli();
     const q = await load('simd');
-    const bytes = smallIndex(q).serialize();
+    const small = smallIndex(q);
+    const bytes = small.serialize();
+    small.dispose();
     bytes[bytes.length - 1] ^= 1;
     const file = join(work, 'damaged.qvr');
     writeFileSync(file, bytes);

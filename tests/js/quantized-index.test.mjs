@@ -193,7 +193,9 @@ for (const variant of VARIANTS) {
         loaded.add([1, 2, 3], base.subarray(0, 3 * dim));
         index.add([1, 2, 3], base.subarray(0, 3 * dim));
         assert.deepEqual(loaded.serialize(), index.serialize());
-        assert.equal(q.QuantizedIndex.load(bytes.buffer.slice(0)).size, 58);
+        const fromBuffer = q.QuantizedIndex.load(bytes.buffer.slice(0));
+        assert.equal(fromBuffer.size, 58);
+        fromBuffer.dispose();
         const shared = await Quiver.load(bytes, { variant });
         assert.equal(shared.constructor.name, 'QuantizedIndex');
         assert.equal(shared.size, 58);
