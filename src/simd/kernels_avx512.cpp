@@ -107,6 +107,16 @@ float cos_f32_avx512_fn(const float* a, const float* b, size_t d) { return cos_f
 
 // u8 codes: 32 codes widen to 16-bit lanes, madd sums adjacent products into 32-bit lanes;
 // the tail is a masked load (zeros add nothing). Integer sums: the scalar reference's bits.
+// The lanes are summed with vector adds (wrapping; the total is below 2^32):
+// _mm512_reduce_add_epi32 adds them as signed ints, which overflows at the largest sums.
+inline uint32_t hsum512_epi32(__m512i v) {
+  const __m256i s = _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+  __m128i t = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+  t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4E));
+  t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xB1));
+  return uint32_t(_mm_cvtsi128_si32(t));
+}
+
 uint32_t l2sq_u8_avx512(const uint8_t* a, const uint8_t* b, size_t d) {
   __m512i s0 = _mm512_setzero_si512(), s1 = _mm512_setzero_si512();
   size_t i = 0;
@@ -126,7 +136,7 @@ uint32_t l2sq_u8_avx512(const uint8_t* a, const uint8_t* b, size_t d) {
                                         _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(m, b + i)));
     s0 = _mm512_add_epi32(s0, _mm512_madd_epi16(d0, d0));
   }
-  return uint32_t(_mm512_reduce_add_epi32(_mm512_add_epi32(s0, s1)));
+  return hsum512_epi32(_mm512_add_epi32(s0, s1));
 }
 
 uint32_t dot_u8_avx512(const uint8_t* a, const uint8_t* b, size_t d) {
@@ -146,7 +156,7 @@ uint32_t dot_u8_avx512(const uint8_t* a, const uint8_t* b, size_t d) {
     s0 = _mm512_add_epi32(s0, _mm512_madd_epi16(_mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(m, a + i)),
                                                 _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(m, b + i))));
   }
-  return uint32_t(_mm512_reduce_add_epi32(_mm512_add_epi32(s0, s1)));
+  return hsum512_epi32(_mm512_add_epi32(s0, s1));
 }
 
 }  // namespace
