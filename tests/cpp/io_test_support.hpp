@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,6 +16,14 @@
 namespace quiver::test {
 
 using Bytes = std::vector<uint8_t>;
+
+// A file name in the test temp directory that no other process uses: ctest runs the suite at
+// several ISA levels at once (and in wasm every process has the same pid), so a fixed name races.
+inline std::string unique_temp_path(const std::string& stem) {
+  static int counter = 0;
+  const auto ticks = std::chrono::steady_clock::now().time_since_epoch().count();
+  return testing::TempDir() + stem + "_" + std::to_string(ticks) + "_" + std::to_string(++counter) + ".qvr";
+}
 
 inline uint32_t rd32(const Bytes& b, size_t at) {
   return uint32_t(b[at]) | uint32_t(b[at + 1]) << 8 | uint32_t(b[at + 2]) << 16 | uint32_t(b[at + 3]) << 24;

@@ -2,6 +2,7 @@
 // its own code and message.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -83,7 +84,9 @@ TEST(Datasets, FormatFromPath) {
 }
 
 TEST(Datasets, FilesRoundTripAndNameThePath) {
-  const std::string dir = testing::TempDir();
+  // A prefix no other process uses: ctest runs this suite at several ISA levels at once.
+  const std::string dir = testing::TempDir() + "quiver_ds_" +
+                          std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) + "_";
   const auto v = sample(4, 3);
   write_vectors(dir + "quiver_ds.fbin", v.data(), 4, 3);
   EXPECT_EQ(read_vectors(dir + "quiver_ds.fbin").data, v);

@@ -148,7 +148,7 @@ TEST(IndexFile, ByteIdenticalEverywhere) {
 }
 
 TEST(IndexFile, SaveAndLoadFile) {
-  const std::string path = testing::TempDir() + "quiver_test_index.qvr";
+  const std::string path = unique_temp_path("quiver_test_index");
   const FlatIndex index = small_index(Metric::cosine, 30, 5);
   index.save(path);
   const FlatIndex loaded = FlatIndex::load_file(path);

@@ -195,7 +195,7 @@ TEST(HnswIndexFile, HeaderFieldsAndInspect) {
 }
 
 TEST(HnswIndexFile, SaveAndLoadFile) {
-  const std::string path = testing::TempDir() + "quiver_test_hnsw.qvr";
+  const std::string path = unique_temp_path("quiver_test_hnsw");
   const HnswIndex index = make_index(Metric::l2, 200, 10);
   index.save(path);
   const HnswIndex loaded = HnswIndex::load_file(path);

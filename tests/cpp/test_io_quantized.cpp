@@ -192,7 +192,7 @@ TEST(QuantizedIndexFile, ByteIdenticalEverywhere) {
 }
 
 TEST(QuantizedIndexFile, SaveAndLoadFile) {
-  const std::string path = testing::TempDir() + "quiver_test_quantized.qvr";
+  const std::string path = unique_temp_path("quiver_test_quantized");
   const QuantizedIndex index = make_index(Metric::l2, 4, true, 50, 12);
   index.save(path);
   const QuantizedIndex loaded = QuantizedIndex::load_file(path);
