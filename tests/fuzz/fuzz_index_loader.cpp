@@ -1,4 +1,4 @@
-// libFuzzer target: the index file loader (flat and quantized kinds). Any input must either
+// libFuzzer target: the index file loader (flat, quantized and hnsw kinds). Any input must either
 // load or throw quiver::Error — never crash, leak, read out of bounds or hit undefined
 // behaviour. Inputs go through the public path (checksums verified) and, to reach the
 // decoders behind the checksums, once more with checksum verification off. Whatever loads
@@ -39,6 +39,21 @@ void exercise(const quiver::QuantizedIndex& index) {
   if (again.serialize() != bytes || again.size() != index.size()) std::abort();
 }
 
+void exercise(const quiver::HnswIndex& index) {
+  if (index.size() > 0) {
+    std::vector<float> query(index.dim(), 0.5f);
+    quiver::Neighbor out[3];
+    quiver::HnswSearchParams p;
+    p.ef = 8;
+    index.search(query.data(), 3, out, p);
+    p.rerank = false;  // sq8: the code distances alone
+    index.search(query.data(), 3, out, p);
+  }
+  const std::vector<uint8_t> bytes = index.serialize();
+  const quiver::HnswIndex again = quiver::HnswIndex::load(bytes);
+  if (again.serialize() != bytes || again.size() != index.size()) std::abort();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -48,6 +63,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   try {
     exercise(quiver::QuantizedIndex::load(data, size));
+  } catch (const quiver::Error&) {
+  }
+  try {
+    exercise(quiver::HnswIndex::load(data, size));
   } catch (const quiver::Error&) {
   }
   try {
@@ -62,6 +81,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       exercise(quiver::io::load_flat(reader, quiver::active_isa()));
     } else if (reader.header().kind == quiver::IndexKind::quantized) {
       exercise(quiver::io::load_quantized(reader, quiver::active_isa()));
+    } else if (reader.header().kind == quiver::IndexKind::hnsw) {
+      exercise(quiver::io::load_hnsw(reader, quiver::active_isa()));
     }
   } catch (const quiver::Error&) {
   }
