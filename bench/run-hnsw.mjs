@@ -1,0 +1,63 @@
+// HNSW benchmark across targets, in one run: quiver_bench_hnsw natively and compiled to wasm
+// simd and simd-mt under Node, on the clustered workload (100,000 × 384) and the seed workload
+// (10,000 × 384), M 16, efConstruction 200, ef swept 10 … 400. Writes
+// bench/results/hnsw-<timestamp>.json (machine, load, commit, knobs, every row); then
+// bench/report-hnsw.mjs renders the Markdown table and SVG plot next to it.
+//   QUIVER_BUILD_ROOT=build   QUIVER_BENCH_SECONDS=1   QUIVER_HNSW_RUNS="name name …" (a subset
+//   of the run names below; default all). Each run is one process; its knobs are listed here.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const buildRoot = process.env.QUIVER_BUILD_ROOT ?? `${root}/build`;
+const native = [`${buildRoot}/native/bench/quiver_bench_hnsw`, []];
+const wasm = (variant) => ['node', [`${buildRoot}/wasm-${variant}/bench/quiver_bench_hnsw.js`]];
+
+// The native 1-thread and all-thread build times come from avx512 f32; the other ISA levels and
+// storage kinds build with all threads. sq8's graph is the same at every ISA level (exact integer
+// distances), so it runs at the best level only on the 100k workload.
+const RUNS = [
+  ['native-clustered-f32', native, { QUIVER_BENCH_WORKLOAD: 'clustered', QUIVER_BENCH_ISAS: 'avx512', QUIVER_BENCH_STORAGE: 'f32', QUIVER_BENCH_BUILD_THREADS: '1 0' }],
+  ['native-clustered-sq8', native, { QUIVER_BENCH_WORKLOAD: 'clustered', QUIVER_BENCH_ISAS: 'avx512', QUIVER_BENCH_STORAGE: 'sq8 sq8-codes', QUIVER_BENCH_BUILD_THREADS: '0' }],
+  ['native-clustered-isas', native, { QUIVER_BENCH_WORKLOAD: 'clustered', QUIVER_BENCH_ISAS: 'avx2 scalar', QUIVER_BENCH_STORAGE: 'f32', QUIVER_BENCH_BUILD_THREADS: '0' }],
+  ['native-seed', native, { QUIVER_BENCH_WORKLOAD: 'seed', QUIVER_BENCH_STORAGE: 'f32 sq8 sq8-codes', QUIVER_BENCH_BUILD_THREADS: '0' }],
+  ['wasm-simd-clustered', wasm('simd'), { QUIVER_BENCH_WORKLOAD: 'clustered', QUIVER_BENCH_ISAS: 'wasm128', QUIVER_BENCH_STORAGE: 'f32 sq8-codes' }],
+  ['wasm-simd-mt-clustered', wasm('simd-mt'), { QUIVER_BENCH_WORKLOAD: 'clustered', QUIVER_BENCH_ISAS: 'wasm128', QUIVER_BENCH_STORAGE: 'f32', QUIVER_BENCH_BUILD_THREADS: '0' }],
+  ['wasm-simd-seed', wasm('simd'), { QUIVER_BENCH_WORKLOAD: 'seed', QUIVER_BENCH_ISAS: 'wasm128', QUIVER_BENCH_STORAGE: 'f32 sq8 sq8-codes' }],
+];
+const wanted = (process.env.QUIVER_HNSW_RUNS ?? '').split(/\s+/).filter(Boolean);
+const runs = wanted.length ? RUNS.filter(([name]) => wanted.includes(name)) : RUNS;
+
+const common = { QUIVER_BENCH_M: '16', QUIVER_BENCH_EFC: '200', QUIVER_BENCH_SECONDS: process.env.QUIVER_BENCH_SECONDS ?? '1' };
+const rows = [];
+const runLog = [];
+for (const [name, [cmd, args], knobs] of runs) {
+  const env = { ...process.env, ...common, ...knobs };
+  const start = Date.now();
+  const load = os.loadavg()[0];
+  process.stderr.write(`running ${name} (${Object.entries(knobs).map(([k, v]) => `${k}="${v}"`).join(' ')}) ...\n`);
+  const out = execFileSync(cmd, args, { encoding: 'utf8', env, maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = out.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => ({ run: name, ...JSON.parse(l) }));
+  for (const r of lines) if (r.kind === 'hnsw_summary') process.stderr.write(`  ${r.target} ${r.variant} ${r.isa} ${r.workload} ${r.storage}: QPS at recall 0.95 ≈ ${r.qps_at_recall_95_interpolated}\n`);
+  rows.push(...lines);
+  runLog.push({ name, knobs: { ...common, ...knobs }, seconds: (Date.now() - start) / 1000, load_before: load, load_after: os.loadavg()[0] });
+}
+
+let commit = 'unknown';
+try {
+  commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+  if (execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).trim()) {
+    commit += ' (with uncommitted changes)';
+  }
+} catch {}
+const machine = { host: os.hostname(), cpu: os.cpus()[0]?.model, cpus: os.cpus().length,
+  memory_gib: +(os.totalmem() / 2 ** 30).toFixed(1), os: `${os.type()} ${os.release()}`, node: process.version };
+const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 13) + 'Z';
+const out = { benchmark: 'hnsw', date: new Date().toISOString(), commit, machine, runs: runLog, rows };
+mkdirSync(`${root}/bench/results`, { recursive: true });
+const path = `${root}/bench/results/hnsw-${stamp.slice(0, 8)}T${stamp.slice(9)}.json`;
+writeFileSync(path, JSON.stringify(out, null, 1) + '\n');
+process.stderr.write(`wrote ${path}\n`);
+execFileSync('node', [`${root}/bench/report-hnsw.mjs`, path], { stdio: 'inherit' });
