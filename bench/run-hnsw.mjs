@@ -23,7 +23,7 @@ const RUNS = [
   ['native-clustered-sq8', native, { QUIVER_BENCH_WORKLOAD: 'clustered', QUIVER_BENCH_ISAS: 'avx512', QUIVER_BENCH_STORAGE: 'sq8 sq8-codes', QUIVER_BENCH_BUILD_THREADS: '0' }],
   ['native-clustered-isas', native, { QUIVER_BENCH_WORKLOAD: 'clustered', QUIVER_BENCH_ISAS: 'avx2 scalar', QUIVER_BENCH_STORAGE: 'f32', QUIVER_BENCH_BUILD_THREADS: '0' }],
   ['native-seed', native, { QUIVER_BENCH_WORKLOAD: 'seed', QUIVER_BENCH_STORAGE: 'f32 sq8 sq8-codes', QUIVER_BENCH_BUILD_THREADS: '0' }],
-  ['wasm-simd-clustered', wasm('simd'), { QUIVER_BENCH_WORKLOAD: 'clustered', QUIVER_BENCH_ISAS: 'wasm128', QUIVER_BENCH_STORAGE: 'f32 sq8-codes' }],
+  ['wasm-simd-clustered', wasm('simd'), { QUIVER_BENCH_WORKLOAD: 'clustered', QUIVER_BENCH_ISAS: 'wasm128', QUIVER_BENCH_STORAGE: 'f32 sq8 sq8-codes' }],
   ['wasm-simd-mt-clustered', wasm('simd-mt'), { QUIVER_BENCH_WORKLOAD: 'clustered', QUIVER_BENCH_ISAS: 'wasm128', QUIVER_BENCH_STORAGE: 'f32', QUIVER_BENCH_BUILD_THREADS: '0' }],
   ['wasm-simd-seed', wasm('simd'), { QUIVER_BENCH_WORKLOAD: 'seed', QUIVER_BENCH_ISAS: 'wasm128', QUIVER_BENCH_STORAGE: 'f32 sq8 sq8-codes' }],
 ];
