@@ -52,6 +52,15 @@ test('the demo builds an index in a Worker with progress, searches it, and is sc
   await page.click('#search-button');
   await page.waitForFunction(() => window.demo.lastSearch?.byItem === true);
   assert.equal(await page.getAttribute('a[href="../bench/"]', 'href'), '../bench/');
+  // The scaling panel: the benchmark page in a frame runs batch-search scaling and plots it.
+  await page.click('#bench-panel summary');
+  const frame = await (await page.waitForSelector('#bench-frame')).contentFrame();
+  await frame.waitForFunction(() => window.quiverBench?.state === 'ready');
+  const scaling = await frame.evaluate(() => window.quiverBench.run({ bench: 'scaling_batch', THREADS: '1 2',
+    MIN_SECONDS: '0.2', CORPUS_ROWS: '2000', DIM: '32', QUERY_POOL: '64' }));
+  assert.ok(scaling, 'the panel returned the program\'s JSON');
+  await frame.waitForFunction(() => window.quiverBench.state === 'done');
+  assert.ok(await frame.locator('#plot svg polyline').count() > 0, 'the panel plotted the run');
   const shot = await saveScreenshot(page, 'demo.png');
   assert.ok(existsSync(shot) && statSync(shot).size > 10_000, shot);
   await page.context().close();
