@@ -17,23 +17,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderReport, findBrowserReport, mergeBrowserReport } from './report-concurrent.mjs';
+import { concurrentKnobs } from './concurrent-knobs.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const buildRoot = process.env.QUIVER_BUILD_ROOT ?? path.join(root, 'build');
 const env = (name, fallback) => process.env[name] ?? fallback;
-const knobs = {
-  THREADS: env('THREADS', '1 2 4 8 16'),
-  DURATION_S: env('DURATION_S', '5'),
-  CORPUS_ROWS: env('CORPUS_ROWS', '10000'),
-  DIM: env('DIM', '384'),
-  QUERY_POOL: env('QUERY_POOL', '256'),
-  K: env('K', '10'),
-  BIT_WIDTH: env('BIT_WIDTH', '4'),
-  INDEX: env('INDEX', 'flat'),
-  WARMUP_S: env('WARMUP_S', '0.2'),
-  LOOKUP_ONLY_S: env('LOOKUP_ONLY_S', '0.5'),
-  MIN_SECONDS: env('MIN_SECONDS', '1'),
-};
+const knobs = concurrentKnobs();
 const modes = env('MODES', 'mutex nolock direct').split(/[\s,]+/).filter(Boolean);
 const targets = env('TARGETS', 'native wasm').split(/[\s,]+/).filter(Boolean);
 const scaling = env('SCALING', '1') !== '0';
