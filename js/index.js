@@ -1,6 +1,6 @@
 // Quiver — vector search for the edge. ES module entry.
 //
-//   import { Quiver } from 'quiver';
+//   import { Quiver } from 'quiver-vector';
 //   const q = await Quiver.init();                 // picks simd-mt / simd / baseline
 //   const index = new q.FlatIndex({ dim: 384, metric: 'cosine' });
 //   index.add(ids, vectors);                      // Float32Array n x dim

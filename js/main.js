@@ -1,4 +1,4 @@
-// The package entry ('quiver'): the synchronous API of index.js plus the worker-hosted async
+// The package entry ('quiver-vector'): the synchronous API of index.js plus the worker-hosted async
 // API (spawn.js) and the persistence helpers (persistence.js). index.js itself does not
 // import spawn.js: the worker script imports index.js, and a bundler (Vite) rejects a worker
 // whose own imports start the same worker again.

@@ -1,6 +1,6 @@
 // Saving and loading index files: a file path (Node), IndexedDB and the Origin Private File
 // System (browsers). Every helper takes any index with serialize() — a synchronous one or a
-// worker-hosted one (spawn.js) — and loads through `quiver`: a module from Quiver.init(), a
+// worker-hosted one (spawn.js) — and loads through `quiver` (the option): a module from Quiver.init(), a
 // worker from spawn(), or, when omitted, the shared module of Quiver.load.
 import { QuiverError } from './errors.js';
 import { Quiver } from './index.js';

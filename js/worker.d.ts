@@ -1,4 +1,4 @@
-// Types of 'quiver/worker': the worker-hosted async API.
+// Types of 'quiver-vector/worker': the worker-hosted async API.
 export { spawn, QuiverError } from './index.js';
 export type { RemoteQuiver, RemoteIndex, RemoteFlatIndex, RemoteQuantizedIndex, RemoteHnswIndex, AnyRemoteIndex,
   TransferOption, LoadOptions, ErrorCode } from './index.js';

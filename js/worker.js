@@ -1,3 +1,3 @@
-// `import { spawn } from 'quiver/worker'`: the worker-hosted async API alone (spawn.js).
+// `import { spawn } from 'quiver-vector/worker'`: the worker-hosted async API alone (spawn.js).
 export { spawn } from './spawn.js';
 export { QuiverError } from './errors.js';

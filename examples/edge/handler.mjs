@@ -4,7 +4,7 @@
 // platform as a precompiled WebAssembly.Module:
 //
 //   // worker.mjs — the platform entry (Cloudflare Workers style; .wasm imports give a Module)
-//   import wasm from 'quiver/wasm/simd/quiver.wasm';
+//   import wasm from 'quiver-vector/wasm/simd/quiver.wasm';
 //   import handler from './handler.mjs';
 //   export default { fetch: (request, env) => handler.fetch(request, { ...env, QUIVER_WASM: wasm }) };
 //
@@ -13,7 +13,7 @@
 //
 //   POST /search  {"vector": [...], "k": 5}  ->  {"ids": [...], "distances": [...]}
 //   GET  /health                             ->  {"variant": "simd", "size": 1000, "kind": "..."}
-import { Quiver } from 'quiver';
+import { Quiver } from 'quiver-vector';
 
 // One module and one index per isolate, made on the first request and reused after.
 let state = null;

@@ -1,7 +1,7 @@
 // Quiver in Node: build an index, search it, save it to a file, load it back.
 //   node examples/node/quickstart.mjs            (in this repository, after the wasm build)
-//   node quickstart.mjs                          (in a project that ran `npm install quiver`)
-import { Quiver, saveToFile, loadFromFile } from 'quiver';
+//   node quickstart.mjs                          (in a project that ran `npm install quiver-vector`)
+import { Quiver, saveToFile, loadFromFile } from 'quiver-vector';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 // What `npm pack` ships works where users put it: the tarball installs offline into an empty
 // project (no runtime dependencies), the README's Node example runs there, the shipped types
-// compile, and a Vite production build of a page importing 'quiver' answers searches in
+// compile, and a Vite production build of a page importing 'quiver-vector' answers searches in
 // Chromium — single-threaded without COOP/COEP, with pthreads when cross-origin isolated.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,7 +25,7 @@ before(() => {
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
   run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, filename)]);
-  assert.deepEqual(readdirSync(join(app, 'node_modules')).filter((d) => !d.startsWith('.')), ['quiver'], 'no runtime dependencies');
+  assert.deepEqual(readdirSync(join(app, 'node_modules')).filter((d) => !d.startsWith('.')), ['quiver-vector'], 'no runtime dependencies');
 });
 after(async () => {
   await browser?.close();
@@ -49,7 +49,7 @@ test('the shipped types compile the typed usage example', () => {
   }
 });
 
-test('a Vite production build of a page importing quiver answers in Chromium, with and without isolation', async () => {
+test('a Vite production build of a page importing quiver-vector answers in Chromium, with and without isolation', async () => {
   cpSync(join(repoRoot, 'tests', 'package', 'vite-app'), app, { recursive: true });
   // The repository's Vite (a devDependency), run on the installed package.
   run(process.execPath, [join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'error']);

@@ -1,6 +1,6 @@
 // The worker-hosted async API in Node (a worker_thread per spawn()): the same answers as the
 // synchronous API, QuiverError codes from the worker, transferred buffers, dispose and
-// terminate semantics, 'quiver/worker' through package.json "exports", and an idle worker
+// terminate semantics, 'quiver-vector/worker' through package.json "exports", and an idle worker
 // that does not keep the process alive.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Quiver, QuiverError, spawn as spawnFromMain } from '../../js/main.js';
-import { spawn } from 'quiver/worker';
+import { spawn } from 'quiver-vector/worker';
 import { moduleLoader, root } from './support.mjs';
 
 const load = moduleLoader();
@@ -21,7 +21,7 @@ async function start(options) {
 }
 const is = (code) => (e) => e instanceof QuiverError && e.code === code;
 
-test('quiver/worker, Quiver.spawn and the main export are the same function', () => {
+test('quiver-vector/worker, Quiver.spawn and the main export are the same function', () => {
   assert.equal(spawn, Quiver.spawn);
   assert.equal(spawn, spawnFromMain);
 });
@@ -179,7 +179,7 @@ test('load options reach the worker: a precompiled module and a wasm path', asyn
 
 test('a process that never calls terminate() still exits once its calls are done', () => {
   const script = `
-    import { spawn } from 'quiver/worker';
+    import { spawn } from 'quiver-vector/worker';
     const w = await spawn({ variant: 'simd-mt', threads: 2 });
     const index = await w.create('flat', { dim: 2 });
     await index.add([1], [[1, 2]]);

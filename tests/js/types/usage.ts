@@ -6,8 +6,8 @@ import Quiver, {
   saveToIndexedDB, loadFromIndexedDB, deleteFromIndexedDB, saveToOpfs, loadFromOpfs, deleteFromOpfs,
   type AnyIndex, type ErrorCode, type FlatIndex, type HnswIndex, type QuantizedIndex, type QuiverModule,
   type RemoteHnswIndex, type SearchResult, type BatchSearchResult, type Variant,
-} from 'quiver';
-import { spawn } from 'quiver/worker';
+} from 'quiver-vector';
+import { spawn } from 'quiver-vector/worker';
 
 export async function local(): Promise<void> {
   const variant: Variant = chooseVariant('auto');

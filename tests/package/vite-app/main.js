@@ -1,6 +1,6 @@
 // A page that uses the installed package the way an application does; tests/browser/
 // npm-package.test.mjs builds it with Vite and checks window.result in Chromium.
-import { Quiver, spawn, QuiverError } from 'quiver';
+import { Quiver, spawn, QuiverError } from 'quiver-vector';
 
 try {
   const q = await Quiver.init();
