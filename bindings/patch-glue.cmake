@@ -1,19 +1,35 @@
 # cmake -DGLUE=<quiver.mjs> -P patch-glue.cmake
-# The simd-mt glue starts pthread workers with `new Worker(new URL("quiver.worker.js",
-# import.meta.url))` when no locateFile is given. The package loader always gives one, so that
-# branch never runs, but bundlers (Vite) see the pattern and try to bundle quiver.worker.js as
-# a worker of its own, which fails (it imports the glue, which starts it again). Route the
-# branch through locateFile() as well; behaviour is unchanged.
+# Small edits to the simd-mt glue Emscripten 3.1.6 generates. Each one must apply (or have been
+# applied already): a changed glue stops the build instead of shipping unpatched code.
+#  1. The pthread workers start from js/pthread-worker.js, an ES module, so they are created as
+#     module Workers ({type: "module"}; Node's worker_threads ignores the option and loads the
+#     file as ESM by its package type). The branch without locateFile goes through locateFile
+#     too: bundlers (Vite) would otherwise see `new Worker(new URL("quiver.worker.js",
+#     import.meta.url))` and try to bundle the generated classic worker.
+#  2. A worker that fails to start (a script that does not load, a SyntaxError) is reported to
+#     Module.quiverWorkerError, so the loader can reject with LOAD_FAILED at once. The generated
+#     handler rethrows, which in Node is an uncaught exception that ends the process, and in a
+#     browser leaves Quiver.init() waiting forever for the worker to say "loaded".
 file(READ "${GLUE}" text)
-set(from "new Worker(new URL(\"quiver.worker.js\",import.meta.url))")
-set(to "new Worker(locateFile(\"quiver.worker.js\"))")
-string(FIND "${text}" "${from}" at)
-if(at EQUAL -1)
-  string(FIND "${text}" "${to}" done)
-  if(done EQUAL -1)
-    message(FATAL_ERROR "patch-glue.cmake: the worker start-up code of ${GLUE} has changed; update the patch")
+
+function(patch from to)
+  string(FIND "${text}" "${from}" at)
+  if(at EQUAL -1)
+    string(FIND "${text}" "${to}" done)
+    if(done EQUAL -1)
+      message(FATAL_ERROR "patch-glue.cmake: ${GLUE} has changed and no longer holds: ${from}")
+    endif()
+  else()
+    string(REPLACE "${from}" "${to}" text "${text}")
+    set(text "${text}" PARENT_SCOPE)
   endif()
-else()
-  string(REPLACE "${from}" "${to}" text "${text}")
-  file(WRITE "${GLUE}" "${text}")
-endif()
+endfunction()
+
+patch("new Worker(new URL(\"quiver.worker.js\",import.meta.url))"
+      "new Worker(locateFile(\"quiver.worker.js\"),{type:\"module\"})")
+patch("new Worker(pthreadMainJs)"
+      "new Worker(pthreadMainJs,{type:\"module\"})")
+patch("worker.onerror=(e=>{var message=\"worker sent an error!\";"
+      "worker.onerror=(e=>{if(Module[\"quiverWorkerError\"]){Module[\"quiverWorkerError\"](e);return}var message=\"worker sent an error!\";")
+
+file(WRITE "${GLUE}" "${text}")

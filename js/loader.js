@@ -6,21 +6,29 @@
 // that holds an opcode it lacks), so the choice is made here, before loading.
 //
 // Where the .wasm comes from (first that applies):
-//   wasmModule   a compiled WebAssembly.Module (edge runtimes that import .wasm as a module
-//                and refuse to compile bytes); instantiated through Emscripten's
-//                instantiateWasm hook, so nothing is fetched or compiled from bytes
+//   wasmModule   what the runtime's `import wasm from '…/quiver.wasm'` gives: a compiled
+//                WebAssembly.Module (workerd, Deno's `import source`; instantiated through
+//                Emscripten's instantiateWasm hook, so nothing is fetched or compiled from
+//                bytes), or a file path (Bun gives the path as a string), read like wasmUrl
 //   wasmBinary   the bytes (ArrayBuffer / typed array)
 //   wasmUrl      a URL or path (string or URL) of the .wasm
 //   locateFile   (file, prefix) => URL of any file the module asks for (quiver.wasm, and
-//                quiver.worker.js for simd-mt)
+//                pthread-worker.js, the start-up script of simd-mt's pthread workers)
 //   default      next to this file: wasm/<variant>/quiver.wasm
-// Node reads file: URLs from disk itself: the Emscripten 3.1.6 glue predates Node's global
-// fetch (TOOLCHAIN.md).
+// Node (and Deno, Bun) read file: URLs from disk themselves: the Emscripten 3.1.6 glue
+// predates Node's global fetch (TOOLCHAIN.md). Node built-ins are reached through
+// process.getBuiltinModule, never an import, so browser bundles (esbuild, Vite) hold none.
+// No URL is built unless a file has to be found: workerd has no import.meta.url.
 import { QuiverError } from './errors.js';
 
 export const VARIANTS = ['simd-mt', 'simd', 'baseline'];
 
+// Node, Deno and Bun (all three set process.versions.node and have worker_threads).
 const isNode = typeof process === 'object' && !!(process.versions && process.versions.node);
+const nodeBuiltin = (name) => process.getBuiltinModule(name);
+
+// Start-up of a module that never settles (a pthread worker that never reports) is bounded.
+export const DEFAULT_TIMEOUT_MS = 30_000;
 
 // The literal paths below (not built from the variant name) let bundlers such as Vite see
 // every module and asset the package needs and copy them into the build.
@@ -28,7 +36,7 @@ const BUILDS = {
   'simd-mt': {
     glue: () => import('./wasm/simd-mt/quiver.mjs'),
     wasm: () => new URL('./wasm/simd-mt/quiver.wasm', import.meta.url),
-    worker: () => new URL('./wasm/simd-mt/quiver.worker.js', import.meta.url),
+    worker: () => new URL('./pthread-worker.js', import.meta.url),
     // What each pthread worker imports: the glue as a file of its own (a bundler may have
     // merged the glue loaded above into a chunk the worker cannot find).
     script: () => new URL('./wasm/simd-mt/quiver.mjs', import.meta.url),
@@ -57,11 +65,18 @@ export function hasSimd() {
   }
 }
 
+// What the simd-mt build needs: shared wasm memory, Atomics, and somewhere to start threads
+// (worker_threads, or a global Worker). workerd, for one, has SharedArrayBuffer but no Worker.
 export function hasThreads() {
-  if (typeof SharedArrayBuffer === 'undefined') return false;
+  if (typeof SharedArrayBuffer === 'undefined' || typeof Atomics === 'undefined') return false;
   // Browsers hand out SharedArrayBuffer only to cross-origin-isolated pages.
   if (typeof crossOriginIsolated !== 'undefined' && !crossOriginIsolated) return false;
-  return true;
+  if (!isNode && typeof Worker !== 'function') return false;
+  try {
+    return new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }).buffer instanceof SharedArrayBuffer;
+  } catch {
+    return false;
+  }
 }
 
 export function chooseVariant(requested = 'auto') {
@@ -84,21 +99,29 @@ function checkThreads(threads) {
   return threads;
 }
 
-function toUrl(location, base) {
+function checkTimeout(timeout) {
+  if (timeout === undefined) return DEFAULT_TIMEOUT_MS;
+  if (typeof timeout !== 'number' || !(timeout > 0)) {
+    throw new QuiverError('INVALID_ARGUMENT', `timeout must be a positive number of milliseconds (or Infinity), got ${timeout}`);
+  }
+  return timeout;
+}
+
+function toUrl(location, base, what = 'wasmUrl') {
   if (location instanceof URL) return location;
   if (typeof location !== 'string') {
-    throw new QuiverError('INVALID_ARGUMENT', 'wasmUrl must be a string or a URL');
+    throw new QuiverError('INVALID_ARGUMENT', `${what} must be a string or a URL`);
   }
   // A bare filesystem path in Node ("/x/quiver.wasm", "C:\\x"), else a URL relative to base.
   if (isNode && !/^[a-z][a-z0-9+.-]*:\/\//i.test(location) && !location.startsWith('data:')) {
     return new URL(`file://${location.startsWith('/') ? '' : '/'}${location.replace(/\\/g, '/')}`);
   }
-  return new URL(location, base);
+  return new URL(location, base());
 }
 
 async function readWasm(url) {
   if (url.protocol === 'file:') {
-    const { readFile } = await import('node:fs/promises');
+    const { readFile } = nodeBuiltin('node:fs/promises');
     return readFile(url).catch((e) => { throw new QuiverError('IO_ERROR', `reading ${url.href}: ${e.message}`); });
   }
   const response = await fetch(url).catch((e) => { throw new QuiverError('IO_ERROR', `fetching ${url.href}: ${e.message}`); });
@@ -115,13 +138,14 @@ function workerHref(url, href) {
   return URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
 }
 
-async function wasmBytesOrModule(options, build) {
+// { module } | { bytes } | { url }; URLs are computed only here, and only when needed.
+function wasmSource(options, build) {
   const { wasmModule, wasmBinary, wasmUrl, locateFile } = options;
   if (wasmModule !== undefined) {
-    if (!(wasmModule instanceof WebAssembly.Module)) {
-      throw new QuiverError('INVALID_ARGUMENT', 'wasmModule must be a WebAssembly.Module');
-    }
-    return { module: wasmModule };
+    if (wasmModule instanceof WebAssembly.Module) return { module: wasmModule };
+    // Bun's `import wasm from '…/quiver.wasm'` is the file's path.
+    if (typeof wasmModule === 'string' || wasmModule instanceof URL) return { url: toUrl(wasmModule, build.wasm, 'wasmModule') };
+    throw new QuiverError('INVALID_ARGUMENT', 'wasmModule must be a WebAssembly.Module or the path/URL of the .wasm');
   }
   if (wasmBinary !== undefined) {
     if (!(wasmBinary instanceof ArrayBuffer) && !ArrayBuffer.isView(wasmBinary)) {
@@ -129,32 +153,45 @@ async function wasmBytesOrModule(options, build) {
     }
     return { bytes: wasmBinary };
   }
-  if (wasmUrl !== undefined) return { url: toUrl(wasmUrl, build.wasm()) };
-  if (locateFile) return { url: toUrl(String(locateFile('quiver.wasm', build.wasm().href.replace(/[^/]*$/, ''))), build.wasm()) };
+  if (wasmUrl !== undefined) return { url: toUrl(wasmUrl, build.wasm) };
+  if (locateFile) return { url: toUrl(String(locateFile('quiver.wasm', build.wasm().href.replace(/[^/]*$/, ''))), build.wasm) };
   return { url: build.wasm() };
+}
+
+// In Node an idle pthread worker must not keep the process alive: a script that forgets
+// terminate() still exits. Calls into the module are synchronous (the caller blocks while
+// threads work), so nothing ever waits on an unreferenced worker.
+function unrefThreads(mod) {
+  const p = mod.PThread;
+  if (!isNode || !p) return;
+  for (const worker of [...p.unusedWorkers, ...p.runningWorkers]) worker.unref?.();
 }
 
 export async function loadModule(options = {}) {
   const variant = chooseVariant(options.variant ?? 'auto');
   const threads = checkThreads(options.threads);
+  const timeout = checkTimeout(options.timeout);
   const build = BUILDS[variant];
-  const source = await wasmBytesOrModule(options, build);
+  const source = wasmSource(options, build);
   const moduleOptions = {};
   if (build.script) moduleOptions.mainScriptUrlOrBlob = build.script().href;
   if (threads !== undefined) moduleOptions.quiverThreads = threads;
   // Every file the glue asks for: the caller's locateFile, else next to this package.
   // Node's Worker (used by the glue for pthreads) takes a path, not a file: URL string.
-  const toPath = isNode ? (await import('node:url')).fileURLToPath : null;
-  const href = (url) => (toPath && url.protocol === 'file:' ? toPath(url) : url.href);
+  const href = (url) => (isNode && url.protocol === 'file:' ? nodeBuiltin('node:url').fileURLToPath(url) : url.href);
   moduleOptions.locateFile = (file, prefix) => {
-    if (options.locateFile) return String(options.locateFile(file, prefix));
-    if (file.endsWith('.wasm')) return href(source.url ?? build.wasm());
-    if (file.endsWith('.worker.js') && build.worker) return workerHref(build.worker(), href);
+    const asked = file.endsWith('.worker.js') ? 'pthread-worker.js' : file;
+    if (options.locateFile) return String(options.locateFile(asked, prefix));
+    if (asked === 'pthread-worker.js' && build.worker) return workerHref(build.worker(), href);
+    // With a module or bytes in hand the glue never reads this name: do not build a URL.
+    if (file.endsWith('.wasm')) return source.url ? href(source.url) : file;
     return prefix + file;
   };
-  // instantiateWasm has no error channel into the glue: a failure rejects `failure`.
+  // Failures with no channel into the glue (instantiateWasm, a pthread worker that does not
+  // start, a start-up that never ends) reject `failure`.
   let rejectLoad;
   const failure = new Promise((_, reject) => { rejectLoad = reject; });
+  moduleOptions.quiverWorkerError = (e) => rejectLoad(new Error(`a pthread worker failed to start: ${e?.message ?? e}`));
   if (source.module) {
     const compiled = source.module;
     moduleOptions.instantiateWasm = (imports, receiveInstance) => {
@@ -167,9 +204,24 @@ export async function loadModule(options = {}) {
   } else if (isNode) {
     moduleOptions.wasmBinary = await readWasm(source.url);
   }
-  const { default: createQuiverModule } = await build.glue();
-  const mod = await Promise.race([createQuiverModule(moduleOptions), failure]).catch((e) => {
-    throw new QuiverError('LOAD_FAILED', `the ${variant} wasm module did not load: ${e?.message ?? e}`);
-  });
-  return { mod, variant, threads: threads ?? null };
+  let timer;
+  if (timeout !== Infinity) {
+    timer = setTimeout(() => rejectLoad(new Error(`start-up did not finish within ${timeout} ms`)), timeout);
+  }
+  try {
+    const started = build.glue().then(({ default: createQuiverModule }) => createQuiverModule(moduleOptions));
+    const mod = await Promise.race([started, failure]).catch((e) => {
+      // Whatever did start (pthread workers) must not outlive the failed load.
+      moduleOptions.PThread?.terminateAllThreads();
+      started.then((late) => late.PThread?.terminateAllThreads(), () => {});
+      throw new QuiverError('LOAD_FAILED', `the ${variant} wasm module did not load: ${e?.message ?? e}`);
+    });
+    // From now on a failing pthread worker is reported, not thrown (in Node a throw from the
+    // glue's handler would end the process).
+    mod.quiverWorkerError = (e) => console.error(`quiver: a pthread worker failed: ${e?.message ?? e}`);
+    unrefThreads(mod);
+    return { mod, variant, threads: threads ?? null };
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -7,6 +7,8 @@
 #   the same suites compiled to wasm, in all three variants, under Node
 #   node:test suites for the npm package (every variant)
 #   browser tests: node:test files in tests/browser/ driving Debian's Chromium (playwright-core)
+#   edge runtimes: tests/edge/ runs the package in Node (code generation disallowed, CommonJS,
+#     exit without terminate), workerd, Deno, Bun, and esbuild/Vite bundles in Chromium
 #   libFuzzer targets (index loader, dataset readers) for 20 s each from tests/fuzz/corpus
 # Each step runs even if an earlier one failed; the exit code is non-zero if any failed.
 set -uo pipefail
@@ -36,6 +38,7 @@ for config in native native-asan native-tsan aarch64 wasm-simd-mt wasm-simd wasm
 done
 step "node --test" node --test tests/js/
 step "browser tests (chromium)" node --test --test-concurrency=1 tests/browser/
+step "edge runtimes (node, workerd, deno, bun, bundlers)" node --test --test-concurrency=1 tests/edge/
 step "build fuzz" bash scripts/build.sh fuzz
 step "fuzz (bounded, 20 s per target)" bash scripts/fuzz.sh 20
 

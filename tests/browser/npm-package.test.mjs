@@ -18,9 +18,9 @@ let browser;
 before(() => {
   const out = run('npm', ['pack', '--json', '--pack-destination', work], repoRoot);
   const [{ filename, files }] = JSON.parse(out);
-  // Only what ships: the JS, the types and the three wasm builds (npm adds package.json and README).
+  // Only what ships: the JS (ES modules, the CommonJS entry), the types and the three wasm builds (npm adds package.json and README).
   for (const { path } of files) {
-    assert.match(path, /^(package\.json|README\.md|LICENSE|js\/[\w-]+\.(js|d\.ts)|js\/wasm\/(simd-mt|simd|baseline)\/(quiver\.(mjs|wasm|worker\.js)|package\.json))$/, path);
+    assert.match(path, /^(package\.json|README\.md|LICENSE|js\/[\w-]+\.(js|cjs|d\.ts)|js\/wasm\/(simd-mt|simd|baseline)\/quiver\.(mjs|wasm))$/, path);
   }
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));

@@ -4,7 +4,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Quiver, QuiverError, VARIANTS } from '../../js/index.js';
@@ -80,7 +80,7 @@ test('wasmUrl: a filesystem path, a file: URL and an http: URL', async () => {
   await assert.rejects(Quiver.init({ variant: 'simd', wasmUrl: missing }), is('IO_ERROR'));
 });
 
-test('locateFile is asked for quiver.wasm (and quiver.worker.js in simd-mt)', async () => {
+test('locateFile is asked for quiver.wasm (and pthread-worker.js in simd-mt)', async () => {
   for (const variant of ['simd', 'simd-mt']) {
     const asked = [];
     const q = await init({
@@ -89,13 +89,13 @@ test('locateFile is asked for quiver.wasm (and quiver.worker.js in simd-mt)', as
       locateFile(file, prefix) {
         asked.push(file);
         assert.equal(typeof prefix, 'string');
-        return join(root, 'js', 'wasm', variant, file);
+        return file === 'pthread-worker.js' ? join(root, 'js', file) : join(root, 'js', 'wasm', variant, file);
       },
     });
     works(q);
     assert.ok(asked.includes('quiver.wasm'), asked.join());
     if (variant === 'simd-mt') {
-      assert.ok(asked.includes('quiver.worker.js'), asked.join());
+      assert.ok(asked.includes('pthread-worker.js'), asked.join());
       const index = new q.FlatIndex({ dim: 2 });
       index.add([1, 2], [[0, 0], [1, 1]]);
       assert.equal(index.searchBatch(new Float32Array(2 * 64), 1).count, 64);
@@ -129,4 +129,24 @@ test('wasmModule: a precompiled WebAssembly.Module goes through instantiateWasm,
   const wrong = await WebAssembly.compile(readFileSync(wasmPath('simd-mt')));
   await assert.rejects(Quiver.init({ variant: 'simd', wasmModule: wrong }), is('LOAD_FAILED'));
   await assert.rejects(Quiver.init({ variant: 'simd', wasmModule: new Uint8Array(4) }), is('INVALID_ARGUMENT'));
+});
+
+// The simd-mt start-up waits for every pthread worker to report; a worker that cannot start
+// used to end the Node process (the glue rethrew its error) or leave init() pending forever.
+test('a pthread worker that fails to start rejects init with LOAD_FAILED and a reason', async () => {
+  const broken = join(scratch, 'broken-worker.js');
+  writeFileSync(broken, 'this is not JavaScript (\n');
+  const locateFile = (file) => (file === 'pthread-worker.js' ? broken : wasmPath('simd-mt'));
+  await assert.rejects(Quiver.init({ variant: 'simd-mt', threads: 2, locateFile }),
+    (e) => is('LOAD_FAILED')(e) && /pthread worker failed to start/.test(e.message));
+});
+
+test('a start-up that never finishes rejects with LOAD_FAILED after the timeout option', async () => {
+  const silent = join(scratch, 'silent-worker.mjs');
+  writeFileSync(silent, '// a pthread worker that never says it has loaded\n');
+  const locateFile = (file) => (file === 'pthread-worker.js' ? silent : wasmPath('simd-mt'));
+  await assert.rejects(Quiver.init({ variant: 'simd-mt', threads: 2, locateFile, timeout: 300 }),
+    (e) => is('LOAD_FAILED')(e) && /within 300 ms/.test(e.message));
+  await assert.rejects(Quiver.init({ variant: 'simd', timeout: -1 }), is('INVALID_ARGUMENT'));
+  works(await init({ variant: 'simd', timeout: Infinity }));
 });

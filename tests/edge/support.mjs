@@ -1,0 +1,44 @@
+// Shared by the runtime tests in tests/edge/ (not a test file itself): paths to the runtimes
+// installed as dev dependencies, a project folder that has the package installed the way a
+// user's project does, and a child-process runner that never hangs a test run.
+import { after } from 'node:test';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = fileURLToPath(new URL('../..', import.meta.url));
+export const bin = {
+  workerd: join(root, 'node_modules', '.bin', 'workerd'),
+  deno: join(root, 'node_modules', '@deno', 'linux-x64-glibc', 'deno'),
+  bun: join(root, 'node_modules', '.bin', 'bun'),
+  esbuild: join(root, 'node_modules', '.bin', 'esbuild'),
+  vite: join(root, 'node_modules', 'vite', 'bin', 'vite.js'),
+};
+
+// A temporary project whose node_modules/quiver-vector is this repository (what `npm install`
+// of the package gives, without packing: the package's "exports" and "files" paths apply).
+export function project(prefix, packageJson = { name: 'app', private: true, type: 'module' }) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(root, join(dir, 'node_modules', 'quiver-vector'), 'dir');
+  writeFileSync(join(dir, 'package.json'), JSON.stringify(packageJson));
+  return dir;
+}
+
+// Runs a command to completion; a process that does not exit in `timeout` ms is killed and
+// reported (signal set), so a hang fails the test instead of stalling the run.
+export function run(command, args, { cwd = root, timeout = 120_000, env = {} } = {}) {
+  const child = spawnSync(command, args, {
+    cwd, timeout, encoding: 'utf8', killSignal: 'SIGKILL', env: { ...process.env, ...env },
+  });
+  return { status: child.status, signal: child.signal, stdout: child.stdout ?? '', stderr: child.stderr ?? '',
+    error: child.error };
+}
+
+export const describeRun = (r) => `status ${r.status} signal ${r.signal}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
+
+// The JSON lines a script printed.
+export const jsonLines = (stdout) => stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
