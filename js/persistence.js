@@ -24,10 +24,18 @@ function checkName(name, what) {
 
 // ---- Node: a file path ----------------------------------------------------------------------
 
+// Reached through getBuiltinModule, not import: browser bundles must hold no node: import.
+function nodeFs() {
+  if (typeof process !== 'object' || typeof process.getBuiltinModule !== 'function') {
+    throw new QuiverError('UNSUPPORTED', 'files need Node, Deno or Bun (use IndexedDB or OPFS in a browser)');
+  }
+  return process.getBuiltinModule('node:fs/promises');
+}
+
 // Writes the index file atomically: a temporary file next to the target is written, flushed
 // to disk and renamed over it, so a crash leaves either the old file or the new one.
 export async function saveToFile(index, path) {
-  const { open, rename, rm } = await import('node:fs/promises');
+  const { open, rename, rm } = nodeFs();
   const bytes = await bytesOf(index);
   const target = String(path instanceof URL ? decodeURIComponent(path.pathname) : path);
   const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
@@ -48,7 +56,7 @@ export async function saveToFile(index, path) {
 }
 
 export async function loadFromFile(path, { quiver } = {}) {
-  const { readFile } = await import('node:fs/promises');
+  const { readFile } = nodeFs();
   const bytes = await readFile(path).catch((e) => {
     throw new QuiverError(e.code === 'ENOENT' ? 'NOT_FOUND' : 'IO_ERROR', `loading ${path}: ${e.message}`);
   });

@@ -33,7 +33,8 @@ function splitTransfer(options) {
 // terminate } shape.
 async function startWorker() {
   if (isNode) {
-    const { Worker } = await import('node:worker_threads');
+    // Reached through getBuiltinModule, not import: browser bundles must hold no node: import.
+    const { Worker } = process.getBuiltinModule('node:worker_threads');
     // The worker inherits the process's Node options except --input-type, which is only
     // valid with --eval (a script run by `node --input-type=module -e` would fail to start it).
     const execArgv = process.execArgv.filter((a) => !a.startsWith('--input-type'));

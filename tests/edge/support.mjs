@@ -3,7 +3,7 @@
 // user's project does, and a child-process runner that never hangs a test run.
 import { after } from 'node:test';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,11 +19,11 @@ export const bin = {
 
 // A temporary project whose node_modules/quiver-vector is this repository (what `npm install`
 // of the package gives, without packing: the package's "exports" and "files" paths apply).
-export function project(prefix, packageJson = { name: 'app', private: true, type: 'module' }) {
+export function project(prefix, packageJson = { name: 'app', private: true, type: 'module' }, { link = true } = {}) {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   after(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(join(dir, 'node_modules'));
-  symlinkSync(root, join(dir, 'node_modules', 'quiver-vector'), 'dir');
+  if (link) symlinkSync(root, join(dir, 'node_modules', 'quiver-vector'), 'dir');
   writeFileSync(join(dir, 'package.json'), JSON.stringify(packageJson));
   return dir;
 }
@@ -42,3 +42,21 @@ export const describeRun = (r) => `status ${r.status} signal ${r.signal}\nstdout
 
 // The JSON lines a script printed.
 export const jsonLines = (stdout) => stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+
+// Copies what `npm install` of the package would put in node_modules/quiver-vector (the
+// "files" of package.json) into `dir`: bundlers then see an ordinary installed package,
+// not a symlink that leads out of the project.
+export function installCopy(dir) {
+  const target = join(dir, 'node_modules', 'quiver-vector');
+  mkdirSync(join(target, 'js'), { recursive: true });
+  cpSync(join(root, 'package.json'), join(target, 'package.json'));
+  for (const name of readdirSync(join(root, 'js'))) {
+    if (/\.(js|cjs|d\.ts)$/.test(name)) cpSync(join(root, 'js', name), join(target, 'js', name));
+  }
+  for (const variant of ['simd-mt', 'simd', 'baseline']) {
+    for (const file of ['quiver.mjs', 'quiver.wasm']) {
+      cpSync(join(root, 'js', 'wasm', variant, file), join(target, 'js', 'wasm', variant, file));
+    }
+  }
+  return target;
+}

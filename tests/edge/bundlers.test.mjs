@@ -1,0 +1,99 @@
+// The package through the bundlers users put in front of it, run in Debian's Chromium:
+//  - esbuild --platform=browser bundles a page (no node: built-in to resolve) that searches,
+//    with pthreads when cross-origin isolated;
+//  - vite build prints no warning (no externalised node: modules);
+//  - the Vite dev server, with and without COOP/COEP, serves the page of tests/package/vite-app
+//    (Quiver.init, searchBatch on the pthreads, spawn() worker) and it answers.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { root, project, installCopy, run, describeRun, bin } from './support.mjs';
+import { startServer, launchChromium, openPage } from '../browser/support.mjs';
+
+let browser;
+before(async () => { browser = await launchChromium(); });
+after(async () => { await browser?.close(); });
+
+async function resultOf(url) {
+  const page = await openPage(browser, url);
+  try {
+    const result = await page.waitForFunction(() => window.result).then((h) => h.jsonValue());
+    assert.equal(result.error, undefined, `${result.error}\n${page.quiverLog.join('\n')}`);
+    return result;
+  } finally {
+    await page.context().close();
+  }
+}
+
+test('an esbuild --platform=browser bundle answers in Chromium, with and without isolation', async () => {
+  const app = project('quiver-esbuild-', undefined, { link: false });
+  const pkg = installCopy(app);
+  writeFileSync(join(app, 'app.js'), `
+    import { Quiver } from 'quiver-vector';
+    try {
+      const q = await Quiver.init();
+      const index = new q.FlatIndex({ dim: 3 });
+      index.add([1, 2, 3], [[1, 0, 0], [0, 1, 0], [0, 0, 1]]);
+      const batch = index.searchBatch(new Float32Array(3 * 64).fill(1), 1);
+      window.result = { variant: q.variant, ids: [...index.search([0.1, 0.9, 0], 2).ids], batch: batch.count };
+    } catch (e) {
+      window.result = { error: e.code + ': ' + e.message };
+    }
+  `);
+  const r = run(bin.esbuild, ['app.js', '--bundle', '--platform=browser', '--format=esm', '--outfile=dist/app.js'], { cwd: app });
+  assert.equal(r.status, 0, describeRun(r));
+  assert.doesNotMatch(r.stderr, /warning|node:/i, r.stderr);
+  assert.doesNotMatch(readFileSync(join(app, 'dist', 'app.js'), 'utf8'), /from\s*["']node:|import\(["']node:/);
+  // The files the bundle loads at run time sit next to it (README: esbuild).
+  cpSync(join(pkg, 'js', 'wasm'), join(app, 'dist', 'wasm'), { recursive: true });
+  cpSync(join(pkg, 'js', 'pthread-worker.js'), join(app, 'dist', 'pthread-worker.js'));
+  writeFileSync(join(app, 'dist', 'index.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="./app.js"></script>');
+  for (const isolated of [false, true]) {
+    const server = await startServer({ root: join(app, 'dist'), isolated });
+    try {
+      const result = await resultOf(server.url('/'));
+      assert.deepEqual(result, { variant: isolated ? 'simd-mt' : 'simd', ids: [2, 1], batch: 64 });
+    } finally {
+      await server.close();
+    }
+  }
+});
+
+test('vite build of a page importing the package prints no warning', () => {
+  const app = project('quiver-vite-build-', undefined, { link: false });
+  installCopy(app);
+  cpSync(join(root, 'tests', 'package', 'vite-app'), app, { recursive: true });
+  const r = run(process.execPath, [bin.vite, 'build', '--logLevel', 'warn'], { cwd: app });
+  assert.equal(r.status, 0, describeRun(r));
+  assert.equal(`${r.stdout}${r.stderr}`.trim(), '', 'vite build printed warnings');
+});
+
+for (const isolated of [false, true]) {
+  test(`the Vite dev server ${isolated ? 'with' : 'without'} COOP/COEP serves a page that answers`, async () => {
+    const app = project('quiver-vite-dev-', undefined, { link: false });
+    installCopy(app);
+    cpSync(join(root, 'tests', 'package', 'vite-app'), app, { recursive: true });
+    const { createServer } = await import('vite');
+    const headers = isolated
+      ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } : {};
+    const server = await createServer({
+      root: app, configFile: false, logLevel: 'error', clearScreen: false,
+      server: { host: '127.0.0.1', port: 0, headers, hmr: false },
+    });
+    await server.listen();
+    try {
+      const { port } = server.httpServer.address();
+      const result = await resultOf(`http://127.0.0.1:${port}/`);
+      const variant = isolated ? 'simd-mt' : 'simd';
+      assert.equal(result.variant, variant);
+      assert.equal(result.workerVariant, variant);
+      assert.deepEqual(result.ids, [2, 1]);
+      assert.equal(result.batch, 64);
+      assert.deepEqual(result.worker, [8]);
+      assert.equal(result.pool.workers > 0, isolated);
+    } finally {
+      await server.close();
+    }
+  });
+}
