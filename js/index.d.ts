@@ -57,12 +57,15 @@ export interface LoadOptions {
   threads?: number;
   /** Where quiver.wasm is (string or URL; a filesystem path in Node). */
   wasmUrl?: string | URL;
-  /** Emscripten-style: the URL of any file the module asks for (quiver.wasm, quiver.worker.js). */
+  /** Emscripten-style: the URL of any file the module asks for (quiver.wasm, pthread-worker.js). */
   locateFile?: (file: string, prefix: string) => string | URL;
   /** The .wasm bytes of the chosen variant. */
   wasmBinary?: ArrayBuffer | ArrayBufferView;
-  /** A compiled module of the chosen variant (edge runtimes that import .wasm as a module). */
-  wasmModule?: WebAssembly.Module;
+  /** A compiled module of the chosen variant (edge runtimes that import .wasm as a module),
+   *  or the path/URL of the .wasm (what Bun's `import wasm from '….wasm'` gives). */
+  wasmModule?: WebAssembly.Module | string | URL;
+  /** Milliseconds start-up may take before it rejects with LOAD_FAILED (default 30000; Infinity: no limit). */
+  timeout?: number;
 }
 
 export interface IndexOptions {
