@@ -12,8 +12,9 @@
 // env.INDEX        the index file (ArrayBuffer / Uint8Array), e.g. from KV, R2 or a static asset
 //
 //   POST /search  {"vector": [...], "k": 5}  ->  {"ids": [...], "distances": [...]}
-//   GET  /health                             ->  {"variant": "simd", "size": 1000, "kind": "..."}
-import { Quiver } from 'quiver-vector';
+//   GET  /health                             ->  {"variant": "simd", "auto": "simd", "size": 1000, ...}
+//   (auto: the build Quiver.init() would choose here on its own)
+import { Quiver, chooseVariant } from 'quiver-vector';
 
 // One module and one index per isolate, made on the first request and reused after.
 let state = null;
@@ -33,7 +34,7 @@ export default {
     const { q, index } = await ready(env);
     const { pathname } = new URL(request.url);
     if (request.method === 'GET' && pathname === '/health') {
-      return json({ variant: q.variant, size: index.size, dim: index.dim, kind: index.constructor.name });
+      return json({ variant: q.variant, auto: chooseVariant(), size: index.size, dim: index.dim, kind: index.constructor.name });
     }
     if (request.method === 'POST' && pathname === '/search') {
       try {

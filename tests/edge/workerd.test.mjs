@@ -1,0 +1,107 @@
+// examples/edge/ in workerd (Cloudflare's Workers runtime, from npm), built and served as its
+// comments say: the worker bundled by esbuild with the workerd conditions, the simd .wasm bound
+// as a wasm module, the index file as a data binding, served on 127.0.0.1. A cold start, warm
+// requests, bad requests answered with the QuiverError code, and the isolate still serving
+// after them. workerd forbids code generation from strings and has no Worker: the package must
+// pick simd on its own and never eval.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { join } from 'node:path';
+import { Quiver } from '../../js/index.js';
+import { root, project, installCopy, run, describeRun, bin } from './support.mjs';
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+  });
+}
+
+// Polls until workerd accepts TCP connections (no request: the first request is the cold
+// start), or exits: then its output is the failure.
+async function waitUntilListening(port, child, log) {
+  for (;;) {
+    if (child.exitCode !== null) assert.fail(`workerd exited (${child.exitCode}):\n${log.join('')}`);
+    const open = await new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => { socket.destroy(); resolve(true); });
+      socket.on('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test('examples/edge/workerd: cold start, warm requests, bad requests answered with QuiverError codes', async (t) => {
+  const app = project('quiver-workerd-', undefined, { link: false });
+  installCopy(app);
+  cpSync(join(root, 'examples', 'edge'), app, { recursive: true });
+  const dir = join(app, 'workerd');
+  mkdirSync(join(dir, 'build'));
+
+  // The index the worker serves (the binding INDEX).
+  const q = await Quiver.init({ variant: 'simd' });
+  const dim = 32;
+  const vectors = q.unitGaussianVectors(2000, dim, 11);
+  const index = new q.HnswIndex({ dim, metric: 'cosine', M: 8, efConstruction: 64 });
+  index.add(Array.from({ length: 2000 }, (_, i) => i + 1), vectors);
+  writeFileSync(join(dir, 'build', 'index.qvr'), index.serialize());
+  const query = Array.from(vectors.subarray(99 * dim, 100 * dim));
+  const expected = index.search(query, 5);
+  index.dispose();
+  q.terminate();
+
+  // Build as config.capnp says.
+  const built = run(bin.esbuild, ['worker.mjs', '--bundle', '--format=esm', '--platform=browser', '--conditions=workerd,worker',
+    '--external:quiver-vector/wasm/*', '--outfile=build/worker.js'], { cwd: dir });
+  assert.equal(built.status, 0, describeRun(built));
+  cpSync(join(app, 'node_modules', 'quiver-vector', 'js', 'wasm', 'simd', 'quiver.wasm'), join(dir, 'build', 'quiver.wasm'));
+
+  const port = await freePort();
+  const log = [];
+  const child = spawn(bin.workerd, ['serve', 'config.capnp', '--socket-addr', `http=127.0.0.1:${port}`], { cwd: dir });
+  child.stdout.on('data', (d) => log.push(String(d)));
+  child.stderr.on('data', (d) => log.push(String(d)));
+  after(() => child.kill('SIGKILL'));
+  const base = `http://127.0.0.1:${port}`;
+  const post = (body) => fetch(`${base}/search`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+  await waitUntilListening(port, child, log);
+  let started = performance.now();
+  const health = await fetch(`${base}/health`);
+  const cold = performance.now() - started;
+  assert.equal(health.status, 200, log.join(''));
+  assert.deepEqual(await health.json(), { variant: 'simd', auto: 'simd', size: 2000, dim, kind: 'HnswIndex' });
+
+  started = performance.now();
+  for (let i = 0; i < 20; i++) {
+    const r = await post({ vector: query, k: 5 });
+    assert.equal(r.status, 200, log.join(''));
+    const body = await r.json();
+    assert.deepEqual(body.ids, [...expected.ids]);
+    assert.equal(body.ids[0], 100);
+  }
+  const warm = (performance.now() - started) / 20;
+  t.diagnostic(`workerd: first request (module + index load) ${cold.toFixed(1)} ms, warm search request ${warm.toFixed(2)} ms`);
+
+  const wrongDim = await post({ vector: [1, 2, 3], k: 5 });
+  assert.equal(wrongDim.status, 400);
+  assert.equal((await wrongDim.json()).error, 'DIMENSION_MISMATCH');
+  const badK = await post({ vector: query, k: 0 });
+  assert.equal(badK.status, 400);
+  assert.equal((await badK.json()).error, 'INVALID_K');
+  const notJson = await post('{"vector": [1,');
+  assert.equal(notJson.status, 400);
+  assert.equal((await notJson.json()).error, 'BAD_REQUEST');
+
+  // The isolate keeps serving the same index after the errors.
+  const again = await post({ vector: query, k: 5 });
+  assert.equal(again.status, 200);
+  assert.deepEqual((await again.json()).ids, [...expected.ids]);
+  assert.equal((await fetch(`${base}/nothing`)).status, 404);
+  assert.equal(child.exitCode, null, 'workerd is still running');
+  assert.doesNotMatch(log.join(''), /EvalError|Code generation|Uncaught/, log.join(''));
+});
