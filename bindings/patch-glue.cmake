@@ -10,6 +10,8 @@
 #     Module.quiverWorkerError, so the loader can reject with LOAD_FAILED at once. The generated
 #     handler rethrows, which in Node is an uncaught exception that ends the process, and in a
 #     browser leaves Quiver.init() waiting forever for the worker to say "loaded".
+#  3. The CPU count comes from navigator.hardwareConcurrency where there is one (browsers, Deno,
+#     Bun, Node 21+) before os.cpus(): Deno asks for a --allow-sys permission for the latter.
 file(READ "${GLUE}" text)
 
 function(patch from to)
@@ -31,5 +33,8 @@ patch("new Worker(pthreadMainJs)"
       "new Worker(pthreadMainJs,{type:\"module\"})")
 patch("worker.onerror=(e=>{var message=\"worker sent an error!\";"
       "worker.onerror=(e=>{if(Module[\"quiverWorkerError\"]){Module[\"quiverWorkerError\"](e);return}var message=\"worker sent an error!\";")
+
+patch("function _emscripten_num_logical_cores(){if(ENVIRONMENT_IS_NODE)return require(\"os\").cpus().length;"
+      "function _emscripten_num_logical_cores(){if(typeof navigator==\"object\"&&navigator[\"hardwareConcurrency\"])return navigator[\"hardwareConcurrency\"];if(ENVIRONMENT_IS_NODE)return require(\"os\").cpus().length;")
 
 file(WRITE "${GLUE}" "${text}")
