@@ -119,7 +119,7 @@ io::Writer quantized_writer(const QuantizedIndex& index) {
       offs.f32(live ? v.offset[s] : 0.0f);
       scal.f32(live ? v.scale[s] : 0.0f);
     }
-    if (v.vectors != nullptr) {
+    if (index.keeps_vectors()) {  // even when empty: the loader requires VECS whenever the flag is set
       auto& vecs = w.add_section(kVecsTag);
       vecs.reserve(v.slots * dim * 4);
       const std::vector<float> zeros(dim, 0.0f);
@@ -188,7 +188,8 @@ QuantizedIndex load_quantized(const Reader& r, Isa isa) {
   expect_records(offs, slots, 4, "slots x 4-byte offsets");
   expect_records(scal, slots, 4, "slots x 4-byte scales");
   SectionCursor vecs(kVecsTag, nullptr, 0);
-  if (keep) {
+  // Writers before format 1.0's fix left VECS out of an empty index; nothing is missing then.
+  if (keep && (slots > 0 || r.find(kVecsTag) != nullptr)) {
     vecs = r.section(kVecsTag);
     expect_records(vecs, slots, uint64_t(dim) * 4, "slots x dim x 4-byte floats");
   }
