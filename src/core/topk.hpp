@@ -12,28 +12,36 @@
 
 namespace quiver::core {
 
-// neighbor_before as a function object, so the heap operations inline it.
+// neighbor_before for any record with `distance` and `id` (Neighbor, or a candidate that also
+// carries where it is stored), as a function object so the heap operations inline it.
 struct NeighborBefore {
-  bool operator()(const Neighbor& a, const Neighbor& b) const noexcept { return neighbor_before(a, b); }
+  template <typename T>
+  bool operator()(const T& a, const T& b) const noexcept {
+    return a.distance < b.distance || (a.distance == b.distance && a.id < b.id);
+  }
 };
 
-class TopK {
+// T: Neighbor, or any aggregate whose first two members are a uint64_t id and a float
+// distance (further members ride along).
+template <typename T>
+class BasicTopK {
  public:
-  TopK(Neighbor* slots, size_t k) noexcept : slots_(slots), k_(k) {}
+  BasicTopK(T* slots, size_t k) noexcept : slots_(slots), k_(k) {}
 
   // Distance a candidate must beat once the heap is full (+inf before that). Scans use it to
   // skip candidates without touching the heap.
   float threshold() const noexcept { return size_ < k_ ? INFINITY : slots_[0].distance; }
 
-  void push(uint64_t id, float distance) noexcept {
+  template <typename... Extra>
+  void push(uint64_t id, float distance, Extra... extra) noexcept {
     // NaN can only arise from overflowing arithmetic on finite inputs (inf - inf); it ranks
     // last instead of poisoning the heap order.
     if (std::isnan(distance)) distance = INFINITY;
-    Neighbor candidate{id, distance};
+    const T candidate{id, distance, extra...};
     if (size_ < k_) {
       slots_[size_++] = candidate;
       std::push_heap(slots_, slots_ + size_, NeighborBefore{});
-    } else if (neighbor_before(candidate, slots_[0])) {
+    } else if (NeighborBefore{}(candidate, slots_[0])) {
       std::pop_heap(slots_, slots_ + size_, NeighborBefore{});
       slots_[size_ - 1] = candidate;
       std::push_heap(slots_, slots_ + size_, NeighborBefore{});
@@ -47,9 +55,11 @@ class TopK {
   }
 
  private:
-  Neighbor* slots_;
+  T* slots_;
   size_t k_;
   size_t size_ = 0;
 };
+
+using TopK = BasicTopK<Neighbor>;
 
 }  // namespace quiver::core

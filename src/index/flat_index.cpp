@@ -10,6 +10,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "core/aligned_buffer.hpp"
 #include "core/topk.hpp"
@@ -61,13 +62,23 @@ struct FlatIndex::Impl {
     core::check_vectors(query, 1, dim, metric, "query");
   }
 
+  // The query scaled to unit length, in a per-thread buffer (grown once, then reused: warm
+  // searches allocate nothing). The norm is summed in double and applied in double, so a
+  // subnormal query (whose float sum of squares would underflow to 0) or a huge one works.
+  const float* unit_query(const float* query) const {
+    static thread_local std::vector<float> unit;
+    if (unit.size() < dim) unit.resize(dim);
+    double norm2 = 0.0;
+    for (size_t i = 0; i < dim; ++i) norm2 += double(query[i]) * query[i];
+    const double inv = 1.0 / std::sqrt(norm2);
+    for (size_t i = 0; i < dim; ++i) unit[i] = static_cast<float>(query[i] * inv);
+    return unit.data();
+  }
+
   // Scores every row against `query` and keeps the best k in `out`.
   size_t scan(const float* query, size_t k, Neighbor* out) const {
     core::TopK top(out, k);
-    float inv_query_norm = 1.0f;
-    if (metric == Metric::cosine) {
-      inv_query_norm = static_cast<float>(1.0 / std::sqrt(double(kernels.dot_f32(query, query, dim))));
-    }
+    if (metric == Metric::cosine) query = unit_query(query);
     float dist[kScanBlock];
     for (size_t base = 0; base < count; base += kScanBlock) {
       const size_t n = std::min(kScanBlock, count - base);
@@ -79,11 +90,12 @@ struct FlatIndex::Impl {
         if (metric == Metric::ip) {
           for (size_t i = 0; i < n; ++i) dist[i] = -dist[i];
         } else {
-          for (size_t i = 0; i < n; ++i) dist[i] = 1.0f - dist[i] * inv_query_norm;
+          for (size_t i = 0; i < n; ++i) dist[i] = 1.0f - dist[i];
         }
       }
       for (size_t i = 0; i < n; ++i) {
-        if (dist[i] <= top.threshold()) top.push(slot_ids[base + i], dist[i]);
+        // Not `<=`: a NaN must reach push() (which ranks it last), never silently vanish.
+        if (!(dist[i] > top.threshold())) top.push(slot_ids[base + i], dist[i]);
       }
     }
     return top.finish();
@@ -118,7 +130,7 @@ void FlatIndex::add_stored(const uint64_t* ids, const float* rows, size_t n) {
 
 void FlatIndex::reserve(size_t n) {
   Impl& m = *impl_;
-  if (n > UINT32_MAX) throw Error(ErrorCode::InvalidArgument, "a flat index holds at most 4294967295 vectors");
+  core::check_slot_limit(0, n, UINT32_MAX, "flat");
   if (n <= m.capacity_rows()) return;
   if (n > SIZE_MAX / m.stride) throw_oom();
   try {
@@ -139,9 +151,11 @@ void FlatIndex::add_rows(const uint64_t* ids, const float* vectors, size_t n, bo
   Impl& m = *impl_;
   if (n == 0) return;
   if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
-  core::check_vectors(vectors, n, m.dim, m.metric, "vector");
-  if (m.count + n > UINT32_MAX) {
-    throw Error(ErrorCode::InvalidArgument, "a flat index holds at most 4294967295 vectors");
+  core::check_slot_limit(m.count, n, UINT32_MAX, "flat");
+  if (normalise) {
+    core::check_vectors(vectors, n, m.dim, m.metric, "vector");
+  } else {
+    core::check_stored_vectors(vectors, n, m.dim, m.metric, "vector");
   }
   try {
     core::check_new_ids(m.slot_of, ids, n);

@@ -39,6 +39,15 @@ size_t padded_stride(size_t dim) { return (dim + 15) / 16 * 16; }
   throw Error(ErrorCode::OutOfMemory, "out of memory while adding vectors; the index is unchanged");
 }
 
+// A candidate of the code scan. It carries the caller id, so that exact ties at the candidate
+// cut-off go to the smaller id as they do in the final list (slots are reused last-freed
+// first, so slot order is not id order), and the slot, for re-scoring.
+struct Candidate {
+  uint64_t id;
+  float distance;
+  uint32_t slot;
+};
+
 // Per-thread search scratch, grown on first use and reused: warm searches allocate nothing.
 // One lane per query of a multi-query pass.
 struct QueryLane {
@@ -47,7 +56,7 @@ struct QueryLane {
   std::vector<float> ftables;           // sub-quantisers x 16 float table entries
   std::vector<float> lows;              // per sub-quantiser table minimum
   core::AlignedBuffer<uint8_t> tables;  // groups x 128 bytes, the kernel layout
-  std::vector<Neighbor> candidates;
+  std::vector<Candidate> candidates;
 };
 
 struct Scratch {
@@ -136,6 +145,19 @@ struct QuantizedIndex::Impl {
     std::vector<float> offset, scale;
   };
 
+  // unit = x / |x| (norm2 = |x|^2, summed in double). The float reciprocal where it is finite
+  // (the codes of every file written so far depend on those bits); the double one for a
+  // vector so small that 1 / |x| overflows float.
+  void scale_to_unit(const float* x, double norm2, float* unit) const {
+    const double inv = 1.0 / std::sqrt(norm2);
+    const float inv_f = static_cast<float>(inv);
+    if (std::isfinite(inv_f)) {
+      for (size_t i = 0; i < dim; ++i) unit[i] = x[i] * inv_f;
+    } else {
+      for (size_t i = 0; i < dim; ++i) unit[i] = static_cast<float>(x[i] * inv);
+    }
+  }
+
   // Codes and scalars for n rows. Plain scalar code in a fixed order: bit-identical anywhere.
   Encoded encode(const float* rows, size_t n) const {
     Encoded e;
@@ -147,11 +169,18 @@ struct QuantizedIndex::Impl {
       const float* x = rows + r * dim;
       double norm2 = 0.0;
       for (size_t i = 0; i < dim; ++i) norm2 += double(x[i]) * x[i];
-      const double norm = std::sqrt(norm2);
-      const float inv = static_cast<float>(1.0 / norm);
-      for (size_t i = 0; i < dim; ++i) unit[i] = x[i] * inv;
-      rotation.apply(unit.data(), rotated.data(), tmp.data());
       uint8_t* c = e.codes.data() + r * subq;
+      if (norm2 == 0.0) {
+        // A zero vector (l2, ip; cosine rejects it): scale 0 makes every estimate exact, |q|^2
+        // under l2 and 0 under ip, whatever the codes, which are all 0.
+        std::fill(c, c + subq, uint8_t(0));
+        e.offset[r] = 0.0f;
+        e.scale[r] = 0.0f;
+        continue;
+      }
+      const double norm = std::sqrt(norm2);
+      scale_to_unit(x, norm2, unit.data());
+      rotation.apply(unit.data(), rotated.data(), tmp.data());
       double dot = 0.0;  // <rotated unit vector, its reconstruction>
       for (size_t i = 0; i < dim; ++i) {
         const unsigned level = codebook.encode(rotated[i]);
@@ -231,8 +260,7 @@ struct QuantizedIndex::Impl {
     if (metric == Metric::cosine) {
       double n2 = 0.0;
       for (size_t i = 0; i < dim; ++i) n2 += double(query[i]) * query[i];
-      const float inv = static_cast<float>(1.0 / std::sqrt(n2));
-      for (size_t i = 0; i < dim; ++i) s.query[i] = query[i] * inv;
+      scale_to_unit(query, n2, s.query.data());
       q = s.query.data();
       t.c0 = 1.0f;
     } else if (metric == Metric::l2) {
@@ -341,7 +369,7 @@ struct QuantizedIndex::Impl {
     s.reserve(dim, subq, groups, depth, blocks());
     QueryTables t[quant::kMaxQueriesPerPass];
     const uint8_t* table_ptrs[quant::kMaxQueriesPerPass];
-    core::TopK tops[quant::kMaxQueriesPerPass] = {
+    core::BasicTopK<Candidate> tops[quant::kMaxQueriesPerPass] = {
         {s.lanes[0].candidates.data(), depth}, {s.lanes[1].candidates.data(), depth},
         {s.lanes[2].candidates.data(), depth}, {s.lanes[3].candidates.data(), depth}};
     for (size_t i = 0; i < nq; ++i) {
@@ -391,8 +419,7 @@ struct QuantizedIndex::Impl {
         while (h) {
           const unsigned v = unsigned(__builtin_ctz(h));
           h &= h - 1;
-          // Candidates carry slots (ties by slot here); ids replace them in the final list.
-          tops[i].push(base + v, dist[i * kBlockVectors + v]);
+          tops[i].push(slot_ids[base + v], dist[i * kBlockVectors + v], uint32_t(base + v));
         }
       }
     }
@@ -400,22 +427,19 @@ struct QuantizedIndex::Impl {
 
     for (size_t i = 0; i < nq; ++i) {
       const size_t found = tops[i].finish();
-      const Neighbor* cand = s.lanes[i].candidates.data();
+      const Candidate* cand = s.lanes[i].candidates.data();
       core::TopK best(outs[i], std::min(k, found));
       if (p.rerank > 0) {  // exact distances from the kept vectors
         const float* q = metric == Metric::cosine ? s.lanes[i].query.data() : queries[i];
-        for (size_t c = 0; c < found; ++c) {
-          const uint32_t slot = uint32_t(cand[c].id);
-          best.push(slot_ids[slot], exact_distance(q, slot));
-        }
+        for (size_t c = 0; c < found; ++c) best.push(cand[c].id, exact_distance(q, cand[c].slot));
       } else if (!p.float_tables) {  // float-table scores of the same codes
         for (size_t c = 0; c < found; ++c) {
-          const uint32_t slot = uint32_t(cand[c].id);
-          best.push(slot_ids[slot], (t[i].c0 + offset.data()[slot]) +
-                                        scale.data()[slot] * float_score(slot, s.lanes[i].ftables.data()));
+          const uint32_t slot = cand[c].slot;
+          best.push(cand[c].id, (t[i].c0 + offset.data()[slot]) +
+                                    scale.data()[slot] * float_score(slot, s.lanes[i].ftables.data()));
         }
       } else {
-        for (size_t c = 0; c < found; ++c) best.push(slot_ids[cand[c].id], cand[c].distance);
+        for (size_t c = 0; c < found; ++c) best.push(cand[c].id, cand[c].distance);
       }
       counts[i] = best.finish();
     }
@@ -474,27 +498,12 @@ void QuantizedIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
   Impl& m = *impl_;
   if (n == 0) return;
   if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
+  // Slots are 32-bit; free slots are reused first, only the rest need new ones.
+  core::check_slot_limit(m.slot_ids.size(), n - std::min(n, m.free_slots.size()), UINT32_MAX, "quantized");
   core::check_vectors(vectors, n, m.dim, m.metric, "vector");
-  if (m.metric != Metric::cosine) {
-    // A zero vector has no direction to rotate; under l2/ip it is still a valid point, but the
-    // encoder needs a norm: reject it with a clear message rather than encode garbage.
-    for (size_t r = 0; r < n; ++r) {
-      bool zero = true;
-      for (size_t i = 0; i < m.dim && zero; ++i) zero = vectors[r * m.dim + i] == 0.0f;
-      if (zero) {
-        throw Error(ErrorCode::InvalidArgument,
-                    "vector row " + std::to_string(r) + " is all zeros, which the quantiser cannot encode");
-      }
-    }
-  }
   Impl::Encoded encoded;
   std::vector<uint32_t> slots(n);
   try {
-    for (size_t i = 0; i < n; ++i) {
-      if (ids[i] == kNoId) {
-        throw Error(ErrorCode::InvalidArgument, "id 18446744073709551615 is reserved");
-      }
-    }
     core::check_new_ids(m.slot_of, ids, n);
     encoded = m.encode(vectors, n);
     // Reserve everything, so the commit below cannot fail half way.

@@ -40,8 +40,10 @@ class FlatIndex {
   size_t memory_bytes() const noexcept;
 
   // Adds n vectors (row-major, n x dim) with the given ids. All-or-nothing: a wrong size,
-  // a NaN/Inf, a zero vector under cosine, or a duplicate id (already present or repeated
-  // in `ids`) throws and adds nothing.
+  // a NaN/Inf, a squared norm above 2^100 under l2/ip (NON_FINITE: a distance could overflow
+  // float), a zero vector under cosine, the reserved id 2^64 - 1, a duplicate id (already
+  // present or repeated in `ids`), or more than 2^32 - 1 vectors in all throws and adds
+  // nothing. The same rules hold for every index kind (src/core/validate.hpp).
   void add(const uint64_t* ids, const float* vectors, size_t n);
   void add(const std::vector<uint64_t>& ids, const std::vector<float>& vectors);
 
@@ -54,7 +56,7 @@ class FlatIndex {
 
   // Writes the min(k, size()) nearest neighbours of `query` into out, closest first (ties by
   // id), and returns how many it wrote. Allocates nothing. Throws for k == 0, an empty index,
-  // or a query with NaN/Inf (or zero under cosine).
+  // or a query that add() would reject (NaN/Inf, a norm above the bound, zero under cosine).
   size_t search(const float* query, size_t k, Neighbor* out) const;
   std::vector<Neighbor> search(const std::vector<float>& query, size_t k) const;
 

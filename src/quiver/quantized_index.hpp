@@ -64,7 +64,9 @@ class QuantizedIndex {
   size_t code_bytes_per_vector() const noexcept;
   size_t memory_bytes() const noexcept;
 
-  // All-or-nothing, like FlatIndex::add: nothing is added if any row or id is bad.
+  // All-or-nothing, with FlatIndex::add's rules: nothing is added if any row or id is bad.
+  // A zero vector is a valid point under l2 and ip (stored with scale 0, so its distance
+  // estimate is exact).
   void add(const uint64_t* ids, const float* vectors, size_t n);
   void add(const std::vector<uint64_t>& ids, const std::vector<float>& vectors);
   // O(1) per id; the slot is reused by later adds. All-or-nothing.

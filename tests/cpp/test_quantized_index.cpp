@@ -299,7 +299,7 @@ TEST(QuantizedIndexBadInput, EachErrorLeavesTheIndexUnchanged) {
   expect_error(ErrorCode::NonFinite, [&] { index.add({1000, 1001}, two_rows); });
   expect_error(ErrorCode::DuplicateId, [&] { index.add({1000, d.ids[3]}, std::vector<float>(16, 0.5f)); });
   expect_error(ErrorCode::DuplicateId, [&] { index.add({1000, 1000}, std::vector<float>(16, 0.5f)); });
-  expect_error(ErrorCode::InvalidArgument, [&] { index.add({1000}, std::vector<float>(8, 0.0f)); });
+  expect_error(ErrorCode::InvalidArgument, [&] { index.add({UINT64_MAX}, row); });  // the reserved id
   expect_error(ErrorCode::UnknownId, [&] { index.remove({d.ids[0], 77}); });
   expect_error(ErrorCode::InvalidK, [&] { index.search(q, 0); });
   expect_error(ErrorCode::DimensionMismatch, [&] { index.search(std::vector<float>(3, 1.0f), 1); });

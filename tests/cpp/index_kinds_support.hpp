@@ -1,0 +1,99 @@
+// One face for the three index kinds, so that a contract every kind must keep (validation,
+// ties, limits, round trips) is written once and run for flat, quantised and HNSW alike.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "quiver/quiver.hpp"
+
+namespace quiver::test {
+
+enum class Kind { flat, quantized, hnsw };
+
+inline const char* kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::flat: return "flat";
+    case Kind::quantized: return "quantized";
+    case Kind::hnsw: return "hnsw";
+  }
+  return "?";
+}
+
+struct AnyIndex {
+  virtual ~AnyIndex() = default;
+  virtual void add(const uint64_t* ids, const float* vectors, size_t n) = 0;
+  virtual void remove(const std::vector<uint64_t>& ids) = 0;
+  virtual size_t size() const = 0;
+  // Unfiltered search; `exact` asks the quantised index to rerank with its kept vectors.
+  virtual size_t search(const float* query, size_t k, Neighbor* out, bool exact = false) const = 0;
+  // Row q of out starts at out + q * k; returns min(k, size()) as every kind documents.
+  virtual size_t search_batch(const float* queries, size_t nq, size_t k, Neighbor* out) const = 0;
+  virtual std::vector<uint8_t> serialize() const = 0;
+
+  void add(const std::vector<uint64_t>& ids, const std::vector<float>& vectors) {
+    add(ids.data(), vectors.data(), ids.size());
+  }
+  std::vector<Neighbor> search(const std::vector<float>& query, size_t k, bool exact = false) const {
+    std::vector<Neighbor> out(k);
+    out.resize(search(query.data(), k, out.data(), exact));
+    return out;
+  }
+};
+
+template <typename Index>
+struct IndexOf : AnyIndex {
+  Index index;
+  explicit IndexOf(Index&& i) : index(std::move(i)) {}
+  void add(const uint64_t* ids, const float* vectors, size_t n) override { index.add(ids, vectors, n); }
+  void remove(const std::vector<uint64_t>& ids) override { index.remove(ids); }
+  size_t size() const override { return index.size(); }
+  std::vector<uint8_t> serialize() const override { return index.serialize(); }
+  size_t search(const float* query, size_t k, Neighbor* out, bool exact) const override;
+  size_t search_batch(const float* queries, size_t nq, size_t k, Neighbor* out) const override {
+    return index.search_batch(queries, nq, k, out);
+  }
+};
+
+template <>
+inline size_t IndexOf<FlatIndex>::search(const float* query, size_t k, Neighbor* out, bool) const {
+  return index.search(query, k, out);
+}
+template <>
+inline size_t IndexOf<QuantizedIndex>::search(const float* query, size_t k, Neighbor* out, bool exact) const {
+  QuantizedSearchParams p;
+  if (exact) p.rerank = 1000;
+  return index.search(query, k, out, p);
+}
+template <>
+inline size_t IndexOf<HnswIndex>::search(const float* query, size_t k, Neighbor* out, bool) const {
+  return index.search(query, k, out);
+}
+
+// Default options of each kind: the quantised index keeps its vectors (4-bit codes), HNSW
+// stores f32.
+inline std::unique_ptr<AnyIndex> make_index(Kind kind, size_t dim, Metric metric) {
+  switch (kind) {
+    case Kind::flat: return std::make_unique<IndexOf<FlatIndex>>(FlatIndex({dim, metric}));
+    case Kind::quantized: {
+      QuantizedIndexOptions o;
+      o.dim = dim;
+      o.metric = metric;
+      return std::make_unique<IndexOf<QuantizedIndex>>(QuantizedIndex(o));
+    }
+    case Kind::hnsw: {
+      HnswIndexOptions o;
+      o.dim = dim;
+      o.metric = metric;
+      return std::make_unique<IndexOf<HnswIndex>>(HnswIndex(o));
+    }
+  }
+  return nullptr;
+}
+
+inline const Kind kAllKinds[] = {Kind::flat, Kind::quantized, Kind::hnsw};
+inline const Metric kAllMetrics[] = {Metric::l2, Metric::ip, Metric::cosine};
+
+}  // namespace quiver::test

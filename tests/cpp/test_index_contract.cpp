@@ -1,0 +1,255 @@
+// The contract every index kind keeps, run for flat, quantised and HNSW under every metric:
+// what add() rejects (reserved id, zero vectors under cosine, norms that could overflow a
+// distance, more vectors than 32-bit slots), that accepted extreme values never shorten a
+// result, and that exact ties at the k cut-off go to the smaller id after slots are reused.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "index_kinds_support.hpp"
+#include "io_test_support.hpp"
+
+namespace quiver {
+namespace {
+
+using namespace test;
+
+struct Case {
+  Kind kind;
+  Metric metric;
+};
+
+std::string case_name(const testing::TestParamInfo<Case>& info) {
+  return std::string(kind_name(info.param.kind)) + "_" + metric_name(info.param.metric);
+}
+
+std::vector<Case> all_cases() {
+  std::vector<Case> cases;
+  for (Kind k : kAllKinds) {
+    for (Metric m : kAllMetrics) cases.push_back({k, m});
+  }
+  return cases;
+}
+
+class IndexContract : public testing::TestWithParam<Case> {
+ protected:
+  static constexpr size_t kDim = 8;
+  std::unique_ptr<AnyIndex> make() const { return make_index(GetParam().kind, kDim, GetParam().metric); }
+  Metric metric() const { return GetParam().metric; }
+
+  // n ordinary vectors with ids first, first + 1, ...
+  static std::vector<float> ordinary(size_t n, float shift = 0.0f) {
+    std::vector<float> v(n * kDim);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = float((i * 37) % 11) - 5.0f + shift + 0.5f;
+    return v;
+  }
+  static std::vector<uint64_t> ids_from(uint64_t first, size_t n) {
+    std::vector<uint64_t> ids(n);
+    for (size_t i = 0; i < n; ++i) ids[i] = first + i;
+    return ids;
+  }
+};
+
+// ---- defect 7: the same add() rules for every kind ----
+
+TEST_P(IndexContract, ReservedIdIsRejectedAndNothingIsAdded) {
+  auto index = make();
+  index->add(ids_from(1, 3), ordinary(3));
+  const uint64_t reserved = std::numeric_limits<uint64_t>::max();
+  const Failure f = failure_of([&] { index->add({7, reserved}, ordinary(2)); });
+  EXPECT_EQ(f.code, ErrorCode::InvalidArgument);
+  EXPECT_NE(f.message.find("18446744073709551615 is reserved"), std::string::npos) << f.message;
+  EXPECT_EQ(index->size(), 3u);
+}
+
+TEST_P(IndexContract, ZeroVectorIsAPointUnderL2AndIpAndRejectedUnderCosine) {
+  auto index = make();
+  index->add(ids_from(1, 3), ordinary(3));
+  const std::vector<float> zero(kDim, 0.0f);
+  if (metric() == Metric::cosine) {
+    const Failure f = failure_of([&] { index->add({9}, zero); });
+    EXPECT_EQ(f.code, ErrorCode::InvalidArgument);
+    EXPECT_NE(f.message.find("all zeros"), std::string::npos) << f.message;
+    EXPECT_EQ(index->size(), 3u);
+    return;
+  }
+  index->add({9}, zero);
+  ASSERT_EQ(index->size(), 4u);
+  // Its distance to any query is exact in every kind: |q|^2 under l2, 0 under ip.
+  std::vector<float> q(kDim);
+  for (size_t i = 0; i < kDim; ++i) q[i] = 0.25f * float(i) - 1.0f;
+  double q2 = 0.0;
+  for (float x : q) q2 += double(x) * x;
+  bool found = false;
+  for (const Neighbor& n : index->search(q, 4)) {
+    if (n.id != 9) continue;
+    found = true;
+    EXPECT_FLOAT_EQ(n.distance, metric() == Metric::l2 ? float(q2) : 0.0f);
+  }
+  EXPECT_TRUE(found);
+  // The zero vector itself as the query: it is its own nearest neighbour under l2.
+  if (metric() == Metric::l2) {
+    const auto r = index->search(zero, 1);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].id, 9u);
+    EXPECT_EQ(r[0].distance, 0.0f);
+  }
+}
+
+// ---- defect 5: norms that could overflow a distance are rejected; the rest never shortens ----
+
+TEST_P(IndexContract, VectorsAndQueriesAboveTheNormBoundAreRejected) {
+  auto index = make();
+  index->add(ids_from(1, 3), ordinary(3));
+  // Components 2^49 give |v|^2 = 8 * 2^98 = 2^101 > 2^100: every value finite, the norm not.
+  std::vector<float> big(kDim, 0x1p49f);
+  std::vector<float> at_bound(kDim, 0x1p48f);  // 2^98 + 7 * 2^96 = 11 * 2^96 <= 2^100
+  at_bound[0] = 0x1p49f;
+  if (metric() == Metric::cosine) {
+    // Cosine normalises first, so any finite non-zero vector is fine.
+    index->add({10}, big);
+    EXPECT_EQ(index->search(big, 4).size(), 4u);
+    return;
+  }
+  const Failure f = failure_of([&] { index->add({10, 11}, [&] {
+    std::vector<float> two = at_bound;
+    two.insert(two.end(), big.begin(), big.end());
+    return two;
+  }()); });
+  EXPECT_EQ(f.code, ErrorCode::NonFinite);
+  EXPECT_NE(f.message.find("row 1"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("2^100"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("overflow"), std::string::npos) << f.message;
+  EXPECT_EQ(index->size(), 3u);
+  const Failure q = failure_of([&] { index->search(big, 2); });
+  EXPECT_EQ(q.code, ErrorCode::NonFinite);
+  std::vector<Neighbor> out(2 * 2);
+  std::vector<float> batch = at_bound;
+  batch.insert(batch.end(), big.begin(), big.end());
+  const Failure b = failure_of([&] { index->search_batch(batch.data(), 2, 2, out.data()); });
+  EXPECT_EQ(b.code, ErrorCode::NonFinite);
+  EXPECT_NE(b.message.find("query row 1"), std::string::npos) << b.message;
+  index->add({10}, at_bound);  // at the bound: accepted
+  EXPECT_EQ(index->size(), 4u);
+}
+
+TEST_P(IndexContract, ExtremeButAcceptedValuesNeverShortenAResult) {
+  auto index = make();
+  // The largest norms allowed (|v|^2 = 2^100 exactly: 4 components of +-2^49), subnormal
+  // vectors, mixed signs and magnitudes, ordinary vectors.
+  const float big = 0x1p49f, tiny = std::numeric_limits<float>::denorm_min();
+  std::vector<std::vector<float>> rows = {
+      {big, -big, big, -big, 0, 0, 0, 0},
+      {-big, big, -big, big, 0, 0, 0, 0},
+      {0, 0, 0, 0, big, big, big, big},
+      {big, big, big, big, 0, 0, 0, 0},
+      {tiny, 0, 0, 0, 0, 0, 0, 0},
+      {-tiny, tiny, -tiny, tiny, -tiny, tiny, -tiny, tiny},
+      {1e-38f, -2e-39f, 3e-40f, -4e-41f, 5e-42f, -6e-43f, 7e-44f, -tiny},
+      {0x1p48f, tiny, -1.0f, 1e-30f, -0x1p48f, 3.0f, 0, 1e10f},
+  };
+  const std::vector<float> ord = ordinary(24);
+  for (size_t i = 0; i < 24; ++i) rows.emplace_back(ord.begin() + i * kDim, ord.begin() + (i + 1) * kDim);
+  std::vector<float> flat;
+  for (const auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
+  index->add(ids_from(100, rows.size()), flat);
+  index->remove({100 + 9, 100 + 10});  // some removed slots too
+  const size_t live = index->size();
+  ASSERT_EQ(live, rows.size() - 2);
+
+  for (size_t qi = 0; qi < rows.size(); ++qi) {
+    std::vector<float> query = rows[qi];
+    for (float& x : query) x = -x;  // the opposite: the largest distances there are
+    for (const std::vector<float>* q : {&rows[qi], &query}) {
+      for (size_t k : {size_t(1), size_t(5), live, live + 3}) {
+        for (bool exact : {false, true}) {
+          const auto r = index->search(*q, k, exact);
+          ASSERT_EQ(r.size(), std::min(k, live)) << "query " << qi << " k " << k;
+          for (const Neighbor& n : r) {
+            EXPECT_TRUE(std::isfinite(n.distance)) << "query " << qi << " id " << n.id;
+            EXPECT_NE(n.id, 100u + 9);
+            EXPECT_NE(n.id, 100u + 10);
+          }
+        }
+      }
+    }
+  }
+  // The whole set as one batch, every row full.
+  const size_t k = live;
+  std::vector<Neighbor> out(rows.size() * k);
+  EXPECT_EQ(index->search_batch(flat.data(), rows.size(), k, out.data()), live);
+  for (size_t qi = 0; qi < rows.size(); ++qi) {
+    for (size_t j = 0; j < k; ++j) {
+      EXPECT_NE(out[qi * k + j].id, std::numeric_limits<uint64_t>::max()) << "row " << qi << " slot " << j;
+      EXPECT_TRUE(std::isfinite(out[qi * k + j].distance)) << "row " << qi << " slot " << j;
+    }
+  }
+}
+
+// ---- defect 6: exact ties at the k cut-off go to the smaller id, whatever the slots ----
+
+TEST_P(IndexContract, TiesAtTheCutOffGoToTheSmallerIdAfterSlotReuse) {
+  auto index = make();
+  // 16 copies of one vector (ids 1..16) among 40 others far away.
+  const size_t copies = 16;
+  std::vector<float> same(kDim);
+  for (size_t i = 0; i < kDim; ++i) same[i] = float(i % 3) + 1.0f;
+  std::vector<float> dup;
+  for (size_t c = 0; c < copies; ++c) dup.insert(dup.end(), same.begin(), same.end());
+  index->add(ids_from(1, copies), dup);
+  index->add(ids_from(1000, 40), ordinary(40, -50.0f));  // far, and opposite under ip and cosine
+  // Remove the copies and add them back in the same id order: slots are reused last-freed
+  // first, so id 1 now has the highest slot of the copies and id 16 the lowest.
+  index->remove(ids_from(1, copies));
+  index->add(ids_from(1, copies), dup);
+  for (size_t k : {size_t(1), size_t(3), size_t(5), size_t(10)}) {
+    for (bool exact : {false, true}) {
+      const auto r = index->search(same, k, exact);
+      ASSERT_EQ(r.size(), k);
+      for (size_t j = 0; j < k; ++j) {
+        EXPECT_EQ(r[j].id, j + 1) << "k " << k << " exact " << exact << " position " << j;
+      }
+    }
+  }
+  std::vector<Neighbor> out(2 * 5);
+  std::vector<float> two = same;
+  two.insert(two.end(), same.begin(), same.end());
+  index->search_batch(two.data(), 2, 5, out.data());
+  for (size_t j = 0; j < 10; ++j) EXPECT_EQ(out[j].id, j % 5 + 1) << "batch slot " << j;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKinds, IndexContract, testing::ValuesIn(all_cases()), case_name);
+
+// ---- defect 7: more vectors than 32-bit slots, rejected before a row is read ----
+
+// The batch claims 2^32 rows but only two exist: the limit must be checked before any row or
+// id is read (the second row is NaN, so a check that came later would report NON_FINITE).
+template <typename Index>
+void expect_slot_limit(Index&& index, const char* kind) {
+  const size_t dim = 4;
+  std::vector<float> rows(2 * dim, 1.0f);
+  rows[dim] = NAN;
+  const uint64_t ids[2] = {1, 2};
+  const Failure f = failure_of([&] { index.add(ids, rows.data(), size_t(1) << 32); });
+  EXPECT_EQ(f.code, ErrorCode::InvalidArgument) << f.message;
+  EXPECT_NE(f.message.find("holds at most 4294967295 vectors"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find(kind), std::string::npos) << f.message;
+  EXPECT_EQ(index.size(), 0u);
+}
+
+TEST(IndexSlotLimit, FlatRejectsABatchPastTheSlotLimitBeforeReadingIt) {
+  expect_slot_limit(FlatIndex({4, Metric::l2}), "flat");
+}
+
+TEST(IndexSlotLimit, QuantizedRejectsABatchPastTheSlotLimitBeforeReadingIt) {
+  QuantizedIndexOptions o;
+  o.dim = 4;
+  expect_slot_limit(QuantizedIndex(o), "quantized");
+}
+
+}  // namespace
+}  // namespace quiver
