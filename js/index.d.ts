@@ -23,7 +23,9 @@ export type ErrorCode =
   /** The environment lacks the API a helper needs (IndexedDB, OPFS). */
   | 'UNSUPPORTED'
   /** An unexpected JS error inside a worker. */
-  | 'INTERNAL';
+  | 'INTERNAL'
+  /** A worker-hosted add()/load() cancelled through its AbortSignal. */
+  | 'ABORTED';
 
 /** Every failure the package reports: the C++ error's code and message. */
 export class QuiverError extends Error {
@@ -213,6 +215,16 @@ export interface TransferOption {
   transfer?: boolean;
 }
 
+/** Worker-hosted add(): with onProgress or signal the worker adds in chunks, all or nothing
+ *  (a cancelled or rejected add removes what it added; HNSW keeps those slots as tombstones
+ *  until compact()). A cancelled add rejects with ABORTED. */
+export interface ProgressOptions {
+  onProgress?: (progress: { done: number; total: number }) => void;
+  signal?: AbortSignal;
+  /** Rows per chunk (default 1024). */
+  chunkSize?: number;
+}
+
 /** An index living in a worker: the same methods, returning Promises. */
 export interface RemoteIndex<S = {}, A = {}> {
   readonly kind: IndexKind;
@@ -224,7 +236,7 @@ export interface RemoteIndex<S = {}, A = {}> {
   readonly memoryBytes: Promise<number>;
   /** Any other read-only property of the index in the worker (bits, M, maxLevel, ...). */
   property(name: string): Promise<unknown>;
-  add(ids: Ids, vectors: Vectors, options?: A & TransferOption): Promise<void>;
+  add(ids: Ids, vectors: Vectors, options?: A & TransferOption & ProgressOptions): Promise<void>;
   remove(ids: Ids): Promise<void>;
   has(id: number | bigint): Promise<boolean>;
   search(query: Vectors, k?: number, options?: S & TransferOption): Promise<SearchResult>;
@@ -248,7 +260,8 @@ export interface RemoteQuiver {
   create(kind: 'flat', options: IndexOptions): Promise<RemoteFlatIndex>;
   create(kind: 'quantized', options: QuantizedIndexOptions): Promise<RemoteQuantizedIndex>;
   create(kind: 'hnsw', options: HnswIndexOptions): Promise<RemoteHnswIndex>;
-  load(bytes: Bytes, options?: TransferOption): Promise<AnyRemoteIndex>;
+  /** signal: a load that ends after it fired is freed and rejects with ABORTED. */
+  load(bytes: Bytes, options?: TransferOption & { signal?: AbortSignal }): Promise<AnyRemoteIndex>;
   threadPool(): Promise<{ workers: number; running: number }>;
   unitGaussianVectors(n: number, dim: number, seed: number): Promise<Float32Array>;
   /** Frees the worker's indexes and stops it. Again is a no-op. */

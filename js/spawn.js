@@ -16,6 +16,8 @@ function toError(error) {
   return new QuiverError(error.code, error.message);
 }
 
+const aborted = (what) => new QuiverError('ABORTED', `${what} was cancelled before it started`);
+
 // Buffers a caller asked to move into the worker ({ transfer: true }).
 function buffersOf(values) {
   const out = new Set();
@@ -79,9 +81,9 @@ class RemoteIndex {
     this.variant = info.variant;
   }
 
-  #invoke(method, args, transfer = []) {
+  #invoke(method, args, transfer = [], extra = {}, control = {}) {
     if (this.#disposed) return Promise.reject(new QuiverError('DISPOSED', 'this index has been disposed'));
-    return this.#call({ op: 'call', handle: this.#handle, method, args }, transfer);
+    return this.#call({ op: 'call', handle: this.#handle, method, args, ...extra }, transfer, control);
   }
   #get(property) {
     if (this.#disposed) return Promise.reject(new QuiverError('DISPOSED', 'this index has been disposed'));
@@ -93,10 +95,24 @@ class RemoteIndex {
   // Any other read-only property of the index in the worker (bits, M, maxLevel, ...).
   property(name) { return this.#get(name); }
 
+  // options: the index's add options, plus
+  //   transfer    move the buffers into the worker instead of copying them
+  //   onProgress  ({ done, total }) => void after each chunk of rows
+  //   signal      an AbortSignal: the add stops and the index holds what it held before;
+  //               the promise rejects with QuiverError ABORTED
+  //   chunkSize   rows per chunk (default 1024) when onProgress or signal is given
+  // With onProgress or signal the worker adds in chunks, all or nothing (a rejected or
+  // cancelled add removes the chunks it added); without them it is one call, as locally.
   add(ids, vectors, options) {
     const [rest, transfer] = splitTransfer(options);
-    const args = rest === undefined ? [ids, vectors] : [ids, vectors, rest];
-    return this.#invoke('add', args, transfer ? buffersOf([ids, vectors]) : []);
+    const { onProgress, signal, chunkSize, ...addOptions } = rest ?? {};
+    if (onProgress !== undefined && typeof onProgress !== 'function') {
+      return Promise.reject(new QuiverError('INVALID_ARGUMENT', 'onProgress must be a function'));
+    }
+    if (signal?.aborted) return Promise.reject(aborted('add()'));
+    const args = Object.keys(addOptions).length ? [ids, vectors, addOptions] : [ids, vectors];
+    const chunked = onProgress || signal || chunkSize !== undefined ? { chunked: { chunkSize } } : {};
+    return this.#invoke('add', args, transfer ? buffersOf([ids, vectors]) : [], chunked, { onProgress, signal });
   }
   remove(ids) { return this.#invoke('remove', [ids]); }
   has(id) { return this.#invoke('has', [id]); }
@@ -133,26 +149,39 @@ export async function spawn(options = {}) {
   let closed = null; // why no more calls are possible
 
   port.unref();
-  port.onMessage(({ id, ok, value, error }) => {
+  port.onMessage(({ id, ok, value, error, progress }) => {
     const p = pending.get(id);
     if (!p) return;
+    if (progress) {
+      // The caller's callback must not break the call (its errors are its own).
+      try { p.onProgress?.(progress); } catch (e) { queueMicrotask(() => { throw e; }); }
+      return;
+    }
     pending.delete(id);
+    p.cleanup?.();
     if (pending.size === 0) port.unref();
     if (ok) p.resolve(value); else p.reject(toError(error));
   });
   port.onExit((why) => {
     if (!closed) closed = why;
-    for (const p of pending.values()) p.reject(new QuiverError('WORKER_EXITED', closed));
+    for (const p of pending.values()) { p.cleanup?.(); p.reject(new QuiverError('WORKER_EXITED', closed)); }
     pending.clear();
     port.unref();
   });
 
-  function call(message, transfer = []) {
+  // control: { onProgress, signal } of a call that reports progress and can be cancelled.
+  function call(message, transfer = [], { onProgress, signal } = {}) {
     if (closed) return Promise.reject(new QuiverError('WORKER_EXITED', closed));
     const id = nextId++;
     return new Promise((resolve, reject) => {
       if (pending.size === 0) port.ref();
-      pending.set(id, { resolve, reject });
+      const entry = { resolve, reject, onProgress };
+      if (signal) {
+        const cancel = () => { if (!closed) port.post({ op: 'cancel', target: id }, []); };
+        signal.addEventListener('abort', cancel, { once: true });
+        entry.cleanup = () => signal.removeEventListener('abort', cancel);
+      }
+      pending.set(id, entry);
       try {
         port.post({ ...message, id }, transfer);
       } catch (e) {
@@ -180,8 +209,17 @@ export async function spawn(options = {}) {
     // create('flat' | 'quantized' | 'hnsw', options): a new empty index in the worker.
     async create(kind, indexOptions = {}) { return new RemoteIndex(call, await call({ op: 'create', kind, options: indexOptions })); },
     // Index file bytes (as Quiver.load); { transfer: true } moves the buffer into the worker.
-    async load(bytes, { transfer = false } = {}) {
-      return new RemoteIndex(call, await call({ op: 'load', bytes }, transfer && ArrayBuffer.isView(bytes) ? [bytes.buffer] : []));
+    // signal: an AbortSignal; a load that finishes after it fired is freed in the worker and
+    // the promise rejects with ABORTED (the load itself is one call and runs to its end).
+    async load(bytes, { transfer = false, signal } = {}) {
+      if (signal?.aborted) throw aborted('load()');
+      const info = await call({ op: 'load', bytes }, transfer && ArrayBuffer.isView(bytes) ? [bytes.buffer] : []);
+      const index = new RemoteIndex(call, info);
+      if (signal?.aborted) {
+        await index.dispose();
+        throw new QuiverError('ABORTED', 'load() was cancelled; the loaded index was freed');
+      }
+      return index;
     },
     threadPool() { return call({ op: 'threadPool' }); },
     unitGaussianVectors(n, dim, seed) { return call({ op: 'unitGaussianVectors', n, dim, seed }); },

@@ -4,6 +4,7 @@
 // arrays of a result transferred (not copied) back.
 import { QuiverError } from './errors.js';
 import { init } from './index.js';
+import { toIds, toVectors } from './inputs.js';
 
 const CLASS_BY_KIND = { flat: 'FlatIndex', quantized: 'QuantizedIndex', hnsw: 'HnswIndex' };
 // What a caller may invoke on an index through the worker (never live(), constructors, ...).
@@ -25,11 +26,52 @@ function kindOf(q, index) {
   return 'unknown';
 }
 
+// Rows per add() chunk when the caller asked for progress or cancellation.
+const DEFAULT_CHUNK_ROWS = 1024;
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+// add() in chunks, all or nothing: after each chunk a progress message goes out and queued
+// messages (a cancel) get their turn. A cancel, or a chunk the index rejects, removes the
+// chunks already added, so the index holds what it held before (an HNSW index keeps the
+// removed nodes as tombstones, reusable slots, until compact()).
+async function addInChunks(index, [ids, vectors, options], { chunkRows = DEFAULT_CHUNK_ROWS, job, progress }) {
+  const idArray = toIds(ids);
+  const data = toVectors(vectors, index.dim);
+  const dim = index.dim;
+  if (data.length !== idArray.length * dim) {
+    throw new QuiverError('DIMENSION_MISMATCH', `${idArray.length} ids but ${data.length / dim} vectors of dimension ${dim}`);
+  }
+  if (!Number.isInteger(chunkRows) || chunkRows < 1) {
+    throw new QuiverError('INVALID_ARGUMENT', `chunkSize must be a positive integer, got ${chunkRows}`);
+  }
+  const total = idArray.length;
+  let done = 0;
+  try {
+    while (done < total) {
+      if (job.cancelled) throw new QuiverError('ABORTED', 'add() was cancelled; the index holds what it held before');
+      const end = Math.min(total, done + chunkRows);
+      const chunk = [idArray.subarray(done, end), data.subarray(done * dim, end * dim)];
+      if (options === undefined) index.add(...chunk); else index.add(...chunk, options);
+      done = end;
+      progress({ done, total });
+      await nextTask();
+    }
+  } catch (e) {
+    if (done > 0) index.remove(idArray.subarray(0, done));
+    throw e;
+  }
+}
+
 // post(message, transfer) sends to the caller; returns the handler for incoming messages.
 export function serve(post) {
   let q = null;
   const indexes = new Map();
+  const jobs = new Map(); // id of a chunked add -> { cancelled }
+  const cancelledEarly = new Set(); // cancels that arrived while their add was still queued
   let nextHandle = 1;
+  // Operations run one after another (a chunked add yields between chunks; nothing else may
+  // see the index half-way). Only a cancel overtakes the queue.
+  let queue = Promise.resolve();
 
   function describe(handle) {
     const index = indexes.get(handle);
@@ -60,10 +102,17 @@ export function serve(post) {
       return adopt(new Cls(options));
     },
     load({ bytes }) { return adopt(q.load(bytes)); },
-    call({ handle, method, args }) {
+    call({ id, handle, method, args, chunked }) {
       const index = lookup(handle);
       if (!METHODS.has(method) || typeof index[method] !== 'function') {
         throw new QuiverError('INVALID_ARGUMENT', `a ${kindOf(q, index)} index has no method ${method}()`);
+      }
+      if (method === 'add' && chunked) {
+        const job = { cancelled: cancelledEarly.delete(id) };
+        jobs.set(id, job);
+        const progress = (p) => post({ id, progress: p }, []);
+        return addInChunks(index, args, { chunkRows: chunked.chunkSize ?? DEFAULT_CHUNK_ROWS, job, progress })
+          .finally(() => jobs.delete(id));
       }
       return index[method](...args);
     },
@@ -87,7 +136,7 @@ export function serve(post) {
     },
   };
 
-  return async function onMessage(message) {
+  async function run(message) {
     const { id, op } = message;
     try {
       if (!ops[op]) throw new QuiverError('INVALID_ARGUMENT', `unknown worker operation ${op}`);
@@ -99,5 +148,15 @@ export function serve(post) {
       const text = e instanceof QuiverError ? e.message : `${e?.name ?? 'Error'}: ${e?.message ?? e}`;
       post({ id, ok: false, error: { code, message: text } }, []);
     }
+  }
+
+  return function onMessage(message) {
+    if (message.op === 'cancel') {
+      const job = jobs.get(message.target);
+      if (job) job.cancelled = true; else cancelledEarly.add(message.target);
+      return queue;
+    }
+    queue = queue.then(() => run(message));
+    return queue;
   };
 }

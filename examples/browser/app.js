@@ -1,5 +1,5 @@
-// The browser demo: a generated dataset, an HNSW index built in a Worker with a progress bar,
-// and searches by item or by a random vector.
+// The browser demo: a generated dataset, an HNSW index built in a Worker with a progress bar
+// and a Cancel button, and searches by item or by a random vector.
 // Everything heavy runs in the worker, so the page stays responsive.
 import { spawn, chooseVariant } from '../../js/main.js';
 
@@ -24,25 +24,35 @@ async function build(event) {
     state.vectors = await state.worker.unitGaussianVectors(n, dim, 1);
     state.index = await state.worker.create('hnsw', { dim, metric, M: 16, efConstruction: 100 });
     Object.assign(state, { n, dim, kind: state.index.kind, built: 0 });
-    // Chunks keep the progress bar moving; each chunk's copy is moved (not copied) to the worker.
-    const chunk = Math.max(500, Math.ceil(n / 50));
-    for (let start = 0; start < n; start += chunk) {
-      const end = Math.min(n, start + chunk);
-      const ids = new Float64Array(end - start).map((_, i) => start + i);
-      await state.index.add(ids, state.vectors.slice(start * dim, end * dim), { transfer: true });
-      state.built = end;
-      $('progress').value = end / n;
-      $('build-status').textContent = `${state.index.kind} index: ${end.toLocaleString()} / ${n.toLocaleString()} vectors`;
-    }
+    // One add in the worker, in chunks: progress after each, Cancel (an AbortSignal) stops it
+    // and leaves the index as it was. The vectors are moved (not copied) to the worker.
+    const ids = new Float64Array(n).map((_, i) => i);
+    state.abort = new AbortController();
+    $('cancel-button').disabled = false;
+    await state.index.add(ids, state.vectors.slice(), {
+      transfer: true,
+      chunkSize: Math.max(500, Math.ceil(n / 50)),
+      signal: state.abort.signal,
+      onProgress: ({ done, total }) => {
+        state.built = done;
+        $('progress').value = done / total;
+        $('build-status').textContent = `${state.index.kind} index: ${done.toLocaleString()} / ${total.toLocaleString()} vectors`;
+      },
+    });
     const mb = (await state.index.memoryBytes) / 1e6;
     $('build-status').textContent = `${state.index.kind} index of ${n.toLocaleString()} × ${dim} (${metric}) built in `
       + `${((performance.now() - t0) / 1000).toFixed(1)} s, ${mb.toFixed(1)} MB in the worker`;
     $('item').max = n - 1;
     $('search-button').disabled = false;
   } catch (e) {
-    $('build-status').textContent = `failed: ${e.code ?? e.name}: ${e.message}`;
+    $('progress').value = 0;
+    $('build-status').textContent = e.code === 'ABORTED'
+      ? `cancelled: the index holds ${(await state.index.size).toLocaleString()} vectors, as before the build`
+      : `failed: ${e.code ?? e.name}: ${e.message}`;
+    state.cancelled = e.code === 'ABORTED';
   } finally {
     $('build-button').disabled = false;
+    $('cancel-button').disabled = true;
   }
 }
 
@@ -74,4 +84,5 @@ $('env').textContent = `build ${state.worker.variant} (auto: ${chooseVariant()})
   + `quiver ${state.worker.version} · ${navigator.hardwareConcurrency} cores`;
 $('build').addEventListener('submit', build);
 $('search').addEventListener('submit', search);
+$('cancel-button').addEventListener('click', () => state.abort?.abort());
 state.ready = true;

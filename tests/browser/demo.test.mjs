@@ -18,7 +18,7 @@ after(async () => {
   await server?.close();
 });
 
-test('the demo builds an index in a Worker with progress, searches it, and is screenshotted', async () => {
+test('the demo builds an index in a Worker with progress, cancels a build, searches it, and is screenshotted', async () => {
   const page = await openPage(browser, server.url);
   const log = () => page.quiverLog.join('\n');
   await page.waitForFunction(() => window.demo?.ready === true);
@@ -31,6 +31,18 @@ test('the demo builds an index in a Worker with progress, searches it, and is sc
   assert.equal(await page.evaluate(() => document.getElementById('progress').value), 1);
   const status = await page.textContent('#build-status');
   assert.match(status, /^hnsw index of 3,000 × 32 \(cosine\) built in/, `${status}\n${log()}`);
+
+  // A build cancelled part-way leaves the index as it was before (empty), then a full build.
+  await page.fill('#n', '60000');
+  await page.click('#build-button');
+  await page.waitForFunction(() => window.demo.built > 0);
+  await page.click('#cancel-button');
+  await page.waitForFunction(() => window.demo.cancelled === true);
+  assert.match(await page.textContent('#build-status'), /^cancelled: the index holds 0 vectors/, log());
+  await page.fill('#n', '3000');
+  await page.click('#build-button');
+  await page.waitForFunction(() => !document.getElementById('search-button').disabled && window.demo.built === 3000);
+  assert.equal(await page.evaluate(() => document.getElementById('progress').value), 1);
 
   await page.fill('#item', '42');
   await page.fill('#k', '5');

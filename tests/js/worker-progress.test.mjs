@@ -1,0 +1,86 @@
+// add() through the worker with progress and cancellation: progress after every chunk up to
+// the total, the same answers as one add, an AbortSignal that stops the add and leaves the
+// index holding what it held before (all or nothing), a chunk the index rejects rolling back
+// the chunks before it, and load() with an aborted signal.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from '../../js/main.js';
+import { QuiverError } from '../../js/errors.js';
+
+const is = (code) => (e) => e instanceof QuiverError && e.code === code;
+const workers = [];
+after(async () => { for (const w of workers) await w.terminate(); });
+async function worker() {
+  const w = await spawn({ variant: 'simd', threads: 1 });
+  workers.push(w);
+  return w;
+}
+const range = (from, n) => Float64Array.from({ length: n }, (_, i) => from + i);
+
+for (const kind of ['flat', 'hnsw']) {
+  test(`${kind}: progress after each chunk, same answers as one add`, async () => {
+    const w = await worker();
+    const dim = 8;
+    const vectors = await w.unitGaussianVectors(1000, dim, 3);
+    const chunked = await w.create(kind, { dim, M: 8, efConstruction: 32 });
+    const events = [];
+    await chunked.add(range(1, 1000), vectors, { chunkSize: 128, onProgress: (p) => events.push(p) });
+    assert.deepEqual(events.map((e) => e.done), [128, 256, 384, 512, 640, 768, 896, 1000]);
+    assert.ok(events.every((e) => e.total === 1000));
+    assert.equal(await chunked.size, 1000);
+    const whole = await w.create(kind, { dim, M: 8, efConstruction: 32 });
+    await whole.add(range(1, 1000), vectors);
+    const query = vectors.slice(17 * dim, 18 * dim);
+    assert.deepEqual((await chunked.search(query, 5)).ids, (await whole.search(query, 5)).ids);
+  });
+
+  test(`${kind}: an AbortSignal stops the add and the index holds what it held before`, async () => {
+    const w = await worker();
+    const dim = 8;
+    const vectors = await w.unitGaussianVectors(3000, dim, 5);
+    const index = await w.create(kind, { dim, M: 8, efConstruction: 32 });
+    await index.add(range(1, 100), vectors.slice(0, 100 * dim));
+    const query = vectors.slice(50 * dim, 51 * dim);
+    const before = await index.search(query, 5);
+    const controller = new AbortController();
+    const events = [];
+    const adding = index.add(range(1000, 2900), vectors.slice(100 * dim), {
+      chunkSize: 100,
+      onProgress: (p) => { events.push(p.done); if (p.done === 300) controller.abort(); },
+      signal: controller.signal,
+    });
+    await assert.rejects(adding, is('ABORTED'));
+    assert.ok(events.length >= 3 && events.at(-1) < 2900, `stopped part-way: ${events}`);
+    assert.equal(await index.size, 100);
+    assert.equal(await index.has(1000), false);
+    assert.deepEqual((await index.search(query, 5)).ids, before.ids);
+    // The ids of the cancelled add are free again.
+    await index.add(range(1000, 10), vectors.slice(100 * dim, 110 * dim));
+    assert.equal(await index.size, 110);
+    // A signal that has already fired: nothing is sent.
+    await assert.rejects(index.add([5000], vectors.slice(0, dim), { signal: AbortSignal.abort() }), is('ABORTED'));
+    assert.equal(await index.size, 110);
+  });
+
+  test(`${kind}: a chunk the index rejects rolls back the chunks before it`, async () => {
+    const w = await worker();
+    const dim = 4;
+    const index = await w.create(kind, { dim, M: 8 });
+    await index.add([1, 2], [[1, 0, 0, 0], [0, 1, 0, 0]]);
+    const vectors = new Float32Array(300 * dim).fill(0.5);
+    vectors[250 * dim] = NaN; // the third chunk of 100
+    await assert.rejects(index.add(range(10, 300), vectors, { chunkSize: 100, onProgress: () => {} }), is('NON_FINITE'));
+    assert.equal(await index.size, 2);
+    assert.equal(await index.has(10), false);
+  });
+}
+
+test('load() with an aborted signal rejects with ABORTED', async () => {
+  const w = await worker();
+  const index = await w.create('flat', { dim: 2 });
+  await index.add([1], [[1, 2]]);
+  const bytes = await index.serialize();
+  await assert.rejects(w.load(bytes, { signal: AbortSignal.abort() }), is('ABORTED'));
+  const loaded = await w.load(bytes, { signal: new AbortController().signal });
+  assert.equal(await loaded.size, 1);
+});
