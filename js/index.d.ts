@@ -198,6 +198,9 @@ export interface QuiverModule {
   readonly HnswIndex: HnswIndexClass;
   /** An index of the class the bytes hold. */
   load(bytes: Bytes): AnyIndex;
+  /** The same from a Response, ReadableStream or Blob, read into the wasm heap chunk by chunk
+   *  (the file is never whole in JS). size: its length when the source does not say. */
+  loadFrom(source: Bytes | Response | ReadableStream<Uint8Array> | Blob, options?: { size?: number }): Promise<AnyIndex>;
   /** Bytes of wasm memory the module has reserved. */
   heapBytes(): number;
   /** The deterministic unit-Gaussian workload (same floats as the native generator). */
@@ -307,8 +310,8 @@ export const VARIANTS: readonly Variant[];
 export function chooseVariant(requested?: Variant | 'auto'): Variant;
 /** Loads a wasm module (a new one each call). */
 export function init(options?: LoadOptions): Promise<QuiverModule>;
-/** The index in `bytes`, in a module shared by every call with the same variant. */
-export function load(bytes: Bytes, options?: LoadOptions): Promise<AnyIndex>;
+/** The index in `source` (bytes, Response, ReadableStream, Blob), in a module shared by every call with the same variant. */
+export function load(source: Bytes | Response | ReadableStream<Uint8Array> | Blob, options?: LoadOptions): Promise<AnyIndex>;
 
 export interface QuiverStatic {
   init: typeof init;

@@ -18,6 +18,7 @@ import { makeFlatIndexClass } from './flat-index.js';
 import { makeQuantizedIndexClass } from './quantized-index.js';
 import { makeHnswIndexClass } from './hnsw-index.js';
 import { rethrowing } from './errors.js';
+import { isStreamSource, loadFromSource } from './stream-load.js';
 
 async function init(options = {}) {
   const { mod, variant } = await loadModule(options);
@@ -51,6 +52,12 @@ async function init(options = {}) {
         return new Cls({ [FROM_NATIVE]: rethrowing(() => nativeClass.load(ptr, n)) });
       });
     },
+    // The same from a Response, a ReadableStream or a Blob (or bytes): the file goes into the
+    // wasm heap chunk by chunk, never whole in JS (stream-load.js). options.size: its length,
+    // when the source does not say.
+    async loadFrom(source, options = {}) {
+      return isStreamSource(source) ? loadFromSource(mod, classes, source, options) : this.load(source);
+    },
     // Bytes of wasm memory currently reserved by the module.
     heapBytes() {
       return (mod.wasmMemory ? mod.wasmMemory.buffer : mod.HEAPU8.buffer).byteLength;
@@ -78,7 +85,7 @@ async function init(options = {}) {
   };
 }
 
-// Quiver.load(bytes, initOptions): the index in `bytes`, in a module shared by every
+// Quiver.load(bytes | Response | ReadableStream | Blob, initOptions): the index in it, in a module shared by every
 // Quiver.load call with the same variant (index.dispose() frees the index;
 // (await Quiver.shared(options)).terminate() ends the shared module's threads).
 const sharedModules = new Map();
@@ -87,8 +94,8 @@ function shared(options = {}) {
   if (!sharedModules.has(key)) sharedModules.set(key, init({ ...options, variant: key }));
   return sharedModules.get(key);
 }
-async function load(bytes, options = {}) {
-  return (await shared(options)).load(bytes);
+async function load(source, options = {}) {
+  return (await shared(options)).loadFrom(source, options);
 }
 
 export const Quiver = { init, load, shared, chooseVariant, VARIANTS };
