@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cli/arguments.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "quiver/quiver.hpp"
@@ -93,25 +94,31 @@ void register_build(CLI::App& app, Runner& run) {
       ->required();
   cmd->add_option("-o,--output", o->output, "Index file to write")->required();
   cmd->add_option("--format", o->format, "Input format if the extension does not say: fvecs, fbin, npy, raw");
-  cmd->add_option("--dim", o->dim, "Dimension of raw float32 input");
+  cmd->add_option("--dim", o->dim, "Dimension of raw float32 input")->check(non_negative());
   cmd->add_option("--index", o->index, "Index kind: flat, quantized, hnsw")
       ->check(CLI::IsMember({"flat", "quantized", "hnsw"}))
       ->capture_default_str();
   cmd->add_option("--metric", o->metric, "l2, ip or cosine")->capture_default_str();
   cmd->add_option("--bits", o->bits, "Code bits per dimension (quantized: 2 or 4)")->capture_default_str();
-  cmd->add_option("--M", o->M, "Hnsw: links per node on the upper levels (2M on level 0), 2..128")->capture_default_str();
+  cmd->add_option("--M", o->M, "Hnsw: links per node on the upper levels (2M on level 0), 2..128")
+      ->check(non_negative())
+      ->capture_default_str();
   cmd->add_option("--ef-construction", o->ef_construction, "Hnsw: build beam width (raised to M if smaller)")
+      ->check(non_negative())
       ->capture_default_str();
   cmd->add_option("--ef-search", o->ef_search, "Hnsw: default search beam width, stored in the file (search --ef overrides)")
+      ->check(non_negative())
       ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Seed (quantized rotation, hnsw levels)")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed (quantized rotation, hnsw levels)")->check(non_negative())->capture_default_str();
   cmd->add_option("--storage", o->storage, "Hnsw: vectors in the graph as f32, or sq8 (8-bit codes, about 1/4 of the bytes; under l2/ip the code range "
                   "comes from the data, added in one batch)")
       ->check(CLI::IsMember({"f32", "sq8"}))
       ->capture_default_str();
   cmd->add_flag("--no-vectors", o->no_vectors,
                 "Quantized and hnsw sq8: keep only the codes, not the f32 vectors (smaller; no exact rerank)");
-  cmd->add_option("--threads", o->threads, "Hnsw: build threads (0 = all cores; 1 builds the same graph on every run and target)")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "Hnsw: build threads (0 = all cores; 1 builds the same graph on every run and target)")
+      ->check(thread_count())
+      ->capture_default_str();
   cmd->add_option("--isa", o->isa, "Force an ISA level (default: QUIVER_ISA or the best)");
   cmd->add_flag("--json", o->json, "Machine-readable summary");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress bar");

@@ -137,18 +137,31 @@ SearchRun run_queries(const CliIndex& index, const float* queries, size_t nq, co
   if (params.k == 0) throw Error(ErrorCode::InvalidK, "k must be at least 1");
   if (index.size() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
   SearchRun run;
+  // Clamp first: every buffer below is sized by what the index can return, never by the k
+  // asked for (k = 10^9 on 200 vectors once allocated 16 GB before the search clamped it).
   run.k = std::min(params.k, index.size());
-  run.results.resize(nq * run.k);
-  run.latency_us.resize(nq);
+  SearchParams clamped = params;
+  clamped.k = run.k;
+  if (nq != 0 && run.k > SIZE_MAX / sizeof(Neighbor) / nq) {
+    throw Error(ErrorCode::OutOfMemory, std::to_string(nq) + " queries x " + std::to_string(run.k) +
+                                            " results do not fit in this address space");
+  }
+  try {
+    run.results.resize(nq * run.k);
+    run.latency_us.resize(nq);
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::OutOfMemory, "out of memory for " + std::to_string(nq) + " queries x " +
+                                            std::to_string(run.k) + " results");
+  }
   const size_t dim = index.dim();
   Progress progress("search", nq, quiet);
   std::atomic<size_t> done{0};
   const auto t0 = std::chrono::steady_clock::now();
   parallel_for(nq, threads, [&](size_t begin, size_t end) {
-    std::vector<Neighbor> out(params.k);
+    std::vector<Neighbor> out(run.k);
     for (size_t q = begin; q < end; ++q) {
       const auto s = std::chrono::steady_clock::now();
-      index.search(queries + q * dim, params, out.data());
+      index.search(queries + q * dim, clamped, out.data());
       const auto e = std::chrono::steady_clock::now();
       run.latency_us[q] = std::chrono::duration<double, std::micro>(e - s).count();
       std::copy(out.begin(), out.begin() + run.k, run.results.begin() + q * run.k);

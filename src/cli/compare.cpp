@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cli/arguments.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "quiver/quiver.hpp"
@@ -223,23 +224,23 @@ void register_compare(CLI::App& app, Runner& run) {
   cmd->add_option("base", o->base, "Base vectors: .fvecs, .fbin, .npy or raw float32 (.f32, needs --dim)")->required();
   cmd->add_option("queries", o->queries, "Queries, same formats")->required();
   cmd->add_option("--gt", o->gt, "Ground truth (.ivecs or .ibin) for recall");
-  cmd->add_option("-k", o->k, "Neighbours per query")->capture_default_str();
+  cmd->add_option("-k", o->k, "Neighbours per query")->check(k_range())->capture_default_str();
   cmd->add_option("--index", o->index, "Index kind: flat, quantized, hnsw")
       ->check(CLI::IsMember({"flat", "quantized", "hnsw"}))
       ->capture_default_str();
   cmd->add_option("--metric", o->metric, "l2, ip or cosine")->capture_default_str();
-  cmd->add_option("--M", o->M, "Hnsw: links per node (2M on level 0)")->capture_default_str();
-  cmd->add_option("--ef-construction", o->ef_construction, "Hnsw: build beam width")->capture_default_str();
-  cmd->add_option("--ef", o->ef, "Hnsw: search beam width (0 = efSearch, 64); raised to k if smaller");
-  cmd->add_option("--rerank", o->rerank, "Exact re-ranking depth (quantized; 0 = codes only)");
+  cmd->add_option("--M", o->M, "Hnsw: links per node (2M on level 0)")->check(non_negative())->capture_default_str();
+  cmd->add_option("--ef-construction", o->ef_construction, "Hnsw: build beam width")->check(non_negative())->capture_default_str();
+  cmd->add_option("--ef", o->ef, "Hnsw: search beam width (0 = efSearch, 64); raised to k if smaller")->check(non_negative());
+  cmd->add_option("--rerank", o->rerank, "Exact re-ranking depth (quantized; 0 = codes only)")->check(non_negative());
   cmd->add_option("--bits", o->bits, "Code bits per dimension (quantized: 2 or 4)")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Seed (quantized rotation, hnsw levels)")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed (quantized rotation, hnsw levels)")->check(non_negative())->capture_default_str();
   cmd->add_option("--storage", o->storage, "Hnsw: f32 or sq8 (8-bit codes; exact rerank unless --no-vectors)")
       ->check(CLI::IsMember({"f32", "sq8"}))
       ->capture_default_str();
   cmd->add_flag("--no-vectors", o->no_vectors, "Quantized and hnsw sq8: keep only the codes (no exact rerank)");
   cmd->add_option("--format", o->format, "Input format if the extension does not say");
-  cmd->add_option("--dim", o->dim, "Dimension of raw float32 input");
+  cmd->add_option("--dim", o->dim, "Dimension of raw float32 input")->check(non_negative());
   cmd->add_option("--variants", o->variants, "Wasm variants, comma-separated")->capture_default_str();
   cmd->add_option("--isa", o->isa, "Force the native ISA level");
   cmd->add_option("--node", o->node, "Node executable")->capture_default_str();

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cli/arguments.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "quiver/quiver.hpp"
@@ -16,18 +17,18 @@
 namespace quiver::cli {
 
 void add_demo_options(CLI::App& command, DemoOptions& o) {
-  command.add_option("--rows", o.rows, "Base vectors")->capture_default_str();
-  command.add_option("--queries", o.queries, "Query vectors")->capture_default_str();
-  command.add_option("--dim", o.dim, "Dimension")->capture_default_str();
-  command.add_option("-k", o.k, "Neighbours per query")->capture_default_str();
+  command.add_option("--rows", o.rows, "Base vectors")->check(non_negative())->capture_default_str();
+  command.add_option("--queries", o.queries, "Query vectors")->check(non_negative())->capture_default_str();
+  command.add_option("--dim", o.dim, "Dimension")->check(non_negative())->capture_default_str();
+  command.add_option("-k", o.k, "Neighbours per query")->check(k_range())->capture_default_str();
   command.add_option("--isa", o.isa, "Force an ISA level (default: QUIVER_ISA or the best)");
   command.add_option("--index", o.index, "flat, quantized (4 bits, seed 42) or hnsw (seed 42, one build thread)")
       ->check(CLI::IsMember({"flat", "quantized", "hnsw"}))
       ->capture_default_str();
-  command.add_option("--rerank", o.rerank, "Quantized: exact rerank depth")->capture_default_str();
-  command.add_option("--M", o.M, "Hnsw: links per node")->capture_default_str();
-  command.add_option("--ef-construction", o.ef_construction, "Hnsw: build beam width")->capture_default_str();
-  command.add_option("--ef", o.ef, "Hnsw: search beam width")->capture_default_str();
+  command.add_option("--rerank", o.rerank, "Quantized: exact rerank depth")->check(non_negative())->capture_default_str();
+  command.add_option("--M", o.M, "Hnsw: links per node")->check(non_negative())->capture_default_str();
+  command.add_option("--ef-construction", o.ef_construction, "Hnsw: build beam width")->check(non_negative())->capture_default_str();
+  command.add_option("--ef", o.ef, "Hnsw: search beam width")->check(non_negative())->capture_default_str();
   command.add_flag("--json", o.json, "Print JSON including every result id");
 }
 

@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cli/arguments.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "quiver/quiver.hpp"
@@ -121,15 +122,15 @@ void register_gen(CLI::App& app, Runner& run) {
   cmd->add_option("--format", o->format, "fbin (+ibin) or fvecs (+ivecs)")
       ->check(CLI::IsMember({"fbin", "fvecs"}))
       ->capture_default_str();
-  cmd->add_option("--rows", o->rows, "Base vectors (default 10000 seed, 100000 clustered)");
-  cmd->add_option("--queries", o->queries, "Queries (default 256 seed, 1000 clustered)");
-  cmd->add_option("--dim", o->dim, "Dimension")->capture_default_str();
-  cmd->add_option("-k", o->k, "Ground-truth neighbours per query")->capture_default_str();
-  cmd->add_option("--clusters", o->clusters, "Mixture components (clustered)")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Base seed (clustered: also fixes the mixture)")->capture_default_str();
-  cmd->add_option("--query-seed", o->query_seed, "Query seed")->capture_default_str();
+  cmd->add_option("--rows", o->rows, "Base vectors (default 10000 seed, 100000 clustered)")->check(non_negative());
+  cmd->add_option("--queries", o->queries, "Queries (default 256 seed, 1000 clustered)")->check(non_negative());
+  cmd->add_option("--dim", o->dim, "Dimension")->check(non_negative())->capture_default_str();
+  cmd->add_option("-k", o->k, "Ground-truth neighbours per query")->check(k_range())->capture_default_str();
+  cmd->add_option("--clusters", o->clusters, "Mixture components (clustered)")->check(non_negative())->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Base seed (clustered: also fixes the mixture)")->check(non_negative())->capture_default_str();
+  cmd->add_option("--query-seed", o->query_seed, "Query seed")->check(non_negative())->capture_default_str();
   cmd->add_option("--metric", o->metric, "Metric of the ground truth: l2, ip, cosine")->capture_default_str();
-  cmd->add_option("--threads", o->threads, "Threads for the ground truth (default: all cores)");
+  cmd->add_option("--threads", o->threads, "Threads for the ground truth (default: all cores)")->check(thread_count());
   cmd->add_flag("--json", o->json, "Machine-readable summary");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress bar");
   cmd->callback([o, &run] { run = [o] { return run_gen(*o); }; });

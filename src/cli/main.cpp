@@ -8,16 +8,21 @@
 //   quiver search        search an index file; recall and latency percentiles with --gt
 //   quiver compare       the same build + search natively and in wasm, side by side
 //
-// Exit codes: 0 success, 1 a quiver error (bad input, corrupt file, I/O, ...), 2 usage error.
+// Exit codes: 0 success, 1 a quiver error (bad input, corrupt file, I/O, ...), 2 usage error
+// (anything CLI11 rejects, including a count that is negative, not a number or out of range).
+// SIGINT/SIGTERM/SIGHUP remove the temporary file of a save in progress, then end the process
+// by the same signal (src/cli/signals.hpp).
 // Errors go to stderr as "quiver: error [CODE]: message".
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <new>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/signals.hpp"
 #include "quiver/quiver.hpp"
 
 namespace {
@@ -50,6 +55,7 @@ int run_info(bool as_json) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  quiver::cli::install_signal_cleanup();
   CLI::App app{"quiver — vector search runtime (native CLI)"};
   app.require_subcommand(1);
 
@@ -84,6 +90,10 @@ int main(int argc, char** argv) {
     if (run) return run();
   } catch (const quiver::Error& e) {
     std::cerr << "quiver: error [" << e.code_name() << "]: " << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "quiver: error [" << quiver::error_code_name(quiver::ErrorCode::OutOfMemory)
+              << "]: out of memory\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "quiver: error: " << e.what() << "\n";

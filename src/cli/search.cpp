@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "cli/arguments.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "quiver/quiver.hpp"
@@ -107,16 +108,20 @@ void register_search(CLI::App& app, Runner& run) {
   auto* cmd = app.add_subcommand("search", "Search an index file with a query file; recall and latency with --gt");
   cmd->add_option("index", o->index, "Index file (written by quiver build or serialize())")->required();
   cmd->add_option("queries", o->queries, "Queries: .fvecs, .fbin, .npy or raw float32 (.f32)")->required();
-  cmd->add_option("-k", o->k, "Neighbours per query")->capture_default_str();
-  cmd->add_option("--ef", o->ef, "Hnsw: search beam width (0 = the efSearch stored in the file); raised to k if smaller");
-  cmd->add_option("--rerank", o->rerank, "Quantized: re-score the best k x N candidates exactly with the kept f32 vectors (0 = codes only)");
+  cmd->add_option("-k", o->k, "Neighbours per query (more than the index holds: all of it)")
+      ->check(k_range())
+      ->capture_default_str();
+  cmd->add_option("--ef", o->ef, "Hnsw: search beam width (0 = the efSearch stored in the file); raised to k if smaller")
+      ->check(non_negative());
+  cmd->add_option("--rerank", o->rerank, "Quantized: re-score the best k x N candidates exactly with the kept f32 vectors (0 = codes only)")
+      ->check(non_negative());
   cmd->add_flag("--no-rerank", o->no_rerank,
                 "Hnsw sq8: return the code distances, without the exact f32 rescoring of the final candidates");
   cmd->add_option("--gt", o->gt, "Ground truth (.ivecs or .ibin): print recall@k and latency percentiles");
   cmd->add_option("--format", o->format, "Query format if the extension does not say: fvecs, fbin, npy, raw");
-  cmd->add_option("--dim", o->dim, "Dimension of raw float32 queries (default: the index dimension)");
-  cmd->add_option("--limit", o->limit, "Use only the first N queries");
-  cmd->add_option("--threads", o->threads, "Query threads")->capture_default_str();
+  cmd->add_option("--dim", o->dim, "Dimension of raw float32 queries (default: the index dimension)")->check(non_negative());
+  cmd->add_option("--limit", o->limit, "Use only the first N queries")->check(non_negative());
+  cmd->add_option("--threads", o->threads, "Query threads")->check(thread_count())->capture_default_str();
   cmd->add_option("--isa", o->isa, "Force an ISA level (default: QUIVER_ISA or the best)");
   cmd->add_flag("--json", o->json, "Machine-readable output, including every result id and distance");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress bar");

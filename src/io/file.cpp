@@ -20,10 +20,54 @@ namespace {
   throw Error(ErrorCode::IoError, what + " '" + path + "': " + std::strerror(err));
 }
 
+// Temporary files of the AtomicFileWriters open right now, for remove_temp_files_signal_safe().
+// A signal handler can read neither a std::string nor anything behind a lock, so each open
+// writer copies its temporary path into a fixed slot; a slot's state is an atomic that the
+// handler reads without blocking. A writer that finds no free slot (more than kTempSlots saves
+// at once, or a path longer than kTempPathMax) still cleans up normally, just not on a signal.
+constexpr int kTempSlots = 16;
+constexpr size_t kTempPathMax = 4096;
+enum SlotState : int { kSlotFree = 0, kSlotFilling = 1, kSlotActive = 2 };
+struct TempSlot {
+  std::atomic<int> state{kSlotFree};
+  char path[kTempPathMax];
+};
+TempSlot g_temp_slots[kTempSlots];
+static_assert(std::atomic<int>::is_always_lock_free, "the signal handler reads the slot state");
+
+int register_temp(const std::string& path) noexcept {
+  if (path.size() >= kTempPathMax) return -1;
+  for (int i = 0; i < kTempSlots; ++i) {
+    int expected = kSlotFree;
+    if (!g_temp_slots[i].state.compare_exchange_strong(expected, kSlotFilling)) continue;
+    std::memcpy(g_temp_slots[i].path, path.c_str(), path.size() + 1);
+    g_temp_slots[i].state.store(kSlotActive, std::memory_order_release);
+    return i;
+  }
+  return -1;
+}
+
+void unregister_temp(int slot) noexcept {
+  if (slot >= 0) g_temp_slots[slot].state.store(kSlotFree, std::memory_order_release);
+}
+
+std::atomic<BeforeRenameHook> g_before_rename{nullptr};
+
 }  // namespace
 
+void remove_temp_files_signal_safe() noexcept {
+  for (auto& slot : g_temp_slots) {
+    if (slot.state.load(std::memory_order_acquire) == kSlotActive) ::unlink(slot.path);
+  }
+}
+
+void set_before_rename_hook(BeforeRenameHook hook) noexcept { g_before_rename.store(hook); }
+
 MappedFile::MappedFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever; with it
+  // the open returns at once and the regular-file check below rejects it. (On a regular file
+  // the flag has no effect.)
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) io_error("cannot open", path, errno);
   struct stat st;
   if (::fstat(fd, &st) != 0) {
@@ -84,8 +128,14 @@ MappedFile::~MappedFile() {
 AtomicFileWriter::AtomicFileWriter(const std::string& path) : path_(path) {
   static std::atomic<unsigned> counter{0};
   temp_ = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+  // Registered before it exists, so no moment has the file on disk but unknown to a handler.
+  slot_ = register_temp(temp_);
   fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd_ < 0) io_error("cannot create", temp_, errno);
+  if (fd_ < 0) {
+    const int err = errno;
+    unregister_temp(slot_);
+    io_error("cannot create", temp_, err);
+  }
 }
 
 AtomicFileWriter::~AtomicFileWriter() {
@@ -93,6 +143,9 @@ AtomicFileWriter::~AtomicFileWriter() {
     ::close(fd_);
     ::unlink(temp_.c_str());
   }
+  // Only after the unlink: a signal in between finds the slot still active and unlinks too
+  // (a harmless ENOENT), never a file left with no one to remove it.
+  unregister_temp(slot_);
 }
 
 void AtomicFileWriter::write(const void* data, size_t size) {
@@ -108,6 +161,7 @@ void AtomicFileWriter::write(const void* data, size_t size) {
 
 void AtomicFileWriter::commit() {
   if (::fsync(fd_) != 0 && errno != EINVAL && errno != ENOSYS) io_error("cannot flush", temp_, errno);
+  if (const BeforeRenameHook hook = g_before_rename.load()) hook(temp_.c_str());
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) {

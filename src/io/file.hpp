@@ -42,9 +42,22 @@ class AtomicFileWriter {
   std::string path_;
   std::string temp_;
   int fd_ = -1;
+  int slot_ = -1;  // its place in the table remove_temp_files_signal_safe() reads
 };
 
 // Convenience: the whole of `data` to `path`, atomically.
 void write_file_atomic(const std::string& path, const void* data, size_t size);
+
+// Unlinks the temporary file of every AtomicFileWriter still open in this process. It makes
+// only async-signal-safe calls, so a signal handler may call it before the process dies: the
+// destructor never runs on SIGINT or SIGTERM, and without this an interrupted save would leave
+// its "<path>.tmp-<pid>-<n>" behind. Nothing installs a handler here (a library must not take
+// over a process's signals); the quiver CLI does (src/cli/signals.cpp).
+void remove_temp_files_signal_safe() noexcept;
+
+// Test seam: when set, AtomicFileWriter::commit() calls hook(temporary path) after the bytes
+// are flushed and before the rename, so a test can interrupt a save at that exact point.
+using BeforeRenameHook = void (*)(const char* temp_path);
+void set_before_rename_hook(BeforeRenameHook hook) noexcept;
 
 }  // namespace quiver::io

@@ -1,0 +1,24 @@
+// Checks for the CLI's numeric options, run by CLI11 on the text before it is converted, so a
+// bad value is a usage error (exit 2) like any other CLI11 parse error.
+#pragma once
+
+#include <cstdint>
+
+#include <CLI/CLI.hpp>
+
+namespace quiver::cli {
+
+// A whole number written in decimal digits, in [lo, hi]. CLI11 2.1 converts "-1" into a size_t
+// as 2^64 - 1 (and `search -k -1` then tried to allocate that many results): digits only.
+CLI::Validator count_in(uint64_t lo, uint64_t hi);
+
+// Neighbours per query: at least 1 and below 2^32, the same bounds as the library's k.
+inline CLI::Validator k_range() { return count_in(1, 4294967295u); }
+
+// Any non-negative count (sizes, seeds, beam widths: the library checks their own limits).
+inline CLI::Validator non_negative() { return count_in(0, UINT64_MAX); }
+
+// Threads the CLI starts itself: 0 (the default choice) .. 1024.
+inline CLI::Validator thread_count() { return count_in(0, 1024); }
+
+}  // namespace quiver::cli
