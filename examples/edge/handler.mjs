@@ -9,11 +9,13 @@
 //   export default { fetch: (request, env) => handler.fetch(request, { ...env, QUIVER_WASM: wasm }) };
 //
 // env.QUIVER_WASM  the WebAssembly.Module of js/wasm/simd/quiver.wasm
-// env.INDEX        the index file (ArrayBuffer / Uint8Array), e.g. from KV, R2 or a static asset
+// env.INDEX        the index file: bytes (ArrayBuffer / Uint8Array: a data binding, KV, a static
+//                  asset) or a stream (an R2 object's body, a fetch Response), which loadFrom
+//                  copies into the wasm heap chunk by chunk without holding it whole in JS
 //
 //   POST /search  {"vector": [...], "k": 5}  ->  {"ids": [...], "distances": [...]}
 //   GET  /health                             ->  {"variant": "simd", "auto": "simd", "size": 1000, ...}
-//   (auto: the build Quiver.init() would choose here on its own)
+//   (auto: the build Quiver.init() would choose here on its own; heapBytes: the wasm memory)
 import { Quiver, chooseVariant } from 'quiver-vector';
 
 // One module and one index per isolate, made on the first request and reused after.
@@ -21,7 +23,7 @@ let state = null;
 function ready(env) {
   state ??= (async () => {
     const q = await Quiver.init({ variant: 'simd', wasmModule: env.QUIVER_WASM });
-    return { q, index: q.load(env.INDEX) };
+    return { q, index: await q.loadFrom(env.INDEX) };
   })();
   return state;
 }
@@ -34,7 +36,8 @@ export default {
     const { q, index } = await ready(env);
     const { pathname } = new URL(request.url);
     if (request.method === 'GET' && pathname === '/health') {
-      return json({ variant: q.variant, auto: chooseVariant(), size: index.size, dim: index.dim, kind: index.constructor.name });
+      return json({ variant: q.variant, auto: chooseVariant(), size: index.size, dim: index.dim, kind: index.constructor.name,
+        heapBytes: q.heapBytes() });
     }
     if (request.method === 'POST' && pathname === '/search') {
       try {
