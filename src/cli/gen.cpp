@@ -4,6 +4,8 @@
 //              seed 42; 256 queries, seed 13)
 //   clustered  a Gaussian mixture with decaying per-dimension spread (100,000 x 384 by
 //              default), queries held out from the same mixture
+//   embedding  like sentence embeddings: shared mean direction, Zipf-sized topics, decaying
+//              in-topic spectrum, noisier queries, randomly rotated (100,000 x 384, 1,000 topics)
 // Ground truth is exact search (the flat index), k nearest per query, ties by id.
 #include <atomic>
 #include <chrono>
@@ -27,7 +29,7 @@ struct GenOptions {
   std::string out_dir = ".";
   std::string name;  // default: the workload name
   std::string format = "fbin";
-  size_t rows = 0, queries = 0, dim = 384, k = 100, clusters = 64, threads = 0;
+  size_t rows = 0, queries = 0, dim = 384, k = 100, clusters = 0, threads = 0;
   uint64_t seed = 42, query_seed = 13;
   std::string metric = "l2";
   bool json = false, quiet = false;
@@ -56,9 +58,13 @@ int run_gen(const GenOptions& o) {
   if (seed_workload) {
     base = unit_gaussian_vectors(rows, o.dim, o.seed);
     queries = unit_gaussian_vectors(nq, o.dim, o.query_seed);
+  } else if (o.workload == "embedding") {
+    const size_t topics = o.clusters ? o.clusters : 1000;
+    base = embedding_like_vectors(rows, o.dim, topics, o.seed, o.seed + 1, EmbeddingRole::base);
+    queries = embedding_like_vectors(nq, o.dim, topics, o.seed, o.query_seed, EmbeddingRole::query);
   } else {
-    base = clustered_vectors(rows, o.dim, o.clusters, o.seed, o.seed + 1);
-    queries = clustered_vectors(nq, o.dim, o.clusters, o.seed, o.query_seed);
+    base = clustered_vectors(rows, o.dim, o.clusters ? o.clusters : 64, o.seed, o.seed + 1);
+    queries = clustered_vectors(nq, o.dim, o.clusters ? o.clusters : 64, o.seed, o.query_seed);
   }
   FlatIndex index({o.dim, metric});
   index.reserve(rows);
@@ -114,8 +120,9 @@ int run_gen(const GenOptions& o) {
 void register_gen(CLI::App& app, Runner& run) {
   auto o = std::make_shared<GenOptions>();
   auto* cmd = app.add_subcommand("gen", "Write a workload: base vectors, queries and exact ground truth");
-  cmd->add_option("workload", o->workload, "seed (unit Gaussian, 10k x 384) or clustered (Gaussian mixture, 100k x 384)")
-      ->check(CLI::IsMember({"seed", "clustered"}))
+  cmd->add_option("workload", o->workload, "seed (unit Gaussian, 10k x 384), clustered (Gaussian mixture, 100k x 384) or embedding "
+                  "(embedding-like: anisotropic, Zipf topics, 100k x 384)")
+      ->check(CLI::IsMember({"seed", "clustered", "embedding"}))
       ->capture_default_str();
   cmd->add_option("-o,--out", o->out_dir, "Output directory")->capture_default_str();
   cmd->add_option("--name", o->name, "File name stem (default: the workload name)");
@@ -126,8 +133,8 @@ void register_gen(CLI::App& app, Runner& run) {
   cmd->add_option("--queries", o->queries, "Queries (default 256 seed, 1000 clustered)")->check(non_negative());
   cmd->add_option("--dim", o->dim, "Dimension")->check(non_negative())->capture_default_str();
   cmd->add_option("-k", o->k, "Ground-truth neighbours per query")->check(k_range())->capture_default_str();
-  cmd->add_option("--clusters", o->clusters, "Mixture components (clustered)")->check(non_negative())->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Base seed (clustered: also fixes the mixture)")->check(non_negative())->capture_default_str();
+  cmd->add_option("--clusters", o->clusters, "Mixture components (default 64 clustered, 1000 embedding)")->check(non_negative());
+  cmd->add_option("--seed", o->seed, "Base seed (clustered, embedding: also fixes the mixture)")->check(non_negative())->capture_default_str();
   cmd->add_option("--query-seed", o->query_seed, "Query seed")->check(non_negative())->capture_default_str();
   cmd->add_option("--metric", o->metric, "Metric of the ground truth: l2, ip, cosine")->capture_default_str();
   cmd->add_option("--threads", o->threads, "Threads for the ground truth (default: all cores)")->check(thread_count());
