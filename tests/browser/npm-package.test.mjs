@@ -20,7 +20,7 @@ before(() => {
   const [{ filename, files }] = JSON.parse(out);
   // Only what ships: the JS (ES modules, the CommonJS entry), the types and the three wasm builds (npm adds package.json and README).
   for (const { path } of files) {
-    assert.match(path, /^(package\.json|README\.md|LICENSE|js\/[\w-]+\.(js|cjs|d\.ts)|js\/wasm\/(simd-mt|simd|baseline)\/quiver\.(mjs|wasm))$/, path);
+    assert.match(path, /^(package\.json|README\.md|LICENSE|js\/[\w-]+\.(js|cjs|d\.ts|d\.cts)|js\/wasm\/(simd-mt|simd|baseline)\/quiver\.(mjs|wasm))$/, path);
   }
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
