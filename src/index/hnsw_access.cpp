@@ -26,18 +26,9 @@ const float* HnswIndexAccess::vector(const HnswIndex& index, uint32_t slot) { re
 
 const uint8_t* HnswIndexAccess::codes(const HnswIndex& index, uint32_t slot) { return index.impl_->pt(slot); }
 
-HnswIndexAccess::Quantizer HnswIndexAccess::quantizer(const HnswIndex& index) {
+float HnswIndexAccess::sq8_scale(const HnswIndex& index, uint32_t slot) {
   const HnswIndex::Impl& m = *index.impl_;
-  return {m.trained, m.qscale, m.qmin.data()};
-}
-
-void HnswIndexAccess::set_quantizer(HnswIndex& index, const float* mins, float scale) {
-  HnswIndex::Impl& m = *index.impl_;
-  try {
-    m.set_quantizer(std::vector<float>(mins, mins + m.dim), scale);
-  } catch (const std::bad_alloc&) {
-    throw_oom();
-  }
+  return Sq8Codec::scale_of(m.pt(slot), m.code_bytes);
 }
 
 const uint32_t* HnswIndexAccess::links(const HnswIndex& index, uint32_t slot, int level) {
@@ -81,11 +72,21 @@ float* HnswIndexAccess::mutable_vector(HnswIndex& index, uint32_t slot) {
   return const_cast<float*>(index.impl_->f32_vector(slot));
 }
 
-uint8_t* HnswIndexAccess::mutable_codes(HnswIndex& index, uint32_t slot) { return index.impl_->pt(slot); }
-
-void HnswIndexAccess::finish_codes(HnswIndex& index, uint32_t slot) {
+std::string HnswIndexAccess::set_codes(HnswIndex& index, uint32_t slot, const uint8_t* codes, float scale) {
   HnswIndex::Impl& m = *index.impl_;
-  m.refresh_term(m.pt(slot));
+  std::memcpy(m.pt(slot), codes, m.dim);  // the padding after them stays zero (set_node)
+  return m.sq8.set_record(m.pt(slot), scale);
+}
+
+std::string HnswIndexAccess::check_codable(const HnswIndex& index, const float* v) {
+  return index.impl_->sq8.check_rows(v, 1);
+}
+
+size_t HnswIndexAccess::encode_scratch_floats(const HnswIndex& index) { return index.impl_->sq8.scratch_floats(); }
+
+void HnswIndexAccess::encode(HnswIndex& index, uint32_t slot, const float* v, float* scratch) {
+  HnswIndex::Impl& m = *index.impl_;
+  m.sq8.encode(v, m.pt(slot), scratch);
 }
 
 uint32_t* HnswIndexAccess::mutable_links(HnswIndex& index, uint32_t slot, int level) {

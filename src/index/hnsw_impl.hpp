@@ -33,6 +33,7 @@
 #include "core/aligned_buffer.hpp"
 #include "core/rng.hpp"
 #include "core/topk.hpp"
+#include "index/hnsw_sq8.hpp"
 #include "quiver/error.hpp"
 #include "quiver/hnsw_index.hpp"
 #include "simd/kernels.hpp"
@@ -122,13 +123,16 @@ struct Context {
   std::vector<uint32_t> links;  // one node's link list, copied out under its lock
   std::vector<float> query;  // normalised query (cosine)
   std::vector<uint8_t> qpoint;  // the query encoded like a stored node (sq8)
+  std::vector<float> rot;       // sq8: rotation scratch for the query
   std::vector<Cand> sel;     // heuristic output
   std::vector<Cand> pool;    // heuristic input when shrinking or repairing a list
 
   static size_t cand_capacity(size_t ef) { return 2 * ef + 64; }
 
-  void reserve(size_t slots, size_t ef, size_t max_links, size_t dim, size_t pool_size, size_t point_bytes) {
+  void reserve(size_t slots, size_t ef, size_t max_links, size_t dim, size_t pool_size, size_t point_bytes,
+               size_t rot_floats = 0) {
     if (qpoint.size() < point_bytes) qpoint.resize(point_bytes);
+    if (rot.size() < rot_floats) rot.resize(rot_floats);
     if (visited.size() < slots) visited.resize(slots, 0);
     if (top.size() < ef + 1) top.resize(ef + 1);
     if (cand.size() < cand_capacity(ef)) cand.resize(cand_capacity(ef));
@@ -156,7 +160,7 @@ struct Context {
   size_t bytes() const {
     return visited.capacity() * 2 + allowed.capacity() * 2 +
            (top.capacity() + cand.capacity() + sel.capacity() + pool.capacity()) * sizeof(Cand) +
-           links.capacity() * 4 + query.capacity() * 4 + qpoint.capacity();
+           links.capacity() * 4 + query.capacity() * 4 + qpoint.capacity() + rot.capacity() * 4;
   }
 };
 
@@ -181,14 +185,8 @@ struct HnswIndex::Impl {
   simd::DistanceFn raw;  // l2sq or dot
   HnswStorage storage;
   bool keep_vectors;     // sq8: f32 copies in `full`; f32 storage always has its vectors
-  size_t code_bytes;     // sq8: dim padded to 16; the node's f32 term A follows the codes
-
-  // --- sq8 quantiser (see the header): x_d ~ qmin_d + qscale * code_d. Set once, by the first
-  // add() (l2, ip) or at construction (cosine); written only under the exclusive lock. ---
-  bool trained = false;
-  float qscale = 0.0f;
-  std::vector<float> qmin;
-  double qconst = 0.0;  // sum qmin_d^2
+  size_t code_bytes;     // sq8: dim padded to 16; the node's 16-byte record follows the codes
+  Sq8Codec sq8;          // sq8: rotation + per-vector codes (hnsw_sq8.hpp); immutable
 
   // --- graph ---
   core::AlignedBuffer<uint8_t> nodes;  // capacity_slots x node_bytes
@@ -250,60 +248,16 @@ struct HnswIndex::Impl {
                  core::kAlignment * core::kAlignment;
     prefetch_bytes = std::min(kPrefetchLines * core::kAlignment, links_offset);
     level_mult = 1.0 / core::portable_log(double(M));
-    if (storage == HnswStorage::sq8) {
-      qmin.assign(dim, 0.0f);
-      // Unit vectors: every coordinate is in [-1, 1], a range known before any add.
-      if (metric == Metric::cosine) set_quantizer(std::vector<float>(dim, -1.0f), 2.0f / 255.0f);
-    }
+    if (storage == HnswStorage::sq8) sq8 = Sq8Codec(dim, metric, seed);
   }
 
-  void set_quantizer(const std::vector<float>& mins, float scale) {
-    qmin = mins;
-    qscale = scale;
-    double c = 0.0;
-    for (size_t i = 0; i < dim; ++i) c += double(qmin[i]) * qmin[i];
-    qconst = c;
-    trained = true;
-  }
-
-  // Quantiser for the first batch (l2, ip): per-dimension minimum, one scale from the widest
-  // range, so squared code differences are the distance up to the one factor qscale^2.
-  void train(const float* v, size_t n, std::vector<float>& mins, float& scale) const {
-    mins.assign(v, v + dim);
-    std::vector<float> maxs(v, v + dim);
-    for (size_t r = 1; r < n; ++r) {
-      for (size_t i = 0; i < dim; ++i) {
-        mins[i] = std::min(mins[i], v[r * dim + i]);
-        maxs[i] = std::max(maxs[i], v[r * dim + i]);
-      }
-    }
-    float range = 0.0f;
-    for (size_t i = 0; i < dim; ++i) range = std::max(range, maxs[i] - mins[i]);
-    scale = range > 0.0f && std::isfinite(range) ? range / 255.0f : 1.0f;
-  }
-
-  // Encodes a (normalised) vector into a node point: codes, then the f32 term A = sum qmin_d c_d.
-  void encode(const float* x, uint8_t* point) const noexcept {
-    const float inv = 1.0f / qscale;
-    double a = 0.0;
-    for (size_t i = 0; i < dim; ++i) {
-      const float t = std::floor((x[i] - qmin[i]) * inv + 0.5f);
-      const uint8_t code = t <= 0.0f ? 0 : t >= 255.0f ? 255 : uint8_t(t);
-      point[i] = code;
-      a += double(qmin[i]) * code;
-    }
-    std::fill(point + dim, point + code_bytes, uint8_t(0));
-    set_term(point, a);
-  }
-  void set_term(uint8_t* point, double a) const noexcept {
-    const float f = float(a);
-    std::memcpy(point + code_bytes, &f, 4);
-  }
-  // Recomputes A from the codes (loading a file).
-  void refresh_term(uint8_t* point) const noexcept {
-    double a = 0.0;
-    for (size_t i = 0; i < dim; ++i) a += double(qmin[i]) * point[i];
-    set_term(point, a);
+  // sq8 codes every vector with its own float scale: a finite vector whose norm is beyond
+  // what that scale can express is refused up front (NON_FINITE), like a NaN, never coded as
+  // garbage.
+  void check_codable(const float* rows, size_t n, const char* what) const {
+    if (storage != HnswStorage::sq8) return;
+    const std::string problem = sq8.check_rows(rows, n);
+    if (!problem.empty()) throw Error(ErrorCode::NonFinite, std::string(what) + " " + problem);
   }
 
   // --- storage ---------------------------------------------------------------------------
@@ -348,20 +302,11 @@ struct HnswIndex::Impl {
     return n;
   }
 
-  // Distance between two points. sq8: l2 = s^2 L, where L is the exact integer sum of squared
-  // code differences; ip/cosine from x.y ~ C + s (A_x + A_y) + s^2 D with D the integer code
-  // dot product — the kernels' integers are the same at every ISA level and the rest is
-  // plain scalar arithmetic, so sq8 distances are bit-identical everywhere.
+  // Distance between two points. sq8: from the exact integer code dot product and the two
+  // points' records (hnsw_sq8.hpp) — the kernel's integer is the same at every ISA level and
+  // the rest is plain scalar arithmetic, so sq8 distances are bit-identical everywhere.
   float dist(const uint8_t* a, const uint8_t* b) const noexcept {
-    if (storage == HnswStorage::sq8) {
-      const double s = qscale;
-      if (metric == Metric::l2) return float(s * s * double(kernels.l2sq_u8(a, b, dim)));
-      float ta, tb;
-      std::memcpy(&ta, a + code_bytes, 4);
-      std::memcpy(&tb, b + code_bytes, 4);
-      const double dot = qconst + s * (double(ta) + double(tb)) + s * s * double(kernels.dot_u8(a, b, dim));
-      return metric == Metric::ip ? float(-dot) : float(1.0 - dot);
-    }
+    if (storage == HnswStorage::sq8) return sq8.distance(a, b, kernels.dot_u8(a, b, dim));
     return exact_dist(reinterpret_cast<const float*>(a), reinterpret_cast<const float*>(b));
   }
   float exact_dist(const float* a, const float* b) const noexcept {
@@ -550,7 +495,7 @@ struct HnswIndex::Impl {
   }
   const uint8_t* query_point(const float* qf, Context& c) const {
     if (storage == HnswStorage::f32) return reinterpret_cast<const uint8_t*>(qf);
-    encode(qf, c.qpoint.data());
+    sq8.encode(qf, c.qpoint.data(), c.rot.data());
     return c.qpoint.data();
   }
 
@@ -558,7 +503,7 @@ struct HnswIndex::Impl {
                     Context& c) const {
     size_t ef = std::max(p.ef == 0 ? ef_search : p.ef, k);
     ef = std::min(ef, used);  // a beam wider than the graph holds all of it already
-    c.reserve(used, ef, M0, dim, 0, point_bytes());
+    c.reserve(used, ef, M0, dim, 0, point_bytes(), storage == HnswStorage::sq8 ? sq8.scratch_floats() : 0);
     const float* qf = prepare_query(query, c);
     const uint8_t* q = query_point(qf, c);
     // sq8 with kept vectors: the final candidates are scored again with exact f32 distances.

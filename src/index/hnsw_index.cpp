@@ -87,7 +87,8 @@ size_t HnswIndex::memory_bytes() const noexcept {
   std::shared_lock<std::shared_mutex> lock(m.rw);
   size_t upper = 0;
   for (size_t s = 0; s < m.used; ++s) upper += size_t(m.levels[s]) * (1 + m.M) * sizeof(uint32_t);
-  return m.nodes.capacity() + m.full.capacity() * sizeof(float) + m.capacity_slots * sizeof(Impl::NodeSync) + upper +
+  const size_t codec = m.storage == HnswStorage::sq8 ? m.sq8.memory_bytes() : 0;
+  return codec + m.nodes.capacity() + m.full.capacity() * sizeof(float) + m.capacity_slots * sizeof(Impl::NodeSync) + upper +
          m.upper.capacity() * sizeof(void*) + m.slot_ids.capacity() * sizeof(uint64_t) +
          m.levels.capacity() + m.deleted.capacity() + m.free_slots.capacity() * sizeof(uint32_t) +
          m.slot_of.bucket_count() * sizeof(void*) +
@@ -106,6 +107,7 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
   if (n == 0) return;
   if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
   core::check_vectors(vectors, n, m.dim, m.metric, "vector");
+  m.check_codable(vectors, n, "vector");
   std::lock_guard<std::mutex> writer(m.writer_mutex);
 
   // --- validate and allocate; nothing visible changes until the commit ---
@@ -117,8 +119,7 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
   std::vector<uint8_t> mark;
   uint64_t draws = m.draws;  // committed only if the add succeeds
   const bool sq8 = m.storage == HnswStorage::sq8;
-  std::vector<float> scratch, mins;  // sq8: one normalised vector; the first batch's quantiser
-  float scale = 0.0f;
+  std::vector<float> scratch;  // sq8: one normalised vector, then the codec's rotation scratch
   parallel::ThreadPool& pool = parallel::process_pool();
   const size_t workers = std::max<size_t>(1, pool.size());
   try {
@@ -147,10 +148,7 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
       m.build_contexts[w].reserve(total, m.ef_construction, m.M0, m.dim, pool_size, m.point_bytes());
     }
     m.slot_of.reserve(m.slot_of.size() + n);
-    if (sq8) {
-      scratch.resize(m.dim);
-      if (!m.trained) m.train(vectors, n, mins, scale);
-    }
+    if (sq8) scratch.resize(m.dim + m.sq8.scratch_floats());
   } catch (const std::bad_alloc&) {
     throw_oom();
   }
@@ -167,7 +165,6 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
       throw_oom();
     }
     // --- commit: nothing below allocates or throws ---
-    if (sq8 && !m.trained) m.set_quantizer(mins, scale);  // qmin already has dim entries
     Context& c0 = m.build_contexts[0];
     if (reuse > 0) {
       m.detach(slots.data(), reuse, mark, c0);
@@ -200,7 +197,7 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
         std::memcpy(dst, src, m.dim * sizeof(float));
       }
       if (dst != scratch.data()) std::fill(dst + m.dim, dst + m.stride, 0.0f);
-      if (sq8) m.encode(dst, m.pt(s));
+      if (sq8) m.sq8.encode(dst, m.pt(s), scratch.data() + m.dim);
       m.list(s, 0)[0] = 0;
     }
     m.draws = draws;
@@ -265,6 +262,7 @@ size_t HnswIndex::search(const float* query, size_t k, Neighbor* out,
   std::shared_lock<std::shared_mutex> lock(impl_->rw);
   if (impl_->live() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
   core::check_vectors(query, 1, impl_->dim, impl_->metric, "query");
+  impl_->check_codable(query, 1, "query");
   return impl_->search_one(query, k, out, params, thread_context());
 }
 
@@ -286,6 +284,7 @@ size_t HnswIndex::search_batch(const float* queries, size_t nq, size_t k, Neighb
   std::shared_lock<std::shared_mutex> lock(m.rw);
   if (m.live() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
   core::check_vectors(queries, nq, m.dim, m.metric, "query");
+  m.check_codable(queries, nq, "query");
   auto one = [&](size_t q) {
     Neighbor* row = out + q * k;
     const size_t got = m.search_one(queries + q * m.dim, k, row, params, thread_context());

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <string>
 
 #include "quiver/hnsw_index.hpp"
 
@@ -34,31 +35,30 @@ struct HnswIndexAccess {
   // The f32 vector of a slot (dim floats, unit length under cosine); null under sq8 storage
   // without kept vectors.
   static const float* vector(const HnswIndex& index, uint32_t slot);
-  // sq8: the dim codes of a slot.
+  // sq8: the dim codes of a slot, and its scale (hnsw_sq8.hpp: r_i ~ scale (code_i - 128)).
   static const uint8_t* codes(const HnswIndex& index, uint32_t slot);
-  struct Quantizer {
-    bool trained;       // false until the first add (l2, ip); cosine is trained at construction
-    float scale;        // x_d ~ mins[d] + scale * code_d
-    const float* mins;  // dim entries
-  };
-  static Quantizer quantizer(const HnswIndex& index);
+  static float sq8_scale(const HnswIndex& index, uint32_t slot);
   // The link list of a slot at a level <= its level: [count, link_0, ..., link_{cap-1}], cap
   // = 2M on level 0 and M above. Words past count are unspecified.
   static const uint32_t* links(const HnswIndex& index, uint32_t slot, int level);
 
   // Loading into a fresh, empty index made with the file's options, from validated data
   // (link targets < slots, counts <= cap, levels <= kMaxLevel, the entry a node on its own
-  // level): set_quantizer() (sq8, if trained), begin_load(slots) once, then for every slot
-  // in order set_node() and fill mutable_vector() (if not null), mutable_codes() + finish_codes()
-  // (sq8) and mutable_links() at each level, then finish_load(). A duplicate live
-  // id throws Error(Corrupt); otherwise only Error(OutOfMemory). On a throw the index must
-  // be discarded.
+  // level): begin_load(slots) once, then for every slot in order set_node() and fill
+  // mutable_vector() (if not null), the sq8 codes (set_codes(), or encode() from a vector)
+  // and mutable_links() at each level, then finish_load(). A duplicate live id throws
+  // Error(Corrupt); otherwise only Error(OutOfMemory). On a throw the index must be discarded.
   static void begin_load(HnswIndex& index, size_t slots, size_t free_count);
   static void set_node(HnswIndex& index, uint32_t slot, uint64_t id, bool tombstone, int level);
   static float* mutable_vector(HnswIndex& index, uint32_t slot);
-  static void set_quantizer(HnswIndex& index, const float* mins, float scale);
-  static uint8_t* mutable_codes(HnswIndex& index, uint32_t slot);  // dim codes
-  static void finish_codes(HnswIndex& index, uint32_t slot);       // after writing the codes
+  // sq8: stores a slot's codes and scale as read from a file; returns what makes them
+  // impossible (empty if they are valid; see Sq8Codec::set_record).
+  static std::string set_codes(HnswIndex& index, uint32_t slot, const uint8_t* codes, float scale);
+  // sq8: codes a slot from an f32 vector (transcoding a file of an older sq8 scheme). The
+  // vector must pass check_codable(); `scratch` holds encode_scratch_floats().
+  static std::string check_codable(const HnswIndex& index, const float* v);
+  static size_t encode_scratch_floats(const HnswIndex& index);
+  static void encode(HnswIndex& index, uint32_t slot, const float* v, float* scratch);
   static uint32_t* mutable_links(HnswIndex& index, uint32_t slot, int level);
   static void finish_load(HnswIndex& index, const uint32_t* free_slots, size_t free_count, uint64_t entry,
                           uint64_t draws);

@@ -14,13 +14,24 @@
 //   "LEVL"  slots x u8                level of the node (0..31)
 //   "LNK0"  slots x (1 + 2M) x u32    level-0 link list: count, then the links, zeros past count
 //   "UPPR"  sum(levels) x (1 + M) x u32   upper link lists, slot order, level 1 upwards
-//   "SQ8Q"  sq8 only: u32 trained (0 or 1), f32 scale, dim x f32 per-dimension minimum
-//   "CODE"  sq8 only: slots x dim x u8   the codes (the per-node term A is recomputed)
+//   "SQ8S"  sq8 only: slots x f32        each node's code scale (src/index/hnsw_sq8.hpp: the
+//                                     rotated vector is ~ scale x (code - 128))
+//   "CODE"  sq8 only: slots x dim x u8   the codes of the rotated vectors (the code sums the
+//                                     distances use are recomputed)
 //   "VECS"  slots x dim x f32         stored vectors (unit length under cosine), tombstones
 //                                     included: the graph still walks through them; under
 //                                     sq8 only with keep_vectors
 // The stride padding, the locks and the words past a list's count are not stored, so the
 // bytes depend only on the logical state of the index.
+//
+// Older sq8 files (written before the rotated per-vector codes) hold "SQ8Q" — u32 trained,
+// f32 scale s, dim x f32 minimums m: x_d ~ m_d + s code_d — instead of "SQ8S". A reader
+// before SQ8S refuses a new file (an unknown required section is UNSUPPORTED_VERSION). This
+// reader transcodes an old file on load: every node is coded afresh in the current scheme,
+// from its kept f32 vector when the file has them, else from its old codes decoded with the
+// old parameters. The graph is kept as it is; the codes-only distances (and so the answers
+// without kept vectors) may differ slightly from what the old index returned, and the index
+// is saved in the current format.
 //
 // Loading checks everything before it allocates for the graph: the header parameters, every
 // declared size against the bytes present, every level (<= 31, the entry on its own level),
@@ -51,7 +62,8 @@ constexpr uint32_t kLevlTag = io::fourcc("LEVL");
 constexpr uint32_t kLnk0Tag = io::fourcc("LNK0");
 constexpr uint32_t kUpprTag = io::fourcc("UPPR");
 constexpr uint32_t kVecsTag = io::fourcc("VECS");
-constexpr uint32_t kSq8qTag = io::fourcc("SQ8Q");
+constexpr uint32_t kSq8qTag = io::fourcc("SQ8Q");  // older sq8 scheme, read only
+constexpr uint32_t kSq8sTag = io::fourcc("SQ8S");
 constexpr uint32_t kCodeTag = io::fourcc("CODE");
 constexpr uint64_t kNoId = HnswIndexAccess::kNoId;
 constexpr uint64_t kNoEntry = HnswIndexAccess::kNoEntry;
@@ -98,11 +110,9 @@ io::Writer hnsw_writer(const HnswIndex& index) {
       for (int l = 1; l <= v.levels[s]; ++l) put_list(upper, HnswIndexAccess::links(index, uint32_t(s), l), M);
     }
     if (sq8) {
-      const HnswIndexAccess::Quantizer q = HnswIndexAccess::quantizer(index);
-      auto& quant = w.add_section(kSq8qTag);
-      quant.u32(q.trained ? 1 : 0);
-      quant.f32(q.scale);
-      quant.f32s(q.mins, dim);
+      auto& scales = w.add_section(kSq8sTag);
+      scales.reserve(v.slots * 4);
+      for (size_t s = 0; s < v.slots; ++s) scales.f32(HnswIndexAccess::sq8_scale(index, uint32_t(s)));
       auto& codes = w.add_section(kCodeTag);
       codes.reserve(v.slots * dim);
       for (size_t s = 0; s < v.slots; ++s) codes.bytes(HnswIndexAccess::codes(index, uint32_t(s)), dim);
@@ -143,7 +153,7 @@ namespace io {
 
 HnswIndex load_hnsw(const Reader& r, Isa isa) {
   r.expect_kind(IndexKind::hnsw);
-  r.require_known_sections({kSlotTag, kFreeTag, kLevlTag, kLnk0Tag, kUpprTag, kVecsTag, kSq8qTag, kCodeTag});
+  r.require_known_sections({kSlotTag, kFreeTag, kLevlTag, kLnk0Tag, kUpprTag, kVecsTag, kSq8qTag, kSq8sTag, kCodeTag});
   const Header& h = r.header();
   const uint64_t M = h.params[0], efc = h.params[1], efs = h.params[2], storage = h.params[3],
                  keep = h.params[4], slots = h.params[5], entry = h.params[6], draws = h.params[7];
@@ -158,7 +168,9 @@ HnswIndex load_hnsw(const Reader& r, Isa isa) {
   }
   if (sq8 && h.dim > 65536) corrupt("impossible dimension " + std::to_string(h.dim) + " for sq8 storage (at most 65536)");
   if (!keep && r.find(kVecsTag) != nullptr) corrupt("section VECS is present but keep_vectors is 0");
-  if (!sq8 && (r.find(kSq8qTag) != nullptr || r.find(kCodeTag) != nullptr)) {
+  const bool legacy = r.find(kSq8qTag) != nullptr;
+  if (legacy && r.find(kSq8sTag) != nullptr) corrupt("both the old (SQ8Q) and the current (SQ8S) sq8 sections");
+  if (!sq8 && (legacy || r.find(kSq8sTag) != nullptr || r.find(kCodeTag) != nullptr)) {
     corrupt("sq8 sections in a file with f32 storage");
   }
   if (slots > UINT32_MAX - 1) corrupt("impossible slot count " + std::to_string(slots));
@@ -179,24 +191,31 @@ HnswIndex load_hnsw(const Reader& r, Isa isa) {
   SectionCursor levels_section = r.section(kLevlTag);
   SectionCursor lnk0 = r.section(kLnk0Tag);
   SectionCursor upper = r.section(kUpprTag);
-  SectionCursor vecs(kVecsTag, nullptr, 0), quant(kSq8qTag, nullptr, 0), codes(kCodeTag, nullptr, 0);
+  SectionCursor vecs(kVecsTag, nullptr, 0), quant(kSq8qTag, nullptr, 0), scales(kSq8sTag, nullptr, 0),
+      codes(kCodeTag, nullptr, 0);
   if (keep) vecs = r.section(kVecsTag);
   if (sq8) {
-    quant = r.section(kSq8qTag);
     codes = r.section(kCodeTag);
-    quant.expect_size(8 + uint64_t(dim) * 4, "trained flag, scale and dim x 4-byte minimums");
     codes.expect_size(slots * dim, "slots x dim codes");
+    if (legacy) {
+      quant = r.section(kSq8qTag);
+      quant.expect_size(8 + uint64_t(dim) * 4, "trained flag, scale and dim x 4-byte minimums");
+    } else {
+      scales = r.section(kSq8sTag);
+      scales.expect_size(slots * 4, "slots x 4-byte scales");
+    }
   }
   ids.expect_size(slots * 8, "slots x 8-byte ids");
   free_section.expect_size(nfree * 4, "free x 4-byte slot numbers");
   levels_section.expect_size(slots, "slots x 1-byte levels");
   lnk0.expect_size(slots * (1 + M0) * 4, "slots x (1 + 2M) x 4-byte links");
   if (keep) vecs.expect_size(slots * dim * 4, "slots x dim x 4-byte floats");
-  // The sq8 quantiser: trained before any node exists only under cosine (fixed [-1, 1]).
+  // An old file's sq8 quantiser: trained before any node exists only under cosine (fixed
+  // [-1, 1]).
   std::vector<float> mins;
   float scale = 0.0f;
   bool trained = false;
-  if (sq8) {
+  if (sq8 && legacy) {
     const uint32_t flag = quant.u32();
     scale = quant.f32();
     try {
@@ -273,7 +292,11 @@ HnswIndex load_hnsw(const Reader& r, Isa isa) {
   options.keep_vectors = keep == 1;
   try {
     HnswIndex index(options, isa);
-    if (sq8 && trained) HnswIndexAccess::set_quantizer(index, mins.data(), scale);
+    std::vector<float> decoded, scratch;  // transcoding an old sq8 file
+    if (sq8 && legacy) {
+      decoded.resize(dim);
+      scratch.resize(HnswIndexAccess::encode_scratch_floats(index));
+    }
     HnswIndexAccess::begin_load(index, size_t(slots), size_t(nfree));
     for (uint64_t s = 0; s < slots; ++s) {
       const uint32_t slot = uint32_t(s);
@@ -289,9 +312,26 @@ HnswIndex load_hnsw(const Reader& r, Isa isa) {
           corrupt("slot " + std::to_string(s) + ": " + e.what());
         }
       }
-      if (sq8) {
-        std::memcpy(HnswIndexAccess::mutable_codes(index, slot), codes.bytes(dim), dim);
-        HnswIndexAccess::finish_codes(index, slot);
+      if (sq8 && !legacy) {
+        const float node_scale = scales.f32();
+        const std::string problem = HnswIndexAccess::set_codes(index, slot, codes.bytes(dim), node_scale);
+        if (!problem.empty()) corrupt("slot " + std::to_string(s) + ": " + problem);
+      } else if (sq8) {
+        // Old scheme: code afresh from the kept vector, else from the old codes decoded.
+        const uint8_t* old_codes = codes.bytes(dim);
+        const float* source = keep ? HnswIndexAccess::mutable_vector(index, slot) : decoded.data();
+        if (!keep) {
+          for (size_t i = 0; i < dim; ++i) decoded[i] = mins[i] + scale * float(old_codes[i]);
+          try {
+            core::check_vectors(decoded.data(), 1, dim, Metric::l2, "decoded sq8 vector");
+          } catch (const Error& e) {
+            if (e.code() == ErrorCode::OutOfMemory) throw;
+            corrupt("slot " + std::to_string(s) + ": " + e.what());
+          }
+        }
+        const std::string problem = HnswIndexAccess::check_codable(index, source);
+        if (!problem.empty()) corrupt("slot " + std::to_string(s) + ": sq8 vector " + problem);
+        HnswIndexAccess::encode(index, slot, source, scratch.data());
       }
       read_list(lnk0, M0, HnswIndexAccess::mutable_links(index, slot, 0));
       for (int l = 1; l <= levels[s]; ++l) read_list(upper, size_t(M), HnswIndexAccess::mutable_links(index, slot, l));

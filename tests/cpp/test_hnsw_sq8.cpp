@@ -1,11 +1,14 @@
-// HNSW with sq8 storage: recall with exact rerank close to f32 storage, memory per vector,
-// bit-identical graphs and files at every ISA level (integer code distances), the first
-// batch's quantiser and saturation, compaction, index files, and bad options.
+// HNSW with sq8 storage: recall with exact rerank close to f32 storage and with the codes
+// alone, memory per vector, bit-identical graphs and files at every ISA level (integer code
+// distances), codes that do not depend on how the adds were batched, vectors of any size,
+// compaction, index files (current and transcoded older ones, tampered fields), bad options.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hnsw_test_support.hpp"
@@ -48,7 +51,7 @@ struct Case {
 class HnswSq8Recall : public ::testing::TestWithParam<Case> {};
 
 // With rerank, sq8 reaches the f32 index's recall@10 within 0.02 (and the 0.95);
-// without it, the code approximations alone still reach 0.85.
+// without it, the code distances alone reach 0.95 too (rotated per-vector codes).
 TEST_P(HnswSq8Recall, RecallWithRerankMatchesF32) {
   const Case c = GetParam();
   const Data d = std::string(c.workload) == "clustered" ? clustered(3000 / kScale, 100, 48) : gaussian(3000 / kScale, 100, 32);
@@ -65,7 +68,7 @@ TEST_P(HnswSq8Recall, RecallWithRerankMatchesF32) {
   const double r_codes = recall(run(sq8, d, 10, params(c.ef, false)), truth, 10);
   EXPECT_GE(r_sq8, r_f32 - 0.02) << r_sq8 << " vs f32 " << r_f32;
   EXPECT_GE(r_sq8, 0.95);
-  EXPECT_GE(r_codes, 0.85);
+  EXPECT_GE(r_codes, 0.95) << "codes only";
   // Reranked distances are exact: where the top hit agrees with exact search, so does its distance.
   for (size_t q = 0; q < nq_of(d); ++q) {
     if (reranked[q * 10].id == truth[q * 10].id) {
@@ -129,30 +132,97 @@ TEST(HnswSq8, BitIdenticalAtEveryIsa) {
   }
 }
 
-TEST(HnswSq8, FirstBatchSetsTheRangeLaterValuesSaturate) {
+// The codes of a vector depend on that vector alone: a first add() of one vector followed by
+// the rest gives the same codes — with one build worker the same graph and file, byte for
+// byte — and the same recall as one add() of everything. (A quantiser trained on the first
+// batch saturated every later code here.)
+TEST(HnswSq8, FirstBatchOfOneThenTheRestEqualsOneBatch) {
+  const Data d = clustered(1001, 50, 24);
+  parallel::WorkerLimit one(1);
+  for (Metric metric : {Metric::l2, Metric::ip, Metric::cosine}) {
+    SCOPED_TRACE(metric_name(metric));
+    HnswIndex whole(opts(d.dim, metric, HnswStorage::sq8, false, 8));
+    whole.add(d.ids, d.base);
+    HnswIndex split(opts(d.dim, metric, HnswStorage::sq8, false, 8));
+    split.add(d.ids.data(), d.base.data(), 1);
+    split.add(d.ids.data() + 1, d.base.data() + d.dim, d.n - 1);
+    EXPECT_EQ(split.serialize(), whole.serialize());
+    const std::vector<Neighbor> truth = exact(d, metric, 10);
+    const double r_whole = recall(run(whole, d, 10, params(64, false)), truth, 10);
+    const double r_split = recall(run(split, d, 10, params(64, false)), truth, 10);
+    EXPECT_EQ(r_split, r_whole);
+    EXPECT_GE(r_split, 0.95);
+  }
+}
+
+// Reversed batches of a few vectors give every vector the same codes (the graph differs:
+// insertion order does), and codes-only recall stays high.
+TEST(HnswSq8, CodesDoNotDependOnBatchOrder) {
+  const Data d = clustered(600, 40, 16);
+  HnswIndex forward(opts(d.dim, Metric::l2, HnswStorage::sq8, false, 8));
+  forward.add(d.ids, d.base);
+  HnswIndex backward(opts(d.dim, Metric::l2, HnswStorage::sq8, false, 8));
+  for (size_t end = d.n; end > 0;) {
+    const size_t begin = end >= 7 ? end - 7 : 0;
+    backward.add(d.ids.data() + begin, d.base.data() + begin * d.dim, end - begin);
+    end = begin;
+  }
+  // Slot i of `forward` holds row i; compare each row's codes and scale through the files.
+  const test::RawFile a = test::split(forward.serialize()), b = test::split(backward.serialize());
+  ASSERT_EQ(a.sections[0].tag, io::fourcc("SLOT"));
+  ASSERT_EQ(a.sections[5].tag, io::fourcc("SQ8S"));
+  ASSERT_EQ(a.sections[6].tag, io::fourcc("CODE"));
+  std::vector<size_t> slot_of_row(d.n);
+  for (size_t s = 0; s < d.n; ++s) slot_of_row[(test::rd64(b.sections[0].payload, 8 * s) - 3) / 7] = s;
+  for (size_t row = 0; row < d.n; ++row) {
+    const size_t s = slot_of_row[row];
+    ASSERT_EQ(test::rd64(a.sections[0].payload, 8 * row), d.ids[row]);
+    ASSERT_EQ(test::rd32(a.sections[5].payload, 4 * row), test::rd32(b.sections[5].payload, 4 * s)) << row;
+    ASSERT_TRUE(std::equal(a.sections[6].payload.begin() + row * d.dim, a.sections[6].payload.begin() + (row + 1) * d.dim,
+                           b.sections[6].payload.begin() + s * d.dim))
+        << row;
+  }
+  EXPECT_GE(recall(run(backward, d, 10, params(64, false)), exact(d, Metric::l2, 10), 10), 0.95);
+}
+
+// Vectors of any magnitude are coded without saturating: far outside the others, huge (the
+// rotation would overflow without its power-of-two pre-scaling) or tiny; a vector whose norm a
+// float scale cannot express is refused with NON_FINITE and changes nothing.
+TEST(HnswSq8, VectorsOfAnyMagnitude) {
   const size_t dim = 8;
-  HnswIndex index(opts(dim, Metric::l2, HnswStorage::sq8, true, 4));
   std::vector<float> base;
   std::vector<uint64_t> ids;
   for (size_t i = 0; i < 50; ++i) {
     ids.push_back(i);
     for (size_t j = 0; j < dim; ++j) base.push_back(float((i * 7 + j * 3) % 11) * 0.1f);  // in [0, 1]
   }
-  index.add(ids, base);
-  // Far outside the first batch's range: every code saturates, yet with rerank the exact
-  // distance comes back and the vector is found.
-  const std::vector<float> far(dim, 50.0f);
-  index.add({1000}, far);
-  const auto got = index.search(far, 1);
-  ASSERT_EQ(got.size(), 1u);
-  EXPECT_EQ(got[0].id, 1000u);
-  EXPECT_EQ(got[0].distance, 0.0f);
-  // A one-vector first batch (zero range) still gives a usable quantiser.
-  HnswIndex single(opts(dim, Metric::ip, HnswStorage::sq8, false, 4));
-  single.add({700}, std::vector<float>(dim, 0.5f));
-  single.add(ids, base);
-  EXPECT_EQ(single.size(), 51u);
-  EXPECT_EQ(single.search(std::vector<float>(dim, 1.0f), 3).size(), 3u);
+  for (Metric metric : {Metric::l2, Metric::ip}) {
+    SCOPED_TRACE(metric_name(metric));
+    HnswIndex index(opts(dim, metric, HnswStorage::sq8, false, 4));
+    index.add(ids, base);
+    const std::vector<float> far(dim, 50.0f), huge(dim, 1e18f), tiny(dim, 1e-30f);
+    index.add({1000}, far);
+    index.add({1001}, huge);
+    index.add({1002}, tiny);
+    if (metric == Metric::l2) {
+      for (const auto& [id, v] : {std::pair<uint64_t, const std::vector<float>*>{1000, &far}, {1001, &huge}}) {
+        const auto got = index.search(*v, 1, params(0, false));
+        ASSERT_EQ(got.size(), 1u);
+        EXPECT_EQ(got[0].id, id);
+        EXPECT_EQ(got[0].distance, 0.0f);  // equal codes and scales: exactly 0
+      }
+    } else {
+      EXPECT_EQ(index.search(far, 1, params(0, false))[0].id, 1001u);  // the largest dot product
+    }
+    EXPECT_EQ(index.size(), 53u);
+  }
+  HnswIndex wide(opts(5000, Metric::l2, HnswStorage::sq8, false, 4));
+  wide.add({1}, std::vector<float>(5000, 1.0f));
+  const std::vector<float> beyond(5000, 3.4e38f);  // norm 70.7 x FLT_MAX
+  const test::Failure f = test::failure_of([&] { wide.add({2}, beyond); });
+  EXPECT_EQ(f.code, ErrorCode::NonFinite) << f.message;
+  EXPECT_EQ(wide.size(), 1u);
+  EXPECT_EQ(test::failure_of([&] { wide.search(beyond, 1); }).code, ErrorCode::NonFinite);
 }
 
 TEST(HnswSq8, CompactAndUpdates) {
@@ -200,16 +270,99 @@ TEST(HnswSq8, FilesRoundTripWithAndWithoutVectors) {
       EXPECT_EQ(info.params[3], 1u);
       EXPECT_EQ(info.params[4], keep ? 1u : 0u);
       EXPECT_EQ(info.sections.size(), keep ? 8u : 7u);
-      EXPECT_EQ(info.sections[5].tag, "SQ8Q");
+      EXPECT_EQ(info.sections[5].tag, "SQ8S");
+      EXPECT_EQ(info.sections[5].size, 600u * 4u);
       EXPECT_EQ(info.sections[6].tag, "CODE");
       EXPECT_EQ(info.sections[6].size, 600u * 20u);
     }
   }
-  // An empty l2 index has no quantiser yet; loaded, its first add trains one.
+  // An empty index round-trips; loaded, it codes its first adds like a new one.
   const HnswIndex empty(opts(4, Metric::l2, HnswStorage::sq8, false, 4));
   HnswIndex e2 = HnswIndex::load(empty.serialize());
   e2.add({1, 2}, {0, 0, 0, 0, 1, 1, 1, 1});
   EXPECT_EQ(e2.search({1, 1, 1, 0.9f}, 1)[0].id, 2u);
+}
+
+// An sq8 file as the previous scheme wrote it: "SQ8Q" (trained flag, one scale, per-dimension
+// minimums; cosine: the fixed [-1, 1] range) and per-dimension codes, instead of "SQ8S" and the
+// rotated codes. Made from a current file of an index that holds rows 0..n-1 in slots 0..n-1.
+test::Bytes legacy_file(const test::Bytes& current, const Data& d, Metric metric) {
+  std::vector<float> rows = d.base;
+  if (metric == Metric::cosine) {
+    for (size_t r = 0; r < d.n; ++r) {
+      double n2 = 0.0;
+      for (size_t j = 0; j < d.dim; ++j) n2 += double(rows[r * d.dim + j]) * rows[r * d.dim + j];
+      const double inv = 1.0 / std::sqrt(n2);
+      for (size_t j = 0; j < d.dim; ++j) rows[r * d.dim + j] = float(rows[r * d.dim + j] * inv);
+    }
+  }
+  std::vector<float> mins(d.dim, -1.0f), maxs(d.dim, 1.0f);
+  float scale = 2.0f / 255.0f;
+  if (metric != Metric::cosine) {
+    for (size_t j = 0; j < d.dim; ++j) mins[j] = maxs[j] = rows[j];
+    for (size_t r = 0; r < d.n; ++r) {
+      for (size_t j = 0; j < d.dim; ++j) {
+        mins[j] = std::min(mins[j], rows[r * d.dim + j]);
+        maxs[j] = std::max(maxs[j], rows[r * d.dim + j]);
+      }
+    }
+    float range = 0.0f;
+    for (size_t j = 0; j < d.dim; ++j) range = std::max(range, maxs[j] - mins[j]);
+    scale = range / 255.0f;
+  }
+  test::Bytes quant, codes;
+  test::push32(quant, 1);
+  float f = scale;
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  test::push32(quant, bits);
+  for (float m : mins) {
+    std::memcpy(&bits, &m, 4);
+    test::push32(quant, bits);
+  }
+  for (size_t r = 0; r < d.n; ++r) {
+    for (size_t j = 0; j < d.dim; ++j) {
+      const float t = std::floor((rows[r * d.dim + j] - mins[j]) / scale + 0.5f);
+      codes.push_back(t <= 0.0f ? 0 : t >= 255.0f ? 255 : uint8_t(t));
+    }
+  }
+  test::RawFile raw = test::split(current);
+  EXPECT_EQ(raw.sections[5].tag, io::fourcc("SQ8S"));
+  EXPECT_EQ(raw.sections[6].tag, io::fourcc("CODE"));
+  raw.sections[5] = {io::fourcc("SQ8Q"), 1, quant};
+  raw.sections[6].payload = codes;
+  return test::assemble(raw);
+}
+
+// Files of the previous sq8 scheme load, transcoded: with kept vectors the nodes are coded
+// from them — exactly the index a current build makes —, without them from the old codes;
+// either way the graph is kept, codes-only search still finds the neighbours, and the index
+// is written back in the current format.
+TEST(HnswSq8, OlderFilesAreTranscodedOnLoad) {
+  const Data d = clustered(800, 40, 24);
+  for (Metric metric : {Metric::l2, Metric::ip, Metric::cosine}) {
+    for (bool keep : {false, true}) {
+      SCOPED_TRACE(std::string(metric_name(metric)) + (keep ? " kept" : " codes only"));
+      HnswIndex index(opts(d.dim, metric, HnswStorage::sq8, keep, 8));
+      index.add(d.ids, d.base);
+      const test::Bytes current = index.serialize();
+      const test::Bytes old = legacy_file(current, d, metric);
+      const HnswIndex loaded = HnswIndex::load(old);
+      EXPECT_EQ(loaded.size(), index.size());
+      EXPECT_EQ(loaded.keeps_vectors(), keep);
+      const test::Bytes again = loaded.serialize();
+      if (keep) {
+        EXPECT_EQ(again, current);
+      } else {
+        const IndexFileInfo info = inspect_index(again.data(), again.size());
+        EXPECT_EQ(info.sections[5].tag, "SQ8S");
+        EXPECT_EQ(HnswIndex::load(again).serialize(), again);
+        // The links are the saved graph's.
+        EXPECT_EQ(test::split(again).sections[3].payload, test::split(current).sections[3].payload);
+      }
+      EXPECT_GE(recall(run(loaded, d, 10, params(64, false)), exact(d, metric, 10), 10), 0.9);
+    }
+  }
 }
 
 TEST(HnswSq8, BadFiles) {
@@ -218,15 +371,28 @@ TEST(HnswSq8, BadFiles) {
   HnswIndex index(opts(d.dim, Metric::l2, HnswStorage::sq8, false, 4));
   index.add(d.ids, d.base);
   const Bytes good = index.serialize();
+  const Bytes old = legacy_file(good, d, Metric::l2);
   auto param = [&](size_t i, uint64_t v) {
     Bytes b = good;
     wr64(b, 16 + 48 + 8 * i, v);
     fix_crcs(b);
     return b;
   };
-  auto quant = [&](size_t at, uint32_t v) {
+  auto bits_of = [](float f) {
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return b;
+  };
+  auto edit = [](const Bytes& file, size_t section, size_t at, uint32_t v) {
+    RawFile r = split(file);
+    wr32(r.sections[section].payload, at, v);
+    return assemble(r);
+  };
+  // Slot 1's codes all moved to 130 (they no longer span the scale), or all to 128 (the zero
+  // vector's codes under a non-zero scale).
+  auto codes_of_slot1 = [&](uint8_t value) {
     RawFile r = split(good);
-    wr32(r.sections[5].payload, at, v);
+    std::fill(r.sections[6].payload.begin() + 6, r.sections[6].payload.begin() + 12, value);
     return assemble(r);
   };
   auto failure = [](const Bytes& b) { return failure_of([&] { HnswIndex::load(b); }); };
@@ -237,21 +403,37 @@ TEST(HnswSq8, BadFiles) {
   };
   RawFile no_code = split(good);
   no_code.sections.erase(no_code.sections.begin() + 6);
+  RawFile no_scales = split(good);
+  no_scales.sections.erase(no_scales.sections.begin() + 5);
+  RawFile short_scales = split(good);
+  short_scales.sections[5].payload.resize(99 * 4);
+  RawFile both = split(good);
+  both.sections.push_back(split(old).sections[5]);
   RawFile extra_vecs = split(good);
   extra_vecs.sections.push_back({io::fourcc("VECS"), 1, Bytes(100 * 6 * 4, 0)});
   const float nan = std::nanf("");
-  uint32_t nan_bits;
-  std::memcpy(&nan_bits, &nan, 4);
   const Bad bad[] = {
       {"storage 2", param(3, 2), "unknown vector storage 2"},
       {"keep flag 2", param(4, 2), "impossible keep_vectors flag 2"},
-      {"trained flag 2", quant(0, 2), "impossible sq8 trained flag"},
-      {"untrained with nodes", quant(0, 0), "has no quantiser"},
-      {"NaN scale", quant(4, nan_bits), "impossible sq8 scale"},
-      {"zero scale", quant(4, 0), "impossible sq8 scale"},
-      {"NaN minimum", quant(8, nan_bits), "impossible sq8 minimum"},
+      {"NaN scale", edit(good, 5, 4, bits_of(nan)), "slot 1: an sq8 scale is negative or not finite"},
+      {"infinite scale", edit(good, 5, 0, bits_of(INFINITY)), "slot 0: an sq8 scale is negative or not finite"},
+      {"negative scale", edit(good, 5, 8, bits_of(-0.5f)), "slot 2: an sq8 scale is negative"},
+      {"negative zero scale", edit(good, 5, 8, bits_of(-0.0f)), "slot 2: an sq8 scale is negative"},
+      {"zero scale", edit(good, 5, 12, 0), "slot 3: an sq8 scale is zero but its codes are not"},
+      {"codes that do not span", codes_of_slot1(130), "slot 1: sq8 codes do not span their scale"},
+      {"zero codes", codes_of_slot1(128), "slot 1: an sq8 scale is zero but its codes are not"},
+      {"SQ8S missing", assemble(no_scales), "SQ8S"},
+      {"SQ8S short", assemble(short_scales), "slots x 4-byte scales"},
+      {"old and new sections", assemble(both), "both the old (SQ8Q) and the current (SQ8S)"},
       {"CODE missing", assemble(no_code), "CODE"},
       {"VECS without keep_vectors", assemble(extra_vecs), "keep_vectors is 0"},
+      // The older scheme's quantiser.
+      {"old trained flag 2", edit(old, 5, 0, 2), "impossible sq8 trained flag"},
+      {"old untrained with nodes", edit(old, 5, 0, 0), "has no quantiser"},
+      {"old NaN scale", edit(old, 5, 4, bits_of(nan)), "impossible sq8 scale"},
+      {"old zero scale", edit(old, 5, 4, 0), "impossible sq8 scale"},
+      {"old NaN minimum", edit(old, 5, 8, bits_of(nan)), "impossible sq8 minimum"},
+      {"old huge range", edit(edit(old, 5, 8, bits_of(3.3e38f)), 5, 4, bits_of(1e37f)), "decoded sq8 vector"},
   };
   for (const Bad& b : bad) {
     SCOPED_TRACE(b.name);
@@ -259,12 +441,16 @@ TEST(HnswSq8, BadFiles) {
     EXPECT_EQ(f.code, ErrorCode::Corrupt) << f.message;
     EXPECT_NE(f.message.find(b.part), std::string::npos) << f.message;
   }
-  // A cosine index's quantiser is the fixed [-1, 1] one.
+  // Under cosine a scale is implied by its codes (the decoded vector has unit length): one
+  // ulp off is refused. The older scheme's cosine quantiser is the fixed [-1, 1] one.
   HnswIndex cosine(opts(d.dim, Metric::cosine, HnswStorage::sq8, false, 4));
   cosine.add(d.ids, d.base);
-  RawFile rc = split(cosine.serialize());
-  wr32(rc.sections[5].payload, 8, 0);  // min_0 = 0
-  const Failure f = failure(assemble(rc));
+  const Bytes cgood = cosine.serialize();
+  const uint32_t scale2 = rd32(split(cgood).sections[5].payload, 8);
+  Failure f = failure(edit(cgood, 5, 8, scale2 + 1));
+  EXPECT_EQ(f.code, ErrorCode::Corrupt);
+  EXPECT_NE(f.message.find("slot 2: an sq8 scale is not the one its codes imply"), std::string::npos) << f.message;
+  f = failure(edit(legacy_file(cgood, d, Metric::cosine), 5, 8, 0));  // min_0 = 0
   EXPECT_EQ(f.code, ErrorCode::Corrupt);
   EXPECT_NE(f.message.find("fixed [-1, 1]"), std::string::npos) << f.message;
 }
