@@ -54,7 +54,11 @@ class HnswSq8Recall : public ::testing::TestWithParam<Case> {};
 // without it, the code distances alone reach 0.95 too (rotated per-vector codes).
 TEST_P(HnswSq8Recall, RecallWithRerankMatchesF32) {
   const Case c = GetParam();
-  const Data d = std::string(c.workload) == "clustered" ? clustered(3000 / kScale, 100, 48) : gaussian(3000 / kScale, 100, 32);
+  // "seed": the seed workload's distribution (unit Gaussian, dim 384) at a test-sized count.
+  const std::string w = c.workload;
+  const Data d = w == "clustered" ? clustered(3000 / kScale, 100, 48)
+                 : w == "seed"    ? gaussian(2000 / kScale, 50, 384)
+                                  : gaussian(3000 / kScale, 100, 32);
   HnswIndex f32(opts(d.dim, c.metric, HnswStorage::f32));
   HnswIndex sq8(opts(d.dim, c.metric, HnswStorage::sq8));
   f32.add(d.ids, d.base);
@@ -81,7 +85,7 @@ INSTANTIATE_TEST_SUITE_P(
     Workloads, HnswSq8Recall,
     ::testing::Values(Case{"clustered", Metric::l2, 64}, Case{"clustered", Metric::cosine, 64},
                       Case{"clustered", Metric::ip, 128}, Case{"gaussian", Metric::l2, 128},
-                      Case{"gaussian", Metric::cosine, 128}),
+                      Case{"gaussian", Metric::cosine, 128}, Case{"seed", Metric::cosine, 400}),
     [](const auto& info) { return std::string(info.param.workload) + "_" + metric_name(info.param.metric); });
 
 TEST(HnswSq8, MemoryPerVector) {
