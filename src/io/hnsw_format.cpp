@@ -37,7 +37,9 @@
 // declared size against the bytes present, every level (<= 31, the entry on its own level),
 // every link count (<= cap) and target (< slots) with zero padding, the free list (exactly
 // the tombstones, each once). Then it fills a new index slot by slot, checking ids (unique,
-// not 2^64 - 1) and floats (finite; not zero under cosine). Any violation is Error(Corrupt).
+// not 2^64 - 1), floats (finite; not zero under cosine) and every sq8 scale against its codes
+// (finite, not negative, zero exactly for the zero vector's codes, codes that span it, under
+// cosine the one the codes imply). Any violation is Error(Corrupt).
 #include <algorithm>
 #include <cmath>
 #include <mutex>

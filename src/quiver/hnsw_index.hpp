@@ -15,15 +15,19 @@
 // Storage (HnswIndexOptions::storage)
 // * f32: the vectors themselves in the level-0 stride; distances are exact.
 // * sq8: 8-bit scalar codes in the stride instead (at dim 384, M 16 a node is 576 bytes
-//   instead of 1728: codes padded to 16 bytes, a 16-byte term slot, the links, to 64 bytes). Coordinate d is coded as round((x_d - min_d) / s),
-//   clamped to 0..255, with a per-dimension offset min_d and one global scale s, so that
-//   squared code differences are the l2 distance up to the single factor s^2 (ip and cosine
-//   use the code dot product plus two per-vector terms). The code distances are exact integer
-//   sums in the dispatched u8 kernels, so an sq8 graph is bit-identical at every ISA level and
-//   target. Under cosine the range is [-1, 1] (unit vectors); under l2 and ip min_d and s come
-//   from the first add() batch (its per-dimension minimum and widest range) and stay fixed:
-//   later values outside that range saturate, so make the first batch representative.
-//   Queries are coded the same way. dim <= 65536.
+//   instead of 1728: codes padded to 16 bytes, a 16-byte record, the links, to 64 bytes).
+//   Each vector x (normalised under cosine) is rotated by a random orthogonal rotation seeded
+//   with `seed` (bit-identical on every target), r = R x, and coded with a scale of its own:
+//   code_i = 128 + round(r_i / a), a = max_i |r_i| / 127 (under cosine a is instead the scale
+//   that makes the decoded vector a (code - 128) unit length). The record holds a and two
+//   integer sums of the codes. Nothing is trained on the data: a vector's codes depend on it
+//   alone — not on the add() batch it came in or on the order of adds — and never saturate.
+//   A distance is one exact integer code dot product (the dispatched u8 kernel) combined with
+//   the two records in scalar double arithmetic: l2 is the squared distance between the
+//   decoded vectors, ip minus their dot product, cosine 1 minus it. So an sq8 graph is
+//   bit-identical at every ISA level and target. Queries are coded the same way. dim <= 65536;
+//   a vector (or query) whose norm exceeds 64 x FLT_MAX cannot have a float scale and is
+//   refused with Error(NonFinite).
 //   keep_vectors (default) also keeps the f32 vectors beside the graph (not in the stride):
 //   searches then rescore their final ef candidates with exact f32 distances
 //   (HnswSearchParams::rerank), which restores f32-level recall, and the distances returned
@@ -191,7 +195,11 @@ class HnswIndex {
   // only on the index's logical state: the same on every ISA level and target. load()
   // validates every size, level, link target, id and float before handing the index out and
   // throws like FlatIndex::load (a link to a slot that does not exist, an impossible level or
-  // a free list that is not exactly the tombstones is CORRUPT). Loading is not concurrent
+  // a free list that is not exactly the tombstones is CORRUPT; so is an sq8 scale that is not
+  // finite or does not fit its codes). sq8 files of the older scheme (per-dimension offsets,
+  // one scale from the first batch) are transcoded on load: every node is coded afresh, from
+  // its kept f32 vector if the file has them, else from its decoded old codes — the graph is
+  // kept, and codes-only answers may differ slightly from the old index's. Loading is not concurrent
   // with anything; serialize() and save() may run while other threads search.
   std::vector<uint8_t> serialize() const;
   void save(const std::string& path) const;  // atomic: temp file + rename, like FlatIndex::save
