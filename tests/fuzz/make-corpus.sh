@@ -26,6 +26,13 @@ done
 "$cli" build -q "$tmp/a.base.fbin" -o "$c/index_loader/quantized-2-cosine.qvr" --index quantized --bits 2 --metric cosine --no-vectors >/dev/null
 "$cli" gen seed -q -o "$tmp" --name odd --rows 9 --queries 1 --dim 5 -k 1 >/dev/null
 "$cli" build -q "$tmp/odd.base.fbin" -o "$c/index_loader/quantized-2-ip-odd.qvr" --index quantized --bits 2 --metric ip --seed 3 >/dev/null
+# hnsw: f32 and sq8 (current format: SQ8S + rotated codes) with and without kept vectors, one
+# node, every metric. hnsw-sq8-old-*.qvr are files of the older sq8 format (SQ8Q: per-dimension
+# minimums, one scale), which the loader transcodes; this script cannot write them, they are kept.
+"$cli" build -q "$tmp/b.base.fvecs" -o "$c/index_loader/hnsw-sq8-l2-codes.qvr" --index hnsw --M 4 --ef-construction 16 --storage sq8 --no-vectors >/dev/null
+"$cli" build -q "$tmp/a.base.fbin" -o "$c/index_loader/hnsw-sq8-ip-kept.qvr" --index hnsw --M 4 --ef-construction 8 --storage sq8 --metric ip >/dev/null
+"$cli" build -q "$tmp/b.base.fvecs" -o "$c/index_loader/hnsw-sq8-cosine-codes.qvr" --index hnsw --M 4 --ef-construction 16 --storage sq8 --metric cosine --no-vectors >/dev/null
+"$cli" build -q "$tmp/one.base.fbin" -o "$c/index_loader/hnsw-sq8-l2-one.qvr" --index hnsw --M 2 --storage sq8 --no-vectors >/dev/null
 # quantized with free slots and a free list (the CLI cannot remove: written through the npm
 # package, so the wasm-simd build must exist)
 node --input-type=module -e "
