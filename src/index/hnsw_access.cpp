@@ -78,10 +78,6 @@ std::string HnswIndexAccess::set_codes(HnswIndex& index, uint32_t slot, const ui
   return m.sq8.set_record(m.pt(slot), scale);
 }
 
-std::string HnswIndexAccess::check_codable(const HnswIndex& index, const float* v) {
-  return index.impl_->sq8.check_rows(v, 1);
-}
-
 size_t HnswIndexAccess::encode_scratch_floats(const HnswIndex& index) { return index.impl_->sq8.scratch_floats(); }
 
 void HnswIndexAccess::encode(HnswIndex& index, uint32_t slot, const float* v, float* scratch) {

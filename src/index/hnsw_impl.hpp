@@ -251,15 +251,6 @@ struct HnswIndex::Impl {
     if (storage == HnswStorage::sq8) sq8 = Sq8Codec(dim, metric, seed);
   }
 
-  // sq8 codes every vector with its own float scale: a finite vector whose norm is beyond
-  // what that scale can express is refused up front (NON_FINITE), like a NaN, never coded as
-  // garbage.
-  void check_codable(const float* rows, size_t n, const char* what) const {
-    if (storage != HnswStorage::sq8) return;
-    const std::string problem = sq8.check_rows(rows, n);
-    if (!problem.empty()) throw Error(ErrorCode::NonFinite, std::string(what) + " " + problem);
-  }
-
   // --- storage ---------------------------------------------------------------------------
 
   float* vec(uint32_t slot) noexcept {

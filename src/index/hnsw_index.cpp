@@ -107,7 +107,6 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
   if (n == 0) return;
   if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
   core::check_vectors(vectors, n, m.dim, m.metric, "vector");
-  m.check_codable(vectors, n, "vector");
   std::lock_guard<std::mutex> writer(m.writer_mutex);
 
   // --- validate and allocate; nothing visible changes until the commit ---
@@ -262,7 +261,6 @@ size_t HnswIndex::search(const float* query, size_t k, Neighbor* out,
   std::shared_lock<std::shared_mutex> lock(impl_->rw);
   if (impl_->live() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
   core::check_vectors(query, 1, impl_->dim, impl_->metric, "query");
-  impl_->check_codable(query, 1, "query");
   return impl_->search_one(query, k, out, params, thread_context());
 }
 
@@ -284,7 +282,6 @@ size_t HnswIndex::search_batch(const float* queries, size_t nq, size_t k, Neighb
   std::shared_lock<std::shared_mutex> lock(m.rw);
   if (m.live() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
   core::check_vectors(queries, nq, m.dim, m.metric, "query");
-  m.check_codable(queries, nq, "query");
   auto one = [&](size_t q) {
     Neighbor* row = out + q * k;
     const size_t got = m.search_one(queries + q * m.dim, k, row, params, thread_context());

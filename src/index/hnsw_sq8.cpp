@@ -35,21 +35,6 @@ Sq8Codec::Sq8Codec(size_t dim, Metric metric, uint64_t seed)
 
 size_t Sq8Codec::memory_bytes() const noexcept { return dim_ * 3 * (sizeof(uint32_t) + sizeof(float)); }
 
-double Sq8Codec::max_norm() noexcept { return 64.0 * double(FLT_MAX); }
-
-std::string Sq8Codec::check_rows(const float* rows, size_t n) const {
-  if (metric_ == Metric::cosine) return {};  // normalised before coding
-  for (size_t r = 0; r < n; ++r) {
-    double n2 = 0.0;
-    for (size_t i = 0; i < dim_; ++i) n2 += double(rows[r * dim_ + i]) * rows[r * dim_ + i];
-    if (std::sqrt(n2) > max_norm()) {
-      return "row " + std::to_string(r) + " has a norm beyond " + std::to_string(max_norm()) +
-             ", which sq8 storage cannot code (its scale would overflow a float)";
-    }
-  }
-  return {};
-}
-
 void Sq8Codec::encode(const float* x, uint8_t* point, float* scratch) const noexcept {
   float* r = scratch;
   float* tmp = scratch + dim_;

@@ -44,13 +44,9 @@ class Sq8Codec {
   size_t scratch_floats() const noexcept { return 2 * dim_; }
   size_t memory_bytes() const noexcept;  // the rotation's tables
 
-  // The largest Euclidean norm a vector may have (its scale must be a finite float).
-  static double max_norm() noexcept;
-  // Empty if every row of `rows` x dim floats can be coded; else which row cannot and why.
-  std::string check_rows(const float* rows, size_t n) const;
-
-  // Codes x (dim finite floats, norm <= max_norm(); unit length under cosine) into `point`
-  // (point_bytes()). `scratch` holds scratch_floats().
+  // Codes x (dim finite floats within the shared norm bound, core/validate.hpp; unit length
+  // under cosine) into `point` (point_bytes()). `scratch` holds scratch_floats(). Any finite
+  // vector with a norm below 2^127 gets a finite scale; the bound keeps far below that.
   void encode(const float* x, uint8_t* point, float* scratch) const noexcept;
 
   // Loading a file: sets the record of a point whose codes are already written, from the

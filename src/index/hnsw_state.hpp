@@ -55,8 +55,7 @@ struct HnswIndexAccess {
   // impossible (empty if they are valid; see Sq8Codec::set_record).
   static std::string set_codes(HnswIndex& index, uint32_t slot, const uint8_t* codes, float scale);
   // sq8: codes a slot from an f32 vector (transcoding a file of an older sq8 scheme). The
-  // vector must pass check_codable(); `scratch` holds encode_scratch_floats().
-  static std::string check_codable(const HnswIndex& index, const float* v);
+  // vector must pass core::check_vectors(); `scratch` holds encode_scratch_floats().
   static size_t encode_scratch_floats(const HnswIndex& index);
   static void encode(HnswIndex& index, uint32_t slot, const float* v, float* scratch);
   static uint32_t* mutable_links(HnswIndex& index, uint32_t slot, int level);

@@ -37,9 +37,9 @@
 // declared size against the bytes present, every level (<= 31, the entry on its own level),
 // every link count (<= cap) and target (< slots) with zero padding, the free list (exactly
 // the tombstones, each once). Then it fills a new index slot by slot, checking ids (unique,
-// not 2^64 - 1), floats (finite; not zero under cosine) and every sq8 scale against its codes
-// (finite, not negative, zero exactly for the zero vector's codes, codes that span it, under
-// cosine the one the codes imply). Any violation is Error(Corrupt).
+// not 2^64 - 1), floats (finite, within the norm bound; unit length under cosine) and every
+// sq8 scale against its codes (finite, not negative, zero exactly for the zero vector's codes,
+// codes that span it, under cosine the one the codes imply). Any violation is Error(Corrupt).
 #include <algorithm>
 #include <cmath>
 #include <mutex>
@@ -308,7 +308,7 @@ HnswIndex load_hnsw(const Reader& r, Isa isa) {
         float* v = HnswIndexAccess::mutable_vector(index, slot);
         vecs.f32s(v, dim);
         try {
-          core::check_vectors(v, 1, dim, h.metric, "stored vector");
+          core::check_stored_vectors(v, 1, dim, h.metric, "stored vector");
         } catch (const Error& e) {
           if (e.code() == ErrorCode::OutOfMemory) throw;
           corrupt("slot " + std::to_string(s) + ": " + e.what());
@@ -331,8 +331,6 @@ HnswIndex load_hnsw(const Reader& r, Isa isa) {
             corrupt("slot " + std::to_string(s) + ": " + e.what());
           }
         }
-        const std::string problem = HnswIndexAccess::check_codable(index, source);
-        if (!problem.empty()) corrupt("slot " + std::to_string(s) + ": sq8 vector " + problem);
         HnswIndexAccess::encode(index, slot, source, scratch.data());
       }
       read_list(lnk0, M0, HnswIndexAccess::mutable_links(index, slot, 0));

@@ -25,9 +25,7 @@
 //   A distance is one exact integer code dot product (the dispatched u8 kernel) combined with
 //   the two records in scalar double arithmetic: l2 is the squared distance between the
 //   decoded vectors, ip minus their dot product, cosine 1 minus it. So an sq8 graph is
-//   bit-identical at every ISA level and target. Queries are coded the same way. dim <= 65536;
-//   a vector (or query) whose norm exceeds 64 x FLT_MAX cannot have a float scale and is
-//   refused with Error(NonFinite).
+//   bit-identical at every ISA level and target. Queries are coded the same way. dim <= 65536.
 //   keep_vectors (default) also keeps the f32 vectors beside the graph (not in the stride):
 //   searches then rescore their final ef candidates with exact f32 distances
 //   (HnswSearchParams::rerank), which restores f32-level recall, and the distances returned

@@ -394,6 +394,38 @@ TEST(HnswIndexFile, BadFilesEachGiveTheirOwnError) {
   }
 }
 
+// A cosine index stores unit vectors and its distance (1 - dot) relies on it: a checksummed
+// file with a row that is not unit length is refused (it returned distances far below 0, ahead
+// of an exact match), for f32 storage and for the kept vectors of sq8 storage alike.
+TEST(HnswIndexFile, CosineRowsMustBeUnitLength) {
+  for (HnswStorage storage : {HnswStorage::f32, HnswStorage::sq8}) {
+    SCOPED_TRACE(hnsw_storage_name(storage));
+    HnswIndexOptions o{12, Metric::cosine, 6, 40, 9, 24};
+    o.storage = storage;
+    HnswIndex index(o);
+    index.add(ids_from(0, 50), clustered_vectors(50, 12, 3, 42, 43));
+    const Bytes good = index.serialize();
+    const RawFile raw = split(good);
+    size_t vecs = raw.sections.size();
+    for (size_t i = 0; i < raw.sections.size(); ++i) {
+      if (raw.sections[i].tag == io::fourcc("VECS")) vecs = i;
+    }
+    ASSERT_LT(vecs, raw.sections.size());
+    for (float factor : {3e9f, 0.5f}) {
+      RawFile r = raw;
+      Bytes& row = r.sections[vecs].payload;
+      for (size_t j = 0; j < 12; ++j) {  // row of slot 4
+        float v;
+        std::memcpy(&v, row.data() + (4 * 12 + j) * 4, 4);
+        put_f32(row, (4 * 12 + j) * 4, v * factor);
+      }
+      const Failure f = load_failure(assemble(r));
+      EXPECT_EQ(f.code, ErrorCode::Corrupt) << f.message;
+      EXPECT_NE(f.message.find("slot 4"), std::string::npos) << f.message;
+    }
+  }
+}
+
 // An optional unknown section is skipped (a newer minor version may add one).
 TEST(HnswIndexFile, SkipsUnknownOptionalSections) {
   const HnswIndex index = make_index(Metric::l2, 100, 8);
