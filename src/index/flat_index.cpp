@@ -75,6 +75,57 @@ struct FlatIndex::Impl {
     return unit.data();
   }
 
+  // Distances of n rows starting at `block` (stride apart), with the metric's sign; under
+  // cosine `query` is already unit length (unit_query).
+  void score(const float* query, const float* block, size_t n, float* dist) const {
+    if (metric == Metric::l2) {
+      kernels.l2sq_f32_many(query, block, stride, n, dim, dist);
+    } else {
+      kernels.dot_f32_many(query, block, stride, n, dim, dist);
+      if (metric == Metric::ip) {
+        for (size_t i = 0; i < n; ++i) dist[i] = -dist[i];
+      } else {
+        for (size_t i = 0; i < n; ++i) dist[i] = 1.0f - dist[i];
+      }
+    }
+  }
+
+  // Per-thread marks of the slots an allow list has already admitted in this search
+  // (epoch-tagged, so a search clears nothing; grown only when the index has grown).
+  struct AllowMarks {
+    std::vector<uint32_t> mark;
+    uint32_t epoch = 0;
+  };
+  static AllowMarks& allow_marks() {
+    thread_local AllowMarks marks;
+    return marks;
+  }
+
+  // Scores only the allowed ids (each once) and keeps the best k in `out`.
+  size_t scan_allowed(const float* query, size_t k, Neighbor* out, const FlatSearchParams& p) const {
+    core::TopK top(out, k);
+    AllowMarks& marks = allow_marks();
+    if (marks.mark.size() < count) marks.mark.resize(count, 0);
+    if (++marks.epoch == 0) {
+      std::fill(marks.mark.begin(), marks.mark.end(), 0u);
+      marks.epoch = 1;
+    }
+    if (metric == Metric::cosine) query = unit_query(query);
+    for (size_t i = 0; i < p.allow_count; ++i) {
+      auto it = slot_of.find(p.allow[i]);
+      if (it == slot_of.end() || marks.mark[it->second] == marks.epoch) continue;
+      marks.mark[it->second] = marks.epoch;
+      float d;
+      score(query, rows.data() + size_t(it->second) * stride, 1, &d);
+      top.push(p.allow[i], d);
+    }
+    return top.finish();
+  }
+
+  size_t search_one(const float* query, size_t k, Neighbor* out, const FlatSearchParams& p) const {
+    return p.allow != nullptr ? scan_allowed(query, k, out, p) : scan(query, k, out);
+  }
+
   // Scores every row against `query` and keeps the best k in `out`.
   size_t scan(const float* query, size_t k, Neighbor* out) const {
     core::TopK top(out, k);
@@ -82,17 +133,7 @@ struct FlatIndex::Impl {
     float dist[kScanBlock];
     for (size_t base = 0; base < count; base += kScanBlock) {
       const size_t n = std::min(kScanBlock, count - base);
-      const float* block = rows.data() + base * stride;
-      if (metric == Metric::l2) {
-        kernels.l2sq_f32_many(query, block, stride, n, dim, dist);
-      } else {
-        kernels.dot_f32_many(query, block, stride, n, dim, dist);
-        if (metric == Metric::ip) {
-          for (size_t i = 0; i < n; ++i) dist[i] = -dist[i];
-        } else {
-          for (size_t i = 0; i < n; ++i) dist[i] = 1.0f - dist[i];
-        }
-      }
+      score(query, rows.data() + base * stride, n, dist);
       for (size_t i = 0; i < n; ++i) {
         // Not `<=`: a NaN must reach push() (which ranks it last), never silently vanish.
         if (!(dist[i] > top.threshold())) top.push(slot_ids[base + i], dist[i]);
@@ -232,11 +273,20 @@ void FlatIndex::get(uint64_t id, float* out) const {
               impl_->dim * sizeof(float));
 }
 
-size_t FlatIndex::search(const float* query, size_t k, Neighbor* out) const {
+namespace {
+void check_params(const FlatSearchParams& p) {
+  if (p.allow == nullptr && p.allow_count > 0) {
+    throw Error(ErrorCode::InvalidArgument, "allow is null but allow_count is not zero");
+  }
+}
+}  // namespace
+
+size_t FlatIndex::search(const float* query, size_t k, Neighbor* out, const FlatSearchParams& params) const {
   core::check_k(k);
+  check_params(params);
   if (impl_->count == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
   impl_->check_query(query);
-  return impl_->scan(query, std::min(k, impl_->count), out);
+  return impl_->search_one(query, std::min(k, impl_->count), out, params);
 }
 
 std::vector<Neighbor> FlatIndex::search(const std::vector<float>& query, size_t k) const {
@@ -247,20 +297,27 @@ std::vector<Neighbor> FlatIndex::search(const std::vector<float>& query, size_t 
   return out;
 }
 
-size_t FlatIndex::search_batch(const float* queries, size_t nq, size_t k, Neighbor* out) const {
+size_t FlatIndex::search_batch(const float* queries, size_t nq, size_t k, Neighbor* out,
+                               const FlatSearchParams& params) const {
   core::check_k(k);
+  check_params(params);
   if (impl_->count == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
   core::check_vectors(queries, nq, impl_->dim, impl_->metric, "query");
   const size_t kk = std::min(k, impl_->count);
   // One task per query on the process pool; output rows are disjoint and each query runs the
   // same scan as search(), so the results equal the serial ones. Small batches stay inline.
   const Impl& m = *impl_;
-  if (nq < 2 || double(nq) * double(m.count) * double(m.dim) < kParallelBatchWork) {
-    for (size_t q = 0; q < nq; ++q) m.scan(queries + q * m.dim, kk, out + q * k);
+  auto one = [&](size_t q) {
+    Neighbor* row = out + q * k;
+    const size_t got = m.search_one(queries + q * m.dim, kk, row, params);
+    for (size_t j = got; j < kk; ++j) row[j] = Neighbor{kNoId, INFINITY};
+  };
+  const size_t scored = params.allow != nullptr ? std::min(params.allow_count, m.count) : m.count;
+  if (nq < 2 || double(nq) * double(scored) * double(m.dim) < kParallelBatchWork) {
+    for (size_t q = 0; q < nq; ++q) one(q);
     return kk;
   }
-  parallel::process_pool().parallel_for(
-      nq, [&](size_t q, size_t) { m.scan(queries + q * m.dim, kk, out + q * k); });
+  parallel::process_pool().parallel_for(nq, [&](size_t q, size_t) { one(q); });
   return kk;
 }
 

@@ -42,7 +42,7 @@ namespace quiver {
 namespace hnsw {
 
 
-constexpr uint64_t kNoId = UINT64_MAX;
+using quiver::kNoId;  // neighbor.hpp: the id of "no result", reserved
 constexpr uint64_t kNoEntry = UINT64_MAX;
 constexpr int kMaxLevel = 31;
 constexpr size_t kMaxM = 128;

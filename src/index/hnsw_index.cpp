@@ -282,10 +282,11 @@ size_t HnswIndex::search_batch(const float* queries, size_t nq, size_t k, Neighb
   std::shared_lock<std::shared_mutex> lock(m.rw);
   if (m.live() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
   core::check_vectors(queries, nq, m.dim, m.metric, "query");
+  const size_t kk = std::min(k, m.live());
   auto one = [&](size_t q) {
     Neighbor* row = out + q * k;
     const size_t got = m.search_one(queries + q * m.dim, k, row, params, thread_context());
-    for (size_t j = got; j < k; ++j) row[j] = Neighbor{kNoId, INFINITY};
+    for (size_t j = got; j < kk; ++j) row[j] = Neighbor{kNoId, INFINITY};
   };
   if (nq < kParallelBatch) {
     for (size_t q = 0; q < nq; ++q) one(q);
@@ -293,7 +294,7 @@ size_t HnswIndex::search_batch(const float* queries, size_t nq, size_t k, Neighb
     // The pool's workers run under this thread's shared lock (the pool call orders them).
     parallel::process_pool().parallel_for(nq, [&](size_t q, size_t) { one(q); });
   }
-  return std::min(k, m.live());
+  return kk;
 }
 
 }  // namespace quiver

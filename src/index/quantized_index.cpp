@@ -30,7 +30,6 @@ using quant::kGroupCodeBytes;
 using quant::kGroupSubquantizers;
 using quant::kGroupTableBytes;
 
-constexpr uint64_t kNoId = UINT64_MAX;
 constexpr size_t kRefineFactor = 2;  // 8-bit candidates per result, re-scored in float
 
 size_t padded_stride(size_t dim) { return (dim + 15) / 16 * 16; }
@@ -623,6 +622,10 @@ size_t QuantizedIndex::search_batch(const float* queries, size_t nq, size_t k, N
       outs[i] = out + (first + i) * k;
     }
     m.search_many(qs, n, kk, outs, counts, params, thread_scratch());
+    // Rows the filter left short: explicit "no result" slots (neighbor.hpp), never stale data.
+    for (size_t i = 0; i < n; ++i) {
+      for (size_t j = counts[i]; j < kk; ++j) outs[i][j] = Neighbor{kNoId, INFINITY};
+    }
   });
   return kk;
 }

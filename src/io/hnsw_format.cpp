@@ -67,7 +67,7 @@ constexpr uint32_t kVecsTag = io::fourcc("VECS");
 constexpr uint32_t kSq8qTag = io::fourcc("SQ8Q");  // older sq8 scheme, read only
 constexpr uint32_t kSq8sTag = io::fourcc("SQ8S");
 constexpr uint32_t kCodeTag = io::fourcc("CODE");
-constexpr uint64_t kNoId = HnswIndexAccess::kNoId;
+static_assert(kNoId == HnswIndexAccess::kNoId, "a tombstone is written with the public no-result id");
 constexpr uint64_t kNoEntry = HnswIndexAccess::kNoEntry;
 constexpr uint64_t kMaxEf = uint64_t(1) << 20;
 

@@ -52,7 +52,7 @@ constexpr uint32_t kOffsTag = io::fourcc("OFFS");
 constexpr uint32_t kScalTag = io::fourcc("SCAL");
 constexpr uint32_t kVecsTag = io::fourcc("VECS");
 constexpr uint64_t kEncodingVersion = 1;
-constexpr uint64_t kNoId = QuantizedIndexAccess::kNoId;
+static_assert(kNoId == QuantizedIndexAccess::kNoId, "a free slot is written with the public no-result id");
 
 [[noreturn]] void corrupt(const std::string& message) {
   throw Error(ErrorCode::Corrupt, "index file: " + message);

@@ -19,6 +19,14 @@ struct FlatIndexOptions {
   Metric metric = Metric::l2;
 };
 
+// Per-call options of search and search_batch (the same meaning as in the other kinds).
+struct FlatSearchParams {
+  // If non-null, only these ids can be returned (ids not in the index, and repeats, are
+  // ignored); they are scored exactly, one by one. A non-null empty list admits nothing.
+  const uint64_t* allow = nullptr;
+  size_t allow_count = 0;
+};
+
 class FlatIndex {
  public:
   // Uses active_isa() (QUIVER_ISA or CPU detection).
@@ -55,9 +63,11 @@ class FlatIndex {
   void get(uint64_t id, float* out) const;
 
   // Writes the min(k, size()) nearest neighbours of `query` into out, closest first (ties by
-  // id), and returns how many it wrote. Allocates nothing. Throws for k == 0, an empty index,
-  // or a query that add() would reject (NaN/Inf, a norm above the bound, zero under cosine).
-  size_t search(const float* query, size_t k, Neighbor* out) const;
+  // id), and returns how many it wrote (fewer only under an allow list that admits fewer).
+  // Warm calls allocate nothing. Throws for k == 0, an empty index, a query that add() would
+  // reject (NaN/Inf, a norm above the bound, zero under cosine), or allow == nullptr with
+  // allow_count > 0.
+  size_t search(const float* query, size_t k, Neighbor* out, const FlatSearchParams& params = {}) const;
   std::vector<Neighbor> search(const std::vector<float>& query, size_t k) const;
 
   // Makes room for `n` vectors in total, so adds up to that size do not reallocate.
@@ -80,11 +90,12 @@ class FlatIndex {
   // Adds rows that are already in stored form (no normalisation); validates like add().
   void add_stored(const uint64_t* ids, const float* rows, size_t n);
 
-  // nq queries (row-major). out holds nq * k slots; row q's results start at out + q * k and
-  // the first min(k, size()) of them are filled. Returns min(k, size()). Queries run in
-  // parallel on the process thread pool (src/parallel/thread_pool.hpp); each row equals what
-  // search() returns for that query.
-  size_t search_batch(const float* queries, size_t nq, size_t k, Neighbor* out) const;
+  // nq queries (row-major). out holds nq * k slots; row q starts at out + q * k and its first
+  // k' = min(k, size()) slots are written: the hits search() returns for that query, then
+  // Neighbor{kNoId, +inf} padding (neighbor.hpp). Returns k'. Queries run in parallel on the
+  // process thread pool (src/parallel/thread_pool.hpp).
+  size_t search_batch(const float* queries, size_t nq, size_t k, Neighbor* out,
+                      const FlatSearchParams& params = {}) const;
 
  private:
   void add_rows(const uint64_t* ids, const float* vectors, size_t n, bool normalise);

@@ -179,9 +179,9 @@ class HnswIndex {
   size_t search(const float* query, size_t k, Neighbor* out, const HnswSearchParams& params = {}) const;
   std::vector<Neighbor> search(const std::vector<float>& query, size_t k,
                                const HnswSearchParams& params = {}) const;
-  // nq queries on the process thread pool; row q starts at out + q * k and each row equals
-  // what search() returns for that query. Rows with fewer results are padded with
-  // {UINT64_MAX, +inf}. Returns min(k, size()).
+  // nq queries on the process thread pool; row q starts at out + q * k and its first
+  // k' = min(k, size()) slots are written: what search() returns for that query, then
+  // Neighbor{kNoId, +inf} padding (neighbor.hpp). Returns k'.
   size_t search_batch(const float* queries, size_t nq, size_t k, Neighbor* out,
                       const HnswSearchParams& params = {}) const;
 

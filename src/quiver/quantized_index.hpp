@@ -84,7 +84,8 @@ class QuantizedIndex {
                 const QuantizedSearchParams& params = {}) const;
   std::vector<Neighbor> search(const std::vector<float>& query, size_t k,
                                const QuantizedSearchParams& params = {}) const;
-  // Row q of out starts at out + q * k; returns min(k, size()).
+  // Row q of out starts at out + q * k and its first k' = min(k, size()) slots are written:
+  // the row's hits, then Neighbor{kNoId, +inf} padding (neighbor.hpp). Returns k'.
   size_t search_batch(const float* queries, size_t nq, size_t k, Neighbor* out,
                       const QuantizedSearchParams& params = {}) const;
 

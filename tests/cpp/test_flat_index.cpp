@@ -58,9 +58,12 @@ TEST(FlatIndex, KLargerThanSizeReturnsEverything) {
   EXPECT_EQ(r[0].id, 10u);
 }
 
+// Every id but kNoId (2^64 - 1, the "no result" of batch rows, neighbor.hpp).
 TEST(FlatIndex, IdsUseAllSixtyFourBits) {
   FlatIndex index({2, Metric::l2});
   const uint64_t big = std::numeric_limits<uint64_t>::max() - 1;  // the max itself is reserved
+  EXPECT_THROW(index.add({kNoId}, {1, 1}), Error);
+  EXPECT_EQ(index.size(), 0u);
   const uint64_t js_max = (uint64_t(1) << 53) - 1;
   index.add({big, js_max}, {1, 1, 5, 5});
   EXPECT_TRUE(index.contains(big));
