@@ -1,15 +1,22 @@
 // The Embind layer: thin on purpose. Arrays cross as pointers into the wasm heap (the JS
 // wrapper in js/ owns persistent staging buffers and copies typed arrays through them), so no
-// call builds a std::vector or a JS array. Every entry point is guarded: C++ errors arrive in
-// JS as Error objects with the C++ message and a `code`.
+// call builds a std::vector or a JS array. No entry point throws into JS (errors.hpp): a
+// failure returns a sentinel (-1 for counts and sizes, false for calls without a result,
+// null for a new index, "" for a string) and leaves its code and message in the error slot
+// that lastErrorCode() / lastErrorMessage() read; js/errors.js turns that into QuiverError.
+// Indexes are made by factory functions (create, load) for the same reason: a throwing
+// Embind constructor would unwind through wasm frames like any other JS exception.
 #include <emscripten/bind.h>
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "errors.hpp"
+#include "index/hnsw_state.hpp"
+#include "index/quantized_state.hpp"
 #include "io/format.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/quiver.hpp"
@@ -43,10 +50,10 @@ const uint64_t* ids_from_f64(uintptr_t address, size_t n) {
 class SerializedBytes {
  public:
   template <typename Index>
-  size_t fill(const Index& index) {
-    return guarded([&] {
+  double fill(const Index& index) {
+    return guarded(kFailed, [&] {
       bytes_ = index.serialize();
-      return bytes_.size();
+      return double(bytes_.size());
     });
   }
   uintptr_t data() const { return reinterpret_cast<uintptr_t>(bytes_.data()); }
@@ -58,88 +65,167 @@ class SerializedBytes {
 
 bool is_js_id(double id) { return id >= 0 && id <= 9007199254740991.0 && std::floor(id) == id; }
 
+// A non-negative integer option that arrives as a JS number.
+size_t count_option(double x, const char* name) {
+  if (!(x >= 0.0 && x <= 4294967295.0) || std::floor(x) != x) {
+    throw Error(ErrorCode::InvalidArgument, std::string(name) + " must be an integer in [0, 2^32 - 1]");
+  }
+  return static_cast<size_t>(x);
+}
+
+// The dimension, as a JS number: an integer in [1, 2^24] (js/inputs.js checks the same bound
+// first; the index kinds may lower it, e.g. HNSW sq8 storage).
+constexpr double kMaxDim = 16777216.0;
+size_t dim_option(double x) {
+  if (!(x >= 1.0 && x <= kMaxDim) || std::floor(x) != x) {
+    throw Error(ErrorCode::InvalidArgument, "dim must be an integer in [1, 16777216]");
+  }
+  return static_cast<size_t>(x);
+}
+
+// JS names ids with numbers, exact only up to 2^53 - 1. A file written natively may hold
+// larger ids; loading it into JS fails (INVALID_ARGUMENT) instead of handing out ids that
+// JS would round to a neighbouring integer. The C++ library keeps the full 64-bit range.
+[[noreturn]] void throw_id_beyond_js(uint64_t id) {
+  throw Error(ErrorCode::InvalidArgument,
+              "the index holds id " + std::to_string(id) +
+                  ", which a JavaScript number cannot represent exactly (ids must be at most 2^53 - 1 in JS); "
+                  "use the native library for this file");
+}
+constexpr uint64_t kMaxJsId = 9007199254740991ull;
+void check_js_ids(const FlatIndex& index) {
+  for (size_t slot = 0; slot < index.size(); ++slot) {
+    if (index.stored_id(slot) > kMaxJsId) throw_id_beyond_js(index.stored_id(slot));
+  }
+}
+void check_js_ids(const QuantizedIndex& index) {
+  const QuantizedIndexAccess::View v = QuantizedIndexAccess::view(index);
+  for (size_t slot = 0; slot < v.slots; ++slot) {
+    const uint64_t id = v.slot_ids[slot];
+    if (id != QuantizedIndexAccess::kNoId && id > kMaxJsId) throw_id_beyond_js(id);
+  }
+}
+void check_js_ids(const HnswIndex& index) {
+  const HnswIndexAccess::View v = HnswIndexAccess::view(index);
+  for (size_t slot = 0; slot < v.slots; ++slot) {
+    if (v.deleted[slot] == 0 && v.slot_ids[slot] > kMaxJsId) throw_id_beyond_js(v.slot_ids[slot]);
+  }
+}
+template <typename Binding>
+std::unique_ptr<Binding> checked_ids(std::unique_ptr<Binding> binding) {
+  check_js_ids(binding->index());
+  return binding;
+}
+
 class FlatIndexBinding {
  public:
-  FlatIndexBinding(size_t dim, const std::string& metric)
-      : index_(guarded([&] { return FlatIndex(FlatIndexOptions{dim, parse_metric(metric)}); })) {}
   explicit FlatIndexBinding(FlatIndex&& index) : index_(std::move(index)) {}
 
-  static FlatIndexBinding* load(uintptr_t bytes, size_t size) {
-    return guarded([&] { return new FlatIndexBinding(FlatIndex::load(ptr<const uint8_t>(bytes), size)); });
+  static FlatIndexBinding* create(double dim, const std::string& metric) {
+    return guarded<FlatIndexBinding*>(nullptr, [&] {
+      return new FlatIndexBinding(FlatIndex(FlatIndexOptions{dim_option(dim), parse_metric(metric)}));
+    });
   }
-  size_t serialize() { return serialized_.fill(index_); }
+
+  static FlatIndexBinding* load(uintptr_t bytes, size_t size) {
+    return guarded<FlatIndexBinding*>(nullptr, [&] {
+      return checked_ids(std::make_unique<FlatIndexBinding>(FlatIndex::load(ptr<const uint8_t>(bytes), size))).release();
+    });
+  }
+  double serialize() { return serialized_.fill(index_); }
   uintptr_t serialized_bytes() const { return serialized_.data(); }
   void release_serialized() { serialized_.release(); }
 
-  void add(uintptr_t ids, uintptr_t vectors, size_t n) {
-    guarded([&] { index_.add(ids_from_f64(ids, n), ptr<const float>(vectors), n); });
+  bool add(uintptr_t ids, uintptr_t vectors, size_t n) {
+    return guarded_call([&] { index_.add(ids_from_f64(ids, n), ptr<const float>(vectors), n); });
   }
-  void remove(uintptr_t ids, size_t n) {
-    guarded([&] { index_.remove(ids_from_f64(ids, n), n); });
+  bool remove(uintptr_t ids, size_t n) {
+    return guarded_call([&] { index_.remove(ids_from_f64(ids, n), n); });
   }
   bool has(double id) const { return is_js_id(id) && index_.contains(static_cast<uint64_t>(id)); }
-  size_t search(uintptr_t query, size_t k, uintptr_t out) const {
-    return guarded([&] { return index_.search(ptr<const float>(query), k, ptr<Neighbor>(out)); });
+  // An allow list of `allow_count` ids staged as float64 at `allow` (0 = no allow list; a
+  // non-zero address with count 0 allows nothing).
+  double search(uintptr_t query, size_t k, uintptr_t out, uintptr_t allow, size_t allow_count) const {
+    return guarded(kFailed, [&] {
+      return double(index_.search(ptr<const float>(query), k, ptr<Neighbor>(out), params(allow, allow_count)));
+    });
   }
-  size_t search_batch(uintptr_t queries, size_t nq, size_t k, uintptr_t out) const {
-    return guarded([&] {
-      return index_.search_batch(ptr<const float>(queries), nq, k, ptr<Neighbor>(out));
+  double search_batch(uintptr_t queries, size_t nq, size_t k, uintptr_t out, uintptr_t allow,
+                      size_t allow_count) const {
+    return guarded(kFailed, [&] {
+      return double(index_.search_batch(ptr<const float>(queries), nq, k, ptr<Neighbor>(out),
+                                        params(allow, allow_count)));
     });
   }
   size_t size() const { return index_.size(); }
+  const auto& index() const { return index_; }
   size_t dim() const { return index_.dim(); }
   std::string metric() const { return metric_name(index_.metric()); }
   std::string isa() const { return isa_name(index_.isa()); }
   double memory_bytes() const { return double(index_.memory_bytes()); }
 
  private:
+  static FlatSearchParams params(uintptr_t allow, size_t allow_count) {
+    FlatSearchParams p;
+    if (allow != 0) {
+      p.allow = ids_from_f64(allow, allow_count);
+      p.allow_count = allow_count;
+    }
+    return p;
+  }
+
   FlatIndex index_;
   SerializedBytes serialized_;
 };
 
 class QuantizedIndexBinding {
  public:
-  QuantizedIndexBinding(size_t dim, const std::string& metric, unsigned bits, double seed, bool keep_vectors)
-      : index_(guarded([&] {
-          if (!is_js_id(seed)) {
-            throw Error(ErrorCode::InvalidArgument, "seed must be an integer in [0, 2^53 - 1]");
-          }
-          return QuantizedIndex(
-              QuantizedIndexOptions{dim, parse_metric(metric), bits, static_cast<uint64_t>(seed), keep_vectors});
-        })) {}
   explicit QuantizedIndexBinding(QuantizedIndex&& index) : index_(std::move(index)) {}
 
-  static QuantizedIndexBinding* load(uintptr_t bytes, size_t size) {
-    return guarded(
-        [&] { return new QuantizedIndexBinding(QuantizedIndex::load(ptr<const uint8_t>(bytes), size)); });
+  static QuantizedIndexBinding* create(double dim, const std::string& metric, unsigned bits, double seed,
+                                       bool keep_vectors) {
+    return guarded<QuantizedIndexBinding*>(nullptr, [&] {
+      if (!is_js_id(seed)) {
+        throw Error(ErrorCode::InvalidArgument, "seed must be an integer in [0, 2^53 - 1]");
+      }
+      return new QuantizedIndexBinding(QuantizedIndex(
+          QuantizedIndexOptions{dim_option(dim), parse_metric(metric), bits, static_cast<uint64_t>(seed), keep_vectors}));
+    });
   }
-  size_t serialize() { return serialized_.fill(index_); }
+
+  static QuantizedIndexBinding* load(uintptr_t bytes, size_t size) {
+    return guarded<QuantizedIndexBinding*>(nullptr, [&] {
+      return checked_ids(std::make_unique<QuantizedIndexBinding>(QuantizedIndex::load(ptr<const uint8_t>(bytes), size))).release();
+    });
+  }
+  double serialize() { return serialized_.fill(index_); }
   uintptr_t serialized_bytes() const { return serialized_.data(); }
   void release_serialized() { serialized_.release(); }
 
-  void add(uintptr_t ids, uintptr_t vectors, size_t n) {
-    guarded([&] { index_.add(ids_from_f64(ids, n), ptr<const float>(vectors), n); });
+  bool add(uintptr_t ids, uintptr_t vectors, size_t n) {
+    return guarded_call([&] { index_.add(ids_from_f64(ids, n), ptr<const float>(vectors), n); });
   }
-  void remove(uintptr_t ids, size_t n) {
-    guarded([&] { index_.remove(ids_from_f64(ids, n), n); });
+  bool remove(uintptr_t ids, size_t n) {
+    return guarded_call([&] { index_.remove(ids_from_f64(ids, n), n); });
   }
   bool has(double id) const { return is_js_id(id) && index_.contains(static_cast<uint64_t>(id)); }
   // Per-call options: rerank depth, and an allow list of `allow_count` ids staged as float64
   // at `allow` (0 = no allow list; a non-zero address with count 0 allows nothing).
-  size_t search(uintptr_t query, size_t k, uintptr_t out, double rerank, uintptr_t allow, size_t allow_count) const {
-    return guarded([&] {
+  double search(uintptr_t query, size_t k, uintptr_t out, double rerank, uintptr_t allow, size_t allow_count) const {
+    return guarded(kFailed, [&] {
       const QuantizedSearchParams p = params(k, rerank, allow, allow_count);
-      return index_.search(ptr<const float>(query), k, ptr<Neighbor>(out), p);
+      return double(index_.search(ptr<const float>(query), k, ptr<Neighbor>(out), p));
     });
   }
-  size_t search_batch(uintptr_t queries, size_t nq, size_t k, uintptr_t out, double rerank, uintptr_t allow,
+  double search_batch(uintptr_t queries, size_t nq, size_t k, uintptr_t out, double rerank, uintptr_t allow,
                       size_t allow_count) const {
-    return guarded([&] {
+    return guarded(kFailed, [&] {
       const QuantizedSearchParams p = params(k, rerank, allow, allow_count);
-      return index_.search_batch(ptr<const float>(queries), nq, k, ptr<Neighbor>(out), p);
+      return double(index_.search_batch(ptr<const float>(queries), nq, k, ptr<Neighbor>(out), p));
     });
   }
   size_t size() const { return index_.size(); }
+  const auto& index() const { return index_; }
   size_t dim() const { return index_.dim(); }
   std::string metric() const { return metric_name(index_.metric()); }
   std::string isa() const { return isa_name(index_.isa()); }
@@ -167,75 +253,72 @@ class QuantizedIndexBinding {
   SerializedBytes serialized_;
 };
 
-// A non-negative integer option that arrives as a JS number.
-size_t count_option(double x, const char* name) {
-  if (!(x >= 0.0 && x <= 4294967295.0) || std::floor(x) != x) {
-    throw Error(ErrorCode::InvalidArgument, std::string(name) + " must be an integer in [0, 2^32 - 1]");
-  }
-  return static_cast<size_t>(x);
-}
-
 class HnswIndexBinding {
  public:
-  HnswIndexBinding(size_t dim, const std::string& metric, double M, double ef_construction, double seed,
-                   double ef_search, const std::string& storage, bool keep_vectors)
-      : index_(guarded([&] {
-          if (!is_js_id(seed)) {
-            throw Error(ErrorCode::InvalidArgument, "seed must be an integer in [0, 2^53 - 1]");
-          }
-          HnswIndexOptions o;
-          o.dim = dim;
-          o.metric = parse_metric(metric);
-          o.M = count_option(M, "M");
-          o.ef_construction = count_option(ef_construction, "efConstruction");
-          o.seed = static_cast<uint64_t>(seed);
-          o.ef_search = count_option(ef_search, "efSearch");
-          o.storage = parse_hnsw_storage(storage);
-          o.keep_vectors = keep_vectors;
-          return HnswIndex(o);
-        })) {}
   explicit HnswIndexBinding(HnswIndex&& index) : index_(std::move(index)) {}
 
-  static HnswIndexBinding* load(uintptr_t bytes, size_t size) {
-    return guarded([&] { return new HnswIndexBinding(HnswIndex::load(ptr<const uint8_t>(bytes), size)); });
+  static HnswIndexBinding* create(double dim, const std::string& metric, double M, double ef_construction,
+                                  double seed, double ef_search, const std::string& storage, bool keep_vectors) {
+    return guarded<HnswIndexBinding*>(nullptr, [&] {
+      if (!is_js_id(seed)) {
+        throw Error(ErrorCode::InvalidArgument, "seed must be an integer in [0, 2^53 - 1]");
+      }
+      HnswIndexOptions o;
+      o.dim = dim_option(dim);
+      o.metric = parse_metric(metric);
+      o.M = count_option(M, "M");
+      o.ef_construction = count_option(ef_construction, "efConstruction");
+      o.seed = static_cast<uint64_t>(seed);
+      o.ef_search = count_option(ef_search, "efSearch");
+      o.storage = parse_hnsw_storage(storage);
+      o.keep_vectors = keep_vectors;
+      return new HnswIndexBinding(HnswIndex(o));
+    });
   }
-  size_t serialize() { return serialized_.fill(index_); }
+
+  static HnswIndexBinding* load(uintptr_t bytes, size_t size) {
+    return guarded<HnswIndexBinding*>(nullptr, [&] {
+      return checked_ids(std::make_unique<HnswIndexBinding>(HnswIndex::load(ptr<const uint8_t>(bytes), size))).release();
+    });
+  }
+  double serialize() { return serialized_.fill(index_); }
   uintptr_t serialized_bytes() const { return serialized_.data(); }
   void release_serialized() { serialized_.release(); }
 
   // threads: pool workers the insertion may use (0 = all). With 1 the nodes are linked in
   // batch order and the graph is the same as a one-thread native build with the same seed.
-  void add(uintptr_t ids, uintptr_t vectors, size_t n, double threads) {
-    guarded([&] {
+  bool add(uintptr_t ids, uintptr_t vectors, size_t n, double threads) {
+    return guarded_call([&] {
       const parallel::WorkerLimit limit(count_option(threads, "threads"));
       index_.add(ids_from_f64(ids, n), ptr<const float>(vectors), n);
     });
   }
-  void remove(uintptr_t ids, size_t n) {
-    guarded([&] { index_.remove(ids_from_f64(ids, n), n); });
+  bool remove(uintptr_t ids, size_t n) {
+    return guarded_call([&] { index_.remove(ids_from_f64(ids, n), n); });
   }
-  void compact() {
-    guarded([&] { index_.compact(); });
+  bool compact() {
+    return guarded_call([&] { index_.compact(); });
   }
   bool has(double id) const { return is_js_id(id) && index_.contains(static_cast<uint64_t>(id)); }
   // Per-call options: beam width ef (0 = the index's efSearch; raised to k if smaller), an
   // allow list of `allow_count` ids staged as float64 at `allow` (0 = no allow list), and
   // rerank (sq8 with kept vectors: exact f32 rescoring of the final candidates).
-  size_t search(uintptr_t query, size_t k, uintptr_t out, double ef, uintptr_t allow, size_t allow_count,
+  double search(uintptr_t query, size_t k, uintptr_t out, double ef, uintptr_t allow, size_t allow_count,
                 bool rerank) const {
-    return guarded([&] {
+    return guarded(kFailed, [&] {
       const HnswSearchParams p = params(ef, allow, allow_count, rerank);
-      return index_.search(ptr<const float>(query), k, ptr<Neighbor>(out), p);
+      return double(index_.search(ptr<const float>(query), k, ptr<Neighbor>(out), p));
     });
   }
-  size_t search_batch(uintptr_t queries, size_t nq, size_t k, uintptr_t out, double ef, uintptr_t allow,
+  double search_batch(uintptr_t queries, size_t nq, size_t k, uintptr_t out, double ef, uintptr_t allow,
                       size_t allow_count, bool rerank) const {
-    return guarded([&] {
+    return guarded(kFailed, [&] {
       const HnswSearchParams p = params(ef, allow, allow_count, rerank);
-      return index_.search_batch(ptr<const float>(queries), nq, k, ptr<Neighbor>(out), p);
+      return double(index_.search_batch(ptr<const float>(queries), nq, k, ptr<Neighbor>(out), p));
     });
   }
   size_t size() const { return index_.size(); }
+  const auto& index() const { return index_; }
   size_t dim() const { return index_.dim(); }
   std::string metric() const { return metric_name(index_.metric()); }
   std::string isa() const { return isa_name(index_.isa()); }
@@ -269,11 +352,11 @@ class HnswIndexBinding {
 // The kind stored in index file bytes ("flat", "quantized", "hnsw"), after validating the
 // container and its checksums.
 std::string index_kind_of(uintptr_t bytes, size_t size) {
-  return guarded([&] { return std::string(index_kind_name(io::index_kind_of(ptr<const uint8_t>(bytes), size))); });
+  return guarded(std::string(), [&] { return std::string(index_kind_name(io::index_kind_of(ptr<const uint8_t>(bytes), size))); });
 }
 
 std::string active_isa_name() {
-  return guarded([] { return std::string(isa_name(active_isa())); });
+  return guarded(std::string(), [] { return std::string(isa_name(active_isa())); });
 }
 
 std::string available_isa_names() {
@@ -283,8 +366,8 @@ std::string available_isa_names() {
 }
 
 // Fills out[0 .. n*dim) with the deterministic unit-Gaussian workload (same bits as native).
-void fill_unit_gaussian(size_t n, size_t dim, double seed, uintptr_t out) {
-  guarded([&] {
+bool fill_unit_gaussian(size_t n, size_t dim, double seed, uintptr_t out) {
+  return guarded_call([&] {
     const auto v = unit_gaussian_vectors(n, dim, static_cast<uint64_t>(seed));
     std::copy(v.begin(), v.end(), ptr<float>(out));
   });
@@ -302,8 +385,10 @@ EMSCRIPTEN_BINDINGS(quiver) {
   function("availableIsas", &available_isa_names);
   function("fillUnitGaussian", &fill_unit_gaussian);
   function("indexKindOf", &index_kind_of);
+  function("lastErrorCode", &last_error_code);
+  function("lastErrorMessage", &last_error_message);
   class_<FlatIndexBinding>("FlatIndex")
-      .constructor<size_t, const std::string&>()
+      .class_function("create", &FlatIndexBinding::create, allow_raw_pointers())
       .class_function("load", &FlatIndexBinding::load, allow_raw_pointers())
       .function("serialize", &FlatIndexBinding::serialize)
       .function("serializedBytes", &FlatIndexBinding::serialized_bytes)
@@ -319,7 +404,7 @@ EMSCRIPTEN_BINDINGS(quiver) {
       .function("isa", &FlatIndexBinding::isa)
       .function("memoryBytes", &FlatIndexBinding::memory_bytes);
   class_<QuantizedIndexBinding>("QuantizedIndex")
-      .constructor<size_t, const std::string&, unsigned, double, bool>()
+      .class_function("create", &QuantizedIndexBinding::create, allow_raw_pointers())
       .class_function("load", &QuantizedIndexBinding::load, allow_raw_pointers())
       .function("serialize", &QuantizedIndexBinding::serialize)
       .function("serializedBytes", &QuantizedIndexBinding::serialized_bytes)
@@ -338,7 +423,7 @@ EMSCRIPTEN_BINDINGS(quiver) {
       .function("seed", &QuantizedIndexBinding::seed)
       .function("keepsVectors", &QuantizedIndexBinding::keeps_vectors);
   class_<HnswIndexBinding>("HnswIndex")
-      .constructor<size_t, const std::string&, double, double, double, double, const std::string&, bool>()
+      .class_function("create", &HnswIndexBinding::create, allow_raw_pointers())
       .class_function("load", &HnswIndexBinding::load, allow_raw_pointers())
       .function("serialize", &HnswIndexBinding::serialize)
       .function("serializedBytes", &HnswIndexBinding::serialized_bytes)

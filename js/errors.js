@@ -8,16 +8,17 @@ export class QuiverError extends Error {
   }
 }
 
-// Runs fn and rethrows errors coming out of the wasm module (plain Errors with a `code`,
-// set by bindings/errors.hpp) as QuiverError.
-export function rethrowing(fn) {
-  try {
-    return fn();
-  } catch (e) {
-    if (e instanceof QuiverError) throw e;
-    if (e && typeof e.code === 'string' && typeof e.message === 'string') {
-      throw new QuiverError(e.code, e.message);
-    }
-    throw e;
+// What the binding returns for a failed call (bindings/errors.hpp): nothing is thrown across
+// the wasm boundary (a JS exception unwinding wasm frames leaks their stack and the caught
+// C++ exception), so a failure is a sentinel and the code and message wait in the module's
+// error slot.
+export const FAILED_COUNT = -1;
+
+// `result` of a binding call, or a QuiverError for its sentinel: -1 (counts and sizes),
+// false (calls without a result), null (a new index) or '' (a string).
+export function checked(mod, result) {
+  if (result === FAILED_COUNT || result === false || result === null || result === '') {
+    throw new QuiverError(mod.lastErrorCode() || 'INTERNAL', mod.lastErrorMessage() || 'the call failed');
   }
+  return result;
 }

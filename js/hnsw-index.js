@@ -8,22 +8,15 @@
 // and add takes { threads }: pool workers the insertion may use (0 or absent: all). With
 // threads: 1 the graph depends only on the seed and the data, and equals a one-thread native
 // build (quiver build --threads 1) on the same vectors.
-import { QuiverError, rethrowing } from './errors.js';
+import { QuiverError, checked } from './errors.js';
 import { FROM_NATIVE } from './index-base.js';
-import { toIds } from './inputs.js';
+import { checkDim, checkMetric, checkOptions, toIds } from './inputs.js';
 
 function checkCount(value, name) {
   if (!Number.isInteger(value) || value < 0 || value > 4294967295) {
     throw new QuiverError('INVALID_ARGUMENT', `${name} must be a non-negative integer, got ${value}`);
   }
   return value;
-}
-
-function checkOptions(options, shape) {
-  if (options === null || typeof options !== 'object') {
-    throw new QuiverError('INVALID_ARGUMENT', `options must be an object like ${shape}`);
-  }
-  return options;
 }
 
 export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
@@ -46,15 +39,14 @@ export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
     // storage 'sq8' keeps 8-bit codes in the graph (about a quarter of the f32 bytes);
     // keepVectors (sq8 only) also keeps the f32 vectors for the exact rerank.
     constructor(options = {}) {
-      if (options[FROM_NATIVE]) {
+      if (options?.[FROM_NATIVE]) {
         super(options[FROM_NATIVE]);
         return;
       }
       const { dim, metric = 'l2', M = 16, efConstruction = 200, efSearch = 64, seed = 42, storage = 'f32',
-        keepVectors = true } = options;
-      if (!Number.isInteger(dim) || dim < 1) {
-        throw new QuiverError('INVALID_ARGUMENT', `dim must be a positive integer, got ${dim}`);
-      }
+        keepVectors = true } = checkOptions(options, '{ dim, metric, M, efConstruction, efSearch, seed, storage, keepVectors }');
+      checkDim(dim);
+      checkMetric(metric);
       checkCount(M, 'M');
       checkCount(efConstruction, 'efConstruction');
       checkCount(efSearch, 'efSearch');
@@ -68,7 +60,7 @@ export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
       if (typeof keepVectors !== 'boolean') {
         throw new QuiverError('INVALID_ARGUMENT', `keepVectors must be true or false, got ${keepVectors}`);
       }
-      super(rethrowing(() => new mod.HnswIndex(dim, metric, M, efConstruction, s, efSearch, storage, keepVectors)));
+      super(checked(mod, mod.HnswIndex.create(dim, metric, M, efConstruction, s, efSearch, storage, keepVectors)));
     }
 
     get M() { return this.live().M(); }
@@ -98,26 +90,24 @@ export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
     // live nodes (memoryBytes drops). Ids, size and has() are unchanged; deterministic.
     compact() {
       const native = this.live();
-      rethrowing(() => native.compact());
+      checked(mod, native.compact());
     }
 
     // { ids: Float64Array, distances: Float32Array }, closest first, ties by id.
     search(query, k = 10, options = {}) {
       const native = this.live();
-      return this.searchWith(query, k, (q, out) => {
-        const [ef, allow, allowCount, rerank] = searchOptions(options);
-        return native.search(q, k, out, ef, allow, allowCount, rerank);
-      });
+      const [ef, allow, allowCount, rerank] = searchOptions(options);
+      return this.searchWith(query, k, (q, kk, out) => native.search(q, kk, out, ef, allow, allowCount, rerank));
     }
 
-    // Row q of the result occupies [q * k, (q + 1) * k) of ids and distances, where k is
-    // min(k, size); returns { ids, distances, k, count }. Parallel in simd-mt.
+    // { ids, distances, k, count, counts }: every row has k = min(k, size) slots, its hits
+    // first, then padding (id -1, distance Infinity); counts[q] = hits in row q. Parallel in
+    // simd-mt.
     searchBatch(queries, k = 10, options = {}) {
       const native = this.live();
-      return this.searchBatchWith(queries, k, (qs, nq, out) => {
-        const [ef, allow, allowCount, rerank] = searchOptions(options);
-        return native.searchBatch(qs, nq, k, out, ef, allow, allowCount, rerank);
-      });
+      const [ef, allow, allowCount, rerank] = searchOptions(options);
+      return this.searchBatchWith(queries, k,
+        (qs, nq, kk, out) => native.searchBatch(qs, nq, kk, out, ef, allow, allowCount, rerank));
     }
 
     // Reads index file bytes written by serialize() or natively (quiver build, save()). The

@@ -2,10 +2,11 @@
 // Symbol.dispose), input conversion and staging for add/remove/search, reading results out
 // of the heap, serialize() and loading from bytes. FlatIndex (flat-index.js) and
 // QuantizedIndex (quantized-index.js) extend the class made here and add only what differs.
-import { QuiverError, rethrowing } from './errors.js';
-import { toIds, toVectors } from './inputs.js';
+import { QuiverError, checked } from './errors.js';
+import { checkK, toIds, toLookupId, toVectors } from './inputs.js';
+import { NEIGHBOR_BYTES, heapAlloc } from './staging.js';
 
-export const NEIGHBOR_BYTES = 16;
+export { NEIGHBOR_BYTES, checkK };
 // new SomeIndex({ [FROM_NATIVE]: handle }) wraps a C++ index made by a loader.
 export const FROM_NATIVE = Symbol('fromNative');
 
@@ -22,10 +23,10 @@ export function toBytes(bytes) {
 // Copies bytes into a temporary heap block for fn(ptr, length), then frees it.
 export function withHeapBytes(mod, staging, bytes, fn) {
   const data = toBytes(bytes);
-  const ptr = mod._malloc(Math.max(1, data.length));
+  const ptr = heapAlloc(mod, data.length, 'the index file');
   if (!ptr) throw new QuiverError('OUT_OF_MEMORY', `out of memory copying ${data.length} bytes into the module`);
   try {
-    staging.u8.set(data, ptr);
+    staging.putBytes(ptr, data);
     return fn(ptr, data.length);
   } finally {
     mod._free(ptr);
@@ -41,10 +42,6 @@ const leaks = typeof FinalizationRegistry === 'function'
     console.warn(`quiver: a ${what} was garbage-collected without dispose(); its wasm memory leaked (call index.dispose() or use \`using\`)`);
   })
   : null;
-
-export function checkK(k) {
-  if (!Number.isInteger(k) || k < 1) throw new QuiverError('INVALID_K', 'k must be at least 1');
-}
 
 // The base class for one loaded module. Subclasses construct with `super(native)` and reach
 // the C++ object through `this.live()` (which throws DISPOSED after dispose()).
@@ -83,67 +80,84 @@ export function makeIndexBase(mod, staging, variantName) {
         throw new QuiverError('DIMENSION_MISMATCH',
           `${idArray.length} ids but ${data.length / native.dim()} vectors of dimension ${native.dim()}`);
       }
-      const idPtr = staging.putFloat64('ids', idArray);
-      const vecPtr = staging.putFloat32('vectors', data);
-      rethrowing(() => call(native, idPtr, vecPtr, idArray.length));
+      try {
+        const idPtr = staging.putFloat64('ids', idArray);
+        const vecPtr = staging.putFloat32('vectors', data);
+        checked(mod, call(native, idPtr, vecPtr, idArray.length));
+      } finally {
+        staging.trim();
+      }
     }
 
     remove(ids) {
       const native = this.live();
       const idArray = toIds(ids);
-      const idPtr = staging.putFloat64('ids', idArray);
-      rethrowing(() => native.remove(idPtr, idArray.length));
+      try {
+        const idPtr = staging.putFloat64('ids', idArray);
+        checked(mod, native.remove(idPtr, idArray.length));
+      } finally {
+        staging.trim();
+      }
     }
 
+    // A number or bigint; other types throw INVALID_ARGUMENT (no coercion of '1' to 1).
     has(id) {
-      return this.live().has(Number(id));
+      const native = this.live();
+      return native.has(toLookupId(id));
     }
 
-    // One query: stages it, lets call(queryPtr, outPtr) run the C++ search, and returns
-    // { ids: Float64Array, distances: Float32Array }, closest first, ties by id.
+    // One query: stages it, lets call(queryPtr, k', outPtr) run the C++ search with
+    // k' = min(k, size) (results never exceed it, so neither the staging nor the C++ search
+    // context is sized by a huge k), and returns the real hits { ids: Float64Array,
+    // distances: Float32Array }, closest first, ties by id (at most k of them).
     searchWith(query, k, call) {
       const native = this.live();
+      checkK(k);
       const q = toVectors(query, native.dim(), 'query');
       if (q.length !== native.dim()) {
         throw new QuiverError('DIMENSION_MISMATCH',
           `query has ${q.length} values, the index dimension is ${native.dim()}`);
       }
-      checkK(k);
-      const qPtr = staging.putFloat32('query', q);
-      const outPtr = staging.reserve('out', k * NEIGHBOR_BYTES);
-      const count = rethrowing(() => call(qPtr, outPtr));
-      return staging.readNeighbors(outPtr, count);
+      const kk = Math.max(1, Math.min(k, native.size()));
+      try {
+        const qPtr = staging.putFloat32('query', q);
+        const outPtr = staging.reserve('out', kk * NEIGHBOR_BYTES);
+        const count = checked(mod, call(qPtr, kk, outPtr));
+        return staging.readNeighbors(outPtr, count);
+      } finally {
+        staging.trim();
+      }
     }
 
-    // nq queries: call(queriesPtr, nq, outPtr) returns min(k, size). Row q of the result
-    // occupies [q * k', (q + 1) * k') of ids and distances, k' = min(k, size);
-    // returns { ids, distances, k: k', count: nq }.
+    // nq queries: call(queriesPtr, nq, k', outPtr) runs the C++ batch with k' = min(k, size)
+    // and returns k'. Every row has k' slots: its hits first, closest first, then padding
+    // (id -1, distance Infinity) where the row has fewer (a filter, or a graph that could not
+    // reach k' nodes). Row q occupies [q * k', (q + 1) * k') of ids and distances and
+    // counts[q] is its number of hits; returns { ids, distances, k: k', count: nq, counts }.
     searchBatchWith(queries, k, call) {
       const native = this.live();
       const dim = native.dim();
+      checkK(k);
       const qs = toVectors(queries, dim, 'queries');
       const nq = qs.length / dim;
-      checkK(k);
-      const qPtr = staging.putFloat32('queries', qs);
-      const outPtr = staging.reserve('out', nq * k * NEIGHBOR_BYTES);
-      const kk = rethrowing(() => call(qPtr, nq, outPtr));
-      const ids = new Float64Array(nq * kk);
-      const distances = new Float32Array(nq * kk);
-      for (let q = 0; q < nq; q++) {
-        const row = staging.readNeighbors(outPtr + q * k * NEIGHBOR_BYTES, kk);
-        ids.set(row.ids, q * kk);
-        distances.set(row.distances, q * kk);
+      const kk = Math.max(1, Math.min(k, native.size()));
+      try {
+        const qPtr = staging.putFloat32('queries', qs);
+        const outPtr = staging.reserve('out', nq * kk * NEIGHBOR_BYTES);
+        const width = checked(mod, call(qPtr, nq, kk, outPtr));
+        const { ids, distances, counts } = staging.readRows(outPtr, nq, kk, width);
+        return { ids, distances, k: width, count: nq, counts };
+      } finally {
+        staging.trim();
       }
-      return { ids, distances, k: kk, count: nq };
     }
 
     // The index file (Uint8Array): the same bytes as serialize() natively.
     serialize() {
       const native = this.live();
-      const n = rethrowing(() => native.serialize());
+      const n = checked(mod, native.serialize());
       try {
-        const ptr = native.serializedBytes();
-        return staging.u8.slice(ptr, ptr + n);
+        return staging.copyBytes(native.serializedBytes(), n);
       } finally {
         native.releaseSerialized();
       }
@@ -151,7 +165,7 @@ export function makeIndexBase(mod, staging, variantName) {
 
     // A subclass's static load(bytes): the C++ class `nativeClass` reads the bytes.
     static loadAs(Cls, nativeClass, bytes) {
-      const native = withHeapBytes(mod, staging, bytes, (ptr, n) => rethrowing(() => nativeClass.load(ptr, n)));
+      const native = withHeapBytes(mod, staging, bytes, (ptr, n) => checked(mod, nativeClass.load(ptr, n)));
       return new Cls({ [FROM_NATIVE]: native });
     }
 

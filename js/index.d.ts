@@ -34,22 +34,32 @@ export class QuiverError extends Error {
   readonly code: ErrorCode;
 }
 
-/** Ids: a number, an array of numbers or bigints, a Uint32Array, a Float64Array or a BigUint64Array. Integers in [0, 2^53 - 1]. */
+/** Ids: a number, an array of numbers or bigints, a Uint32Array, a Float64Array or a BigUint64Array. Integers in [0, 2^53 - 1]; strings and other types are refused (INVALID_ARGUMENT), never converted. */
 export type Ids = number | bigint | ArrayLike<number> | ArrayLike<bigint> | Uint32Array | Float64Array | BigUint64Array;
 /** Vectors: a Float32Array of n × dim values, an array of numbers, or an array of rows. */
 export type Vectors = Float32Array | ArrayLike<number> | ArrayLike<ArrayLike<number>>;
 /** Index file bytes. */
 export type Bytes = Uint8Array | ArrayBufferLike | ArrayBufferView;
 
-/** Neighbours, closest first, ties broken by id. */
+/** The real hits of one query, closest first, ties broken by id: at most k (fewer only when an allow list admits fewer). */
 export interface SearchResult {
   ids: Float64Array;
   distances: Float32Array;
 }
-/** Row q occupies [q * k, (q + 1) * k) of ids and distances; k = min(requested k, size). */
+/**
+ * The rows of a batch, the same rule for every index kind. `k` = min(requested k, size) and
+ * every row has exactly `k` slots: row q occupies [q * k, (q + 1) * k) of ids and distances,
+ * its hits first (closest first, ties by id), then padding — id -1 and distance Infinity —
+ * for the slots it could not fill (an allow list that admits fewer ids, an approximate search
+ * that reached fewer). `counts[q]` is the number of hits in row q.
+ */
 export interface BatchSearchResult extends SearchResult {
+  /** Slots per row: min(requested k, size). */
   k: number;
+  /** Rows (queries). */
   count: number;
+  /** Hits per row; slots past counts[q] in row q are padding (id -1, distance Infinity). */
+  counts: Uint32Array;
 }
 
 export interface LoadOptions {
@@ -71,6 +81,7 @@ export interface LoadOptions {
 }
 
 export interface IndexOptions {
+  /** An integer in [1, 2^24] (HNSW sq8 storage: at most 65536). */
   dim: number;
   /** Default 'l2'. */
   metric?: Metric;
@@ -98,6 +109,11 @@ export interface HnswIndexOptions extends IndexOptions {
   keepVectors?: boolean;
 }
 
+/** Per-call search options of FlatIndex. */
+export interface FlatSearchOptions {
+  /** Only these ids may be returned (an empty list: no hits). */
+  allow?: Ids;
+}
 export interface QuantizedSearchOptions {
   /** 0: codes only; r ≥ 1: re-score the best k × r exactly (needs keepVectors). */
   rerank?: number;
@@ -131,7 +147,9 @@ export interface Index {
   /** All-or-nothing: bad input throws QuiverError and adds nothing. */
   add(ids: Ids, vectors: Vectors): void;
   remove(ids: Ids): void;
+  /** Any other type of id (a string, null) throws INVALID_ARGUMENT. */
   has(id: number | bigint): boolean;
+  /** k: an integer in [1, 2^32 - 1] (default 10); results are sized by min(k, size). */
   search(query: Vectors, k?: number): SearchResult;
   searchBatch(queries: Vectors, k?: number): BatchSearchResult;
   /** The index file: the same bytes the native library and CLI write. */
@@ -141,7 +159,10 @@ export interface Index {
   [Symbol.dispose](): void;
 }
 
-export interface FlatIndex extends Index {}
+export interface FlatIndex extends Index {
+  search(query: Vectors, k?: number, options?: FlatSearchOptions): SearchResult;
+  searchBatch(queries: Vectors, k?: number, options?: FlatSearchOptions): BatchSearchResult;
+}
 export interface FlatIndexClass {
   new (options: IndexOptions): FlatIndex;
   load(bytes: Bytes): FlatIndex;
@@ -250,7 +271,7 @@ export interface RemoteIndex<S = {}, A = {}> {
   dispose(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
-export type RemoteFlatIndex = RemoteIndex;
+export type RemoteFlatIndex = RemoteIndex<FlatSearchOptions>;
 export type RemoteQuantizedIndex = RemoteIndex<QuantizedSearchOptions>;
 export type RemoteHnswIndex = RemoteIndex<HnswSearchOptions, HnswAddOptions>;
 export type AnyRemoteIndex = RemoteFlatIndex | RemoteQuantizedIndex | RemoteHnswIndex;

@@ -17,7 +17,7 @@ import { makeIndexBase, withHeapBytes, FROM_NATIVE } from './index-base.js';
 import { makeFlatIndexClass } from './flat-index.js';
 import { makeQuantizedIndexClass } from './quantized-index.js';
 import { makeHnswIndexClass } from './hnsw-index.js';
-import { rethrowing } from './errors.js';
+import { checked } from './errors.js';
 import { isStreamSource, loadFromSource } from './stream-load.js';
 
 async function init(options = {}) {
@@ -33,7 +33,7 @@ async function init(options = {}) {
   return {
     variant,
     version: mod.version(),
-    isa: mod.activeIsa(),
+    isa: checked(mod, mod.activeIsa()),
     availableIsas: mod.availableIsas().split(','),
     FlatIndex,
     QuantizedIndex,
@@ -43,13 +43,13 @@ async function init(options = {}) {
     // TRUNCATED, CHECKSUM_MISMATCH, UNSUPPORTED_VERSION, CORRUPT, UNKNOWN_INDEX_KIND).
     load(bytes) {
       return withHeapBytes(mod, staging, bytes, (ptr, n) => {
-        const kind = rethrowing(() => mod.indexKindOf(ptr, n));
+        const kind = checked(mod, mod.indexKindOf(ptr, n));
         const entry = classes[kind];
         if (!entry) {
           throw new QuiverError('UNKNOWN_INDEX_KIND', `the ${kind} index is not available yet in this build of quiver`);
         }
         const [Cls, nativeClass] = entry;
-        return new Cls({ [FROM_NATIVE]: rethrowing(() => nativeClass.load(ptr, n)) });
+        return new Cls({ [FROM_NATIVE]: checked(mod, nativeClass.load(ptr, n)) });
       });
     },
     // The same from a Response, a ReadableStream or a Blob (or bytes): the file goes into the
@@ -64,9 +64,18 @@ async function init(options = {}) {
     },
     // The deterministic unit-Gaussian workload (same floats as the native generator).
     unitGaussianVectors(n, dim, seed) {
-      const ptr = staging.reserve('workload', n * dim * 4);
-      mod.fillUnitGaussian(n, dim, seed, ptr);
-      return staging.f32.slice(ptr >>> 2, (ptr >>> 2) + n * dim);
+      for (const [name, value] of [['n', n], ['dim', dim], ['seed', seed]]) {
+        if (!Number.isSafeInteger(value) || value < 0 || (name !== 'seed' && value > 4294967295)) {
+          throw new QuiverError('INVALID_ARGUMENT', `${name} must be a non-negative integer, got ${value}`);
+        }
+      }
+      try {
+        const ptr = staging.reserve('workload', n * dim * 4);
+        checked(mod, mod.fillUnitGaussian(n, dim, seed, ptr));
+        return staging.f32.slice(ptr / 4, ptr / 4 + n * dim);
+      } finally {
+        staging.trim();
+      }
     },
     // The pthread workers of simd-mt: `workers` pre-spawned (the `threads` option, else the
     // CPU count), `running` of them hosting a thread now. Both 0 in single-threaded variants.

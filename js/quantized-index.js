@@ -3,17 +3,14 @@
 // holds the shared parts); search and searchBatch take per-call options:
 //   rerank  0 (codes only) or r >= 1: re-score the best k * r exactly (needs keepVectors)
 //   allow   ids (array or typed array) that may be returned; others are skipped
-import { QuiverError, rethrowing } from './errors.js';
+import { QuiverError, checked } from './errors.js';
 import { FROM_NATIVE } from './index-base.js';
-import { toIds } from './inputs.js';
+import { checkDim, checkMetric, checkOptions, toIds } from './inputs.js';
 
 export function makeQuantizedIndexClass(mod, staging, variantName, IndexBase) {
   // [rerank, allowPtr, allowCount] for the binding; the allow list goes to its own staging slot.
   function searchOptions(options) {
-    if (options === null || typeof options !== 'object') {
-      throw new QuiverError('INVALID_ARGUMENT', 'search options must be an object like { rerank, allow }');
-    }
-    const { rerank = 0, allow } = options;
+    const { rerank = 0, allow } = checkOptions(options, '{ rerank, allow }');
     if (!Number.isInteger(rerank) || rerank < 0) {
       throw new QuiverError('INVALID_ARGUMENT', `rerank must be a non-negative integer, got ${rerank}`);
     }
@@ -25,14 +22,13 @@ export function makeQuantizedIndexClass(mod, staging, variantName, IndexBase) {
   class QuantizedIndex extends IndexBase {
     // new QuantizedIndex({ dim, metric = 'l2', bits = 4, seed = 42, keepVectors = true })
     constructor(options = {}) {
-      if (options[FROM_NATIVE]) {
+      if (options?.[FROM_NATIVE]) {
         super(options[FROM_NATIVE]);
         return;
       }
-      const { dim, metric = 'l2', bits = 4, seed = 42, keepVectors = true } = options;
-      if (!Number.isInteger(dim) || dim < 1) {
-        throw new QuiverError('INVALID_ARGUMENT', `dim must be a positive integer, got ${dim}`);
-      }
+      const { dim, metric = 'l2', bits = 4, seed = 42, keepVectors = true } = checkOptions(options, '{ dim, metric, bits, seed, keepVectors }');
+      checkDim(dim);
+      checkMetric(metric);
       if (bits !== 2 && bits !== 4) throw new QuiverError('INVALID_ARGUMENT', `bits must be 2 or 4, got ${bits}`);
       const s = typeof seed === 'bigint' && seed >= 0n && seed <= 9007199254740991n ? Number(seed) : seed;
       if (!Number.isSafeInteger(s) || s < 0) {
@@ -41,7 +37,7 @@ export function makeQuantizedIndexClass(mod, staging, variantName, IndexBase) {
       if (typeof keepVectors !== 'boolean') {
         throw new QuiverError('INVALID_ARGUMENT', `keepVectors must be true or false, got ${keepVectors}`);
       }
-      super(rethrowing(() => new mod.QuantizedIndex(dim, metric, bits, s, keepVectors)));
+      super(checked(mod, mod.QuantizedIndex.create(dim, metric, bits, s, keepVectors)));
     }
 
     get bits() { return this.live().bits(); }
@@ -52,20 +48,18 @@ export function makeQuantizedIndexClass(mod, staging, variantName, IndexBase) {
     // are estimates from the codes, or exact for reranked results.
     search(query, k = 10, options = {}) {
       const native = this.live();
-      return this.searchWith(query, k, (q, out) => {
-        const [rerank, allow, allowCount] = searchOptions(options);
-        return native.search(q, k, out, rerank, allow, allowCount);
-      });
+      const [rerank, allow, allowCount] = searchOptions(options);
+      return this.searchWith(query, k, (q, kk, out) => native.search(q, kk, out, rerank, allow, allowCount));
     }
 
-    // Row q of the result occupies [q * k, (q + 1) * k) of ids and distances, where k is
-    // min(k, size); returns { ids, distances, k, count }. Parallel in simd-mt.
+    // { ids, distances, k, count, counts }: every row has k = min(k, size) slots, its hits
+    // first, then padding (id -1, distance Infinity); counts[q] = hits in row q. Parallel in
+    // simd-mt.
     searchBatch(queries, k = 10, options = {}) {
       const native = this.live();
-      return this.searchBatchWith(queries, k, (qs, nq, out) => {
-        const [rerank, allow, allowCount] = searchOptions(options);
-        return native.searchBatch(qs, nq, k, out, rerank, allow, allowCount);
-      });
+      const [rerank, allow, allowCount] = searchOptions(options);
+      return this.searchBatchWith(queries, k,
+        (qs, nq, kk, out) => native.searchBatch(qs, nq, kk, out, rerank, allow, allowCount));
     }
 
     // Reads index file bytes written by serialize() or natively (quiver build, save()).

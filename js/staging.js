@@ -1,6 +1,37 @@
 // Persistent staging buffers in the wasm heap. Typed arrays from the caller are copied into
 // them, the C++ side reads them by pointer, results are copied out: no per-call allocation
 // once a buffer is big enough, and no std::vector or JS array crosses the boundary.
+//
+// Heap addresses are unsigned: past 2 GiB a wasm32 pointer comes back from an export as a
+// negative i32, so every pointer is taken `>>> 0` and byte counts are plain numbers (never
+// `| 0`, which wraps past 2^31).
+import { QuiverError } from './errors.js';
+
+// The most one block can hold: wasm32 memory ends at 4 GiB (minus the module's own data).
+export const MAX_BLOCK_BYTES = 2 ** 32 - 2 ** 16;
+// Blocks above this are handed back to the C++ heap after the call that needed them, so one
+// huge batch does not keep hundreds of MB away from the indexes for the life of the module.
+const KEEP_BYTES = 64 * 2 ** 20;
+// Slack for buffers that grow a little from call to call, capped so that a big request does
+// not grow the (never shrinking) wasm memory by half again.
+const MAX_SLACK_BYTES = 16 * 2 ** 20;
+// 16-byte {u64 id, f32 distance, 4 bytes padding} records written by the C++ search.
+export const NEIGHBOR_BYTES = 16;
+const NO_ID_WORD = 0xffffffff; // both halves of kNoId (UINT64_MAX): a padded slot
+
+// malloc(bytes) as an unsigned address, or 0. Refuses sizes the heap cannot hold before
+// they reach malloc (whose size_t argument would wrap modulo 2^32).
+export function heapAlloc(mod, bytes, what) {
+  if (!(bytes >= 0) || !Number.isFinite(bytes)) {
+    throw new QuiverError('INVALID_ARGUMENT', `${what}: ${bytes} is not a byte count`);
+  }
+  if (bytes > MAX_BLOCK_BYTES) {
+    throw new QuiverError('OUT_OF_MEMORY',
+      `${what} needs ${bytes} bytes, more than a wasm32 heap (4 GiB) can hold; nothing was changed`);
+  }
+  return mod._malloc(Math.max(1, bytes)) >>> 0;
+}
+
 export class Staging {
   constructor(mod) {
     this.mod = mod;
@@ -8,15 +39,38 @@ export class Staging {
   }
 
   // A heap block of at least `bytes` for `name`, 16-byte aligned (malloc's guarantee).
+  // Throws QuiverError OUT_OF_MEMORY (and keeps no stale block) if the heap cannot give it.
   reserve(name, bytes) {
-    let slot = this.slots.get(name);
+    const slot = this.slots.get(name);
     if (slot && slot.bytes >= bytes) return slot.ptr;
-    if (slot) this.mod._free(slot.ptr);
-    const size = Math.max(64, bytes * 1.5) | 0;
-    const ptr = this.mod._malloc(size);
-    if (!ptr) throw new Error('out of memory reserving a staging buffer');
+    const what = `staging ${name}`;
+    if (slot) {
+      this.slots.delete(name);
+      this.mod._free(slot.ptr);
+    }
+    const wanted = Math.max(64, bytes);
+    const roomy = Math.min(MAX_BLOCK_BYTES, wanted + Math.min(Math.ceil(wanted / 2), MAX_SLACK_BYTES));
+    let ptr = heapAlloc(this.mod, roomy, what);
+    let size = roomy;
+    if (!ptr) {
+      ptr = heapAlloc(this.mod, wanted, what);
+      size = wanted;
+    }
+    if (!ptr) {
+      throw new QuiverError('OUT_OF_MEMORY', `out of memory reserving ${bytes} bytes for ${what}; nothing was changed`);
+    }
     this.slots.set(name, { ptr, bytes: size });
     return ptr;
+  }
+
+  // Frees the blocks too big to keep between calls (see KEEP_BYTES).
+  trim() {
+    for (const [name, slot] of this.slots) {
+      if (slot.bytes > KEEP_BYTES) {
+        this.slots.delete(name);
+        this.mod._free(slot.ptr);
+      }
+    }
   }
 
   // Heap views, rebuilt whenever memory has grown. With threads another thread can grow the
@@ -44,28 +98,69 @@ export class Staging {
 
   putFloat32(name, data) {
     const ptr = this.reserve(name, data.length * 4);
-    this.f32.set(data, ptr >>> 2);
+    this.f32.set(data, ptr / 4);
     return ptr;
   }
 
   putFloat64(name, data) {
     const ptr = this.reserve(name, data.length * 8);
-    this.f64.set(data, ptr >>> 3);
+    this.f64.set(data, ptr / 8);
     return ptr;
   }
 
-  // Reads `count` 16-byte {u64 id, f32 distance} records at ptr.
+  // Copies `bytes` (a Uint8Array) to the heap at ptr.
+  putBytes(ptr, bytes) {
+    this.u8.set(bytes, ptr >>> 0);
+  }
+
+  // A copy of n heap bytes at ptr.
+  copyBytes(ptr, n) {
+    const start = ptr >>> 0;
+    return this.u8.slice(start, start + n);
+  }
+
+  // Reads `count` 16-byte {u64 id, f32 distance} records at ptr (all real hits).
   readNeighbors(ptr, count) {
     const ids = new Float64Array(count);
     const distances = new Float32Array(count);
     const u32 = this.u32;
     const f32 = this.f32;
-    let w = ptr >>> 2;
+    let w = (ptr >>> 0) / 4;
     for (let i = 0; i < count; i++, w += 4) {
       ids[i] = u32[w + 1] * 4294967296 + u32[w];
       distances[i] = f32[w + 2];
     }
     return { ids, distances };
+  }
+
+  // Reads nq rows of `width` records that start `stride` records apart at ptr. A padded slot
+  // (id kNoId, the C++ "no result") reads as id -1 and distance Infinity; counts[q] is the
+  // number of real hits in row q (they come first).
+  readRows(ptr, nq, stride, width) {
+    const ids = new Float64Array(nq * width);
+    const distances = new Float32Array(nq * width);
+    const counts = new Uint32Array(nq);
+    const u32 = this.u32;
+    const f32 = this.f32;
+    const base = (ptr >>> 0) / 4;
+    for (let q = 0; q < nq; q++) {
+      let w = base + q * stride * 4;
+      let hits = 0;
+      for (let j = 0, o = q * width; j < width; j++, o++, w += 4) {
+        const lo = u32[w];
+        const hi = u32[w + 1];
+        if (lo === NO_ID_WORD && hi === NO_ID_WORD) {
+          ids[o] = -1;
+          distances[o] = Infinity;
+        } else {
+          ids[o] = hi * 4294967296 + lo;
+          distances[o] = f32[w + 2];
+          hits++;
+        }
+      }
+      counts[q] = hits;
+    }
+    return { ids, distances, counts };
   }
 
   dispose() {

@@ -6,7 +6,7 @@
 //
 // Peak memory of a load: the file once in the wasm heap plus the index the C++ loader builds
 // from it (plus one network chunk in JS), instead of the file in JS + a heap copy + the index.
-import { QuiverError, rethrowing } from './errors.js';
+import { QuiverError, checked } from './errors.js';
 import { FROM_NATIVE } from './index-base.js';
 
 const UNKNOWN_LENGTH_START = 1 << 20;
@@ -76,11 +76,11 @@ export async function readIntoHeap(mod, source, { size } = {}) {
 export async function loadFromSource(mod, classes, source, options) {
   const { ptr, length } = await readIntoHeap(mod, source, options);
   try {
-    const kind = rethrowing(() => mod.indexKindOf(ptr, length));
+    const kind = checked(mod, mod.indexKindOf(ptr, length));
     const entry = classes[kind];
     if (!entry) throw new QuiverError('UNKNOWN_INDEX_KIND', `the ${kind} index is not available in this build`);
     const [Cls, nativeClass] = entry;
-    return new Cls({ [FROM_NATIVE]: rethrowing(() => nativeClass.load(ptr, length)) });
+    return new Cls({ [FROM_NATIVE]: checked(mod, nativeClass.load(ptr, length)) });
   } finally {
     mod._free(ptr);
   }

@@ -25,9 +25,11 @@ export async function local(): Promise<void> {
   const d: Float32Array = r.distances;
   const b: BatchSearchResult = flat.searchBatch([[0, 0, 0, 1], [1, 0, 0, 0]], 3);
   const rows: number = b.count * b.k + ids.length + d.length;
+  const hits: Uint32Array = b.counts;
+  const filtered: SearchResult = flat.search(new Float32Array(4), 2, { allow: [2, 3] });
   flat.remove([1]);
   const present: boolean = flat.has(2);
-  const sizes: number = flat.size + flat.dim + flat.memoryBytes + rows + (present ? 1 : 0);
+  const sizes: number = flat.size + flat.dim + flat.memoryBytes + rows + hits[0] + filtered.ids.length + (present ? 1 : 0);
   const bytes: Uint8Array = flat.serialize();
   flat.dispose();
   flat[Symbol.dispose]();
