@@ -5,6 +5,7 @@
 // recall@10 = 0.95 per series and the wasm / native ratios. SVG: QPS against recall@10, one line
 // per series, one panel per workload.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { recallQpsSvg } from './recall-qps-svg.mjs';
 
 const path = process.argv[2];
 if (!path) {
@@ -74,39 +75,12 @@ for (const w of workloads) {
 }
 writeFileSync(path.replace(/\.json$/, '.md'), md.join('\n') + '\n');
 
-// SVG: one panel per workload, x = recall@10 (0.5 … 1), y = log10 QPS.
-const W = 560, H = 380, pad = { l: 64, r: 16, t: 34, b: 46 };
-const colors = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2', '#17becf', '#7f7f7f', '#bcbd22'];
-const panels = [];
-workloads.forEach((w, i) => {
+// SVG: one panel per workload, x = recall@10, y = log10 QPS (bench/recall-qps-svg.mjs).
+const svg = recallQpsSvg(workloads.map((w) => {
   const searches = rows.filter((r) => r.kind === 'hnsw_search' && r.workload === w);
   const names = [...new Set(searches.map(series))];
-  const xmin = Math.max(0, Math.floor(Math.min(...searches.map((r) => r.recall)) * 10) / 10), xmax = 1;
-  const qps = searches.map((r) => r.qps).filter((q) => q > 0);
-  const ymin = Math.floor(Math.log10(Math.min(...qps))), ymax = Math.ceil(Math.log10(Math.max(...qps)));
-  const X = (x) => pad.l + ((x - xmin) / (xmax - xmin || 1)) * (W - pad.l - pad.r);
-  const Y = (q) => H - pad.b - ((Math.log10(q) - ymin) / (ymax - ymin || 1)) * (H - pad.t - pad.b);
-  const g = [`<g transform="translate(${i * W},0)">`, `<text x="${W / 2}" y="20" text-anchor="middle" font-weight="bold">${w}: QPS (log) vs recall@10</text>`];
-  for (let e = ymin; e <= ymax; e++) {
-    g.push(`<line x1="${pad.l}" x2="${W - pad.r}" y1="${Y(10 ** e)}" y2="${Y(10 ** e)}" stroke="#ddd"/>`,
-      `<text x="${pad.l - 6}" y="${Y(10 ** e) + 4}" text-anchor="end">${fmt(10 ** e)}</text>`);
-  }
-  for (let x = xmin; x <= xmax + 1e-9; x += 0.1) {
-    g.push(`<line x1="${X(x)}" x2="${X(x)}" y1="${pad.t}" y2="${H - pad.b}" stroke="#eee"/>`,
-      `<text x="${X(x)}" y="${H - pad.b + 16}" text-anchor="middle">${x.toFixed(1)}</text>`);
-  }
-  g.push(`<line x1="${X(0.95)}" x2="${X(0.95)}" y1="${pad.t}" y2="${H - pad.b}" stroke="#999" stroke-dasharray="4 3"/>`,
-    `<text x="${W / 2}" y="${H - 8}" text-anchor="middle">recall@10</text>`);
-  names.forEach((n, j) => {
-    const pts = searches.filter((r) => series(r) === n && r.qps > 0).sort((a, b) => a.ef - b.ef);
-    const c = colors[j % colors.length];
-    g.push(`<polyline fill="none" stroke="${c}" stroke-width="1.8" points="${pts.map((r) => `${X(r.recall).toFixed(1)},${Y(r.qps).toFixed(1)}`).join(' ')}"/>`);
-    g.push(`<text x="${pad.l + 8}" y="${pad.t + 14 + j * 14}" fill="${c}">${n}</text>`);
-  });
-  g.push('</g>');
-  panels.push(g.join('\n'));
-});
-const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${W * workloads.length}" height="${H}" font-family="sans-serif" font-size="11">\n` +
-  `<rect width="100%" height="100%" fill="white"/>\n${panels.join('\n')}\n</svg>\n`;
+  return { title: `${w}: QPS (log) vs recall@10`,
+    series: names.map((n) => ({ name: n, points: searches.filter((r) => series(r) === n).sort((a, b) => a.ef - b.ef) })) };
+}));
 writeFileSync(path.replace(/\.json$/, '.svg'), svg);
 console.log(md.join('\n'));

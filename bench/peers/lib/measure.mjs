@@ -1,0 +1,77 @@
+// The measurement loop every in-process adapter goes through, so each library is timed the same
+// way: build (1 thread, then all threads where the library can), memory, then for each value of
+// its search-time parameter a warm-up, one query per call (QPS, mean / p99 latency, recall@10
+// from the ids it returned) and, where it has one, a batch call (QPS and recall again).
+import { K, recallAtK } from './data.mjs';
+
+const now = () => Number(process.hrtime.bigint()) / 1e6;  // ms
+const gc = () => globalThis.gc?.();
+const rss = () => process.memoryUsage().rss;
+
+export function percentile(sorted, p) {
+  if (!sorted.length) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+// One index configuration of one library: { name, param, values, buildThreads, build(threads),
+// batchThreads? } -> rows. build() returns { memoryBytes?(), heapBytes?(), set?(value),
+// search(query, k), batch?(queries, nq, k, threads), dispose() }.
+export async function measureConfig(cfg, wl, { log }) {
+  const { base, queries, gt } = wl;
+  const dim = base.dim, nq = queries.rows;
+  const rows = [];
+  const builds = [];
+  let index = null;
+  gc();
+  const rssBefore = rss();
+  for (let i = 0; i < cfg.buildThreads.length; i++) {
+    const threads = cfg.buildThreads[i];
+    if (index) { index.dispose(); index = null; gc(); }
+    const t0 = now();
+    index = await cfg.build(threads);
+    const ms = now() - t0;
+    const b = { threads, build_s: ms / 1000 };
+    if (i === 0) {
+      gc();
+      b.rss_delta_bytes = rss() - rssBefore;
+      b.library_bytes = index.memoryBytes?.() ?? null;
+      if (index.heapBytes) b.wasm_heap_bytes = index.heapBytes();  // wasm memory size after the build
+    }
+    builds.push(b);
+    log(`  ${cfg.name}: built with ${threads} thread(s) in ${b.build_s.toFixed(2)} s`);
+  }
+  const query = (q) => queries.data.subarray(q * dim, (q + 1) * dim);
+  for (const value of cfg.values) {
+    await index.set?.(value);
+    const warm = Math.min(nq, 50);
+    for (let q = 0; q < warm; q++) index.search(query(q), K);
+    const lat = new Float64Array(nq);
+    const results = new Array(nq);
+    const t0 = now();
+    for (let q = 0; q < nq; q++) {
+      const s = now();
+      results[q] = index.search(query(q), K);
+      lat[q] = now() - s;
+    }
+    const wall = now() - t0;
+    const sorted = Array.from(lat).sort((a, b) => a - b);
+    const row = {
+      config: cfg.name, param: cfg.param, value, recall: recallAtK(results, gt), qps: nq / (wall / 1000),
+      mean_us: (sorted.reduce((a, b) => a + b, 0) / nq) * 1000, p99_us: percentile(sorted, 99) * 1000, batch: [],
+    };
+    if (index.batch) {
+      for (const threads of cfg.batchThreads ?? [1]) {
+        index.batch(queries.data, nq, K, threads);  // warm-up
+        const b0 = now();
+        const res = index.batch(queries.data, nq, K, threads);
+        const bms = now() - b0;
+        row.batch.push({ threads, qps: nq / (bms / 1000), recall: recallAtK(res, gt) });
+      }
+    }
+    log(`  ${cfg.name} ${cfg.param ?? ''} ${value ?? ''}: recall ${row.recall.toFixed(3)}, ${row.qps.toFixed(0)} QPS` +
+      row.batch.map((b) => `, batch(${b.threads}) ${b.qps.toFixed(0)} QPS`).join(''));
+    rows.push(row);
+  }
+  index.dispose();
+  return { config: cfg.name, builds, rows, notes: cfg.notes ?? [] };
+}
