@@ -7,6 +7,7 @@
 // Peak memory of a load: the file once in the wasm heap plus the index the C++ loader builds
 // from it (plus one network chunk in JS), instead of the file in JS + a heap copy + the index.
 import { QuiverError, checked } from './errors.js';
+import { heapAlloc } from './staging.js';
 import { FROM_NATIVE } from './index-base.js';
 
 const UNKNOWN_LENGTH_START = 1 << 20;
@@ -33,8 +34,10 @@ function heapU8(mod) {
   return new Uint8Array(mod.wasmMemory ? mod.wasmMemory.buffer : mod.HEAPU8.buffer);
 }
 
+// heapAlloc refuses a size past the wasm32 heap before malloc (its size_t argument would
+// wrap: a declared size of 2^32 + 64 gave a 64-byte block that the stream then overran).
 function malloc(mod, bytes) {
-  const ptr = mod._malloc(Math.max(1, bytes)) >>> 0;
+  const ptr = heapAlloc(mod, bytes, 'an index file');
   if (!ptr) throw new QuiverError('OUT_OF_MEMORY', `out of memory reserving ${bytes} bytes for an index file`);
   return ptr;
 }

@@ -8,6 +8,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { QuiverError, VARIANTS } from '../../js/index.js';
+import { loadModule } from '../../js/loader.js';
 import { moduleLoader } from './support.mjs';
 
 const CALLS = Number(process.argv[2] ?? 400000);
@@ -72,6 +73,33 @@ for (const variant of VARIANTS) {
         index.dispose();
       });
       assert.equal(q.heapBytes(), heap, 'the wasm memory grew');
+    });
+
+    // The binding itself, below the package: a failed call returns its sentinel and leaves
+    // the wasm stack pointer where it was (it moved 16 bytes per failure before).
+    test('failing binding calls return a sentinel and leave the wasm stack pointer in place', async () => {
+      const { mod } = await loadModule({ variant });
+      try {
+        const index = mod.FlatIndex.create(8, 'l2');
+        const query = mod._malloc(32) >>> 0;
+        const out = mod._malloc(160) >>> 0;
+        new Float32Array(mod.HEAPU8.buffer, query, 8).fill(NaN);
+        const stack = mod.stackSave();
+        for (let i = 0; i < 10000; i++) {
+          assert.equal(mod.FlatIndex.create(8, 'manhattan'), null);
+          assert.equal(index.search(query, 5, out, 0, 0), -1);
+          assert.equal(mod.indexKindOf(out, 16), '');
+        }
+        assert.equal(mod.stackSave(), stack, 'failed calls moved the wasm stack pointer');
+        assert.ok(['BAD_MAGIC', 'TRUNCATED'].includes(mod.lastErrorCode()), mod.lastErrorCode());
+        assert.equal(index.search(query, 5, out, 0, 0), -1);
+        assert.equal(mod.lastErrorCode(), 'EMPTY_INDEX');
+        mod._free(query);
+        mod._free(out);
+        index.delete();
+      } finally {
+        mod.PThread?.terminateAllThreads();
+      }
     });
   });
 }

@@ -100,6 +100,21 @@ for (const variant of VARIANTS) {
       index.dispose();
     });
 
+    test('loadFrom with a declared size past 4 GiB is OUT_OF_MEMORY, not a wrapped block the stream overruns', async () => {
+      const q = await load(variant);
+      const index = new q.FlatIndex({ dim: 4 });
+      index.add([1, 2], [[1, 0, 0, 0], [0, 1, 0, 0]]);
+      const file = index.serialize();
+      index.dispose();
+      for (const size of [2 ** 32 + 64, 2 ** 33]) {
+        await assert.rejects(q.loadFrom(new Blob([file]), { size }),
+          (e) => e instanceof QuiverError && e.code === 'OUT_OF_MEMORY');
+      }
+      const loaded = await q.loadFrom(new Blob([file]));
+      assert.deepEqual([...loaded.search([0, 1, 0, 0], 1).ids], [2]);
+      loaded.dispose();
+    });
+
     test('dim, metric and options: coded errors, no wrap-around, no BindingError', async () => {
       const q = await load(variant);
       for (const Cls of [q.FlatIndex, q.QuantizedIndex, q.HnswIndex]) {
