@@ -29,7 +29,12 @@ fi
 # npm dev dependencies (none are needed at run time).
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if grep -q '"devDependencies"' "$root/package.json"; then
-  if [ ! -d "$root/node_modules" ] || [ "$root/package.json" -nt "$root/node_modules/.package-lock.json" ]; then
+  # The edge-runtime tests run these binaries from the dev dependencies (npm 11 does not run
+  # their install scripts, and they do not need them: TOOLCHAIN.md).
+  runtimes=(node_modules/.bin/workerd node_modules/.bin/bun node_modules/.bin/esbuild node_modules/@deno/linux-x64-glibc/deno)
+  missing_runtime=0
+  for bin in "${runtimes[@]}"; do [ -x "$root/$bin" ] || missing_runtime=1; done
+  if [ ! -d "$root/node_modules" ] || [ "$root/package.json" -nt "$root/node_modules/.package-lock.json" ] || ((missing_runtime)); then
     echo "ensure-deps: installing npm dev dependencies"
     (cd "$root" && npm install --no-audit --no-fund --loglevel=error)
   fi
