@@ -284,8 +284,11 @@ export interface RemoteQuiver {
   create(kind: 'flat', options: IndexOptions): Promise<RemoteFlatIndex>;
   create(kind: 'quantized', options: QuantizedIndexOptions): Promise<RemoteQuantizedIndex>;
   create(kind: 'hnsw', options: HnswIndexOptions): Promise<RemoteHnswIndex>;
-  /** signal: a load that ends after it fired is freed and rejects with ABORTED. */
-  load(bytes: Bytes, options?: TransferOption & { signal?: AbortSignal }): Promise<AnyRemoteIndex>;
+  /** Bytes, or a Response / ReadableStream / Blob streamed to the worker and read into its heap
+   *  chunk by chunk: onProgress in bytes, signal stops the read (ABORTED, nothing loaded). With
+   *  bytes, a load that ends after the signal fired is freed and rejects with ABORTED. */
+  load(source: Bytes | Response | ReadableStream<Uint8Array> | Blob,
+    options?: TransferOption & { signal?: AbortSignal; onProgress?: (progress: { done: number; total?: number }) => void; size?: number }): Promise<AnyRemoteIndex>;
   threadPool(): Promise<{ workers: number; running: number }>;
   unitGaussianVectors(n: number, dim: number, seed: number): Promise<Float32Array>;
   /** Frees the worker's indexes and stops it. Again is a no-op. */

@@ -8,6 +8,7 @@
 //   const { ids, distances } = await index.search(query, 10, { ef: 64 });
 //   await index.dispose(); await w.terminate();
 import { QuiverError } from './errors.js';
+import { isStreamSource } from './stream-load.js';
 
 const NODE_WORKER = './worker-node.js';
 const isNode = typeof process === 'object' && !!(process.versions && process.versions.node);
@@ -17,6 +18,22 @@ function toError(error) {
 }
 
 const aborted = (what) => new QuiverError('ABORTED', `${what} was cancelled before it started`);
+
+// The load message for a Response / ReadableStream / Blob: a stream is transferred (moved),
+// a Blob is cloned (it is a handle, not the bytes).
+function streamMessage(source, size) {
+  if (typeof Blob === 'function' && source instanceof Blob) {
+    return { message: { op: 'load', source, size: size ?? source.size }, transferList: [] };
+  }
+  let stream = source;
+  if (typeof Response === 'function' && source instanceof Response) {
+    if (!source.ok) throw new QuiverError('IO_ERROR', `the index response failed: HTTP ${source.status}`);
+    const declared = Number(source.headers.get('content-length'));
+    size ??= declared > 0 ? declared : undefined;
+    stream = source.body ?? new ReadableStream({ start: (c) => c.close() });
+  }
+  return { message: { op: 'load', source: stream, size }, transferList: [stream] };
+}
 
 // Buffers a caller asked to move into the worker ({ transfer: true }).
 function buffersOf(values) {
@@ -209,11 +226,21 @@ export async function spawn(options = {}) {
     // create('flat' | 'quantized' | 'hnsw', options): a new empty index in the worker.
     async create(kind, indexOptions = {}) { return new RemoteIndex(call, await call({ op: 'create', kind, options: indexOptions })); },
     // Index file bytes (as Quiver.load); { transfer: true } moves the buffer into the worker.
-    // signal: an AbortSignal; a load that finishes after it fired is freed in the worker and
-    // the promise rejects with ABORTED (the load itself is one call and runs to its end).
-    async load(bytes, { transfer = false, signal } = {}) {
+    // A Response, ReadableStream or Blob goes to the worker as a stream (never whole in this
+    // thread), which reads it into its heap chunk by chunk: onProgress({ done, total }) in
+    // bytes after each chunk, and signal stops the read (ABORTED; nothing is loaded). With
+    // bytes, a load that finishes after the signal fired is freed (ABORTED).
+    async load(source, { transfer = false, signal, onProgress, size } = {}) {
       if (signal?.aborted) throw aborted('load()');
-      const info = await call({ op: 'load', bytes }, transfer && ArrayBuffer.isView(bytes) ? [bytes.buffer] : []);
+      if (onProgress !== undefined && typeof onProgress !== 'function') {
+        throw new QuiverError('INVALID_ARGUMENT', 'onProgress must be a function');
+      }
+      if (isStreamSource(source)) {
+        const { message, transferList } = streamMessage(source, size);
+        const info = await call({ ...message, chunked: !!onProgress }, transferList, { onProgress, signal });
+        return new RemoteIndex(call, info);
+      }
+      const info = await call({ op: 'load', bytes: source }, transfer && ArrayBuffer.isView(source) ? [source.buffer] : []);
       const index = new RemoteIndex(call, info);
       if (signal?.aborted) {
         await index.dispose();

@@ -43,7 +43,10 @@ function malloc(mod, bytes) {
 }
 
 // { ptr, length }: the whole stream in one heap block (the caller frees ptr).
-export async function readIntoHeap(mod, source, { size } = {}) {
+// onProgress({ done, total }) after each chunk (total: the known length, else undefined);
+// signal: an AbortSignal that stops the read (the stream is cancelled, the block freed).
+export async function readIntoHeap(mod, source, { size, onProgress, signal } = {}) {
+  if (signal?.aborted) throw new QuiverError('ABORTED', 'the load was cancelled before it started');
   const { stream, size: known } = streamOf(source, size);
   let capacity = known ?? UNKNOWN_LENGTH_START;
   let ptr = malloc(mod, capacity);
@@ -52,6 +55,10 @@ export async function readIntoHeap(mod, source, { size } = {}) {
     if (stream) {
       const reader = stream.getReader();
       for (;;) {
+        if (signal?.aborted) {
+          await reader.cancel().catch(() => {});
+          throw new QuiverError('ABORTED', `the load was cancelled after ${length} bytes; nothing was loaded`);
+        }
         const { done, value } = await reader.read();
         if (done) break;
         const chunk = value instanceof Uint8Array ? value : new Uint8Array(value);
@@ -65,6 +72,7 @@ export async function readIntoHeap(mod, source, { size } = {}) {
         }
         heapU8(mod).set(chunk, ptr + length);
         length += chunk.length;
+        onProgress?.({ done: length, total: known });
       }
     }
   } catch (e) {

@@ -66,8 +66,8 @@ async function addInChunks(index, [ids, vectors, options], { chunkRows = DEFAULT
 export function serve(post) {
   let q = null;
   const indexes = new Map();
-  const jobs = new Map(); // id of a chunked add -> { cancelled }
-  const cancelledEarly = new Set(); // cancels that arrived while their add was still queued
+  const jobs = new Map(); // id of a chunked add or a streamed load -> { cancelled, abort? }
+  const cancelledEarly = new Set(); // cancels that arrived while their job was still queued
   let nextHandle = 1;
   // Operations run one after another (a chunked add yields between chunks; nothing else may
   // see the index half-way). Only a cancel overtakes the queue.
@@ -101,7 +101,17 @@ export function serve(post) {
       }
       return adopt(new Cls(options));
     },
-    load({ bytes }) { return adopt(q.load(bytes)); },
+    // bytes, or `source` (a ReadableStream transferred here, or a Blob) read into the heap
+    // chunk by chunk with progress (`chunked`) and a cancel that stops the read.
+    load({ id, bytes, source, size, chunked }) {
+      if (source === undefined) return adopt(q.load(bytes));
+      const controller = new AbortController();
+      const job = { cancelled: cancelledEarly.delete(id), abort: () => controller.abort() };
+      if (job.cancelled) controller.abort();
+      jobs.set(id, job);
+      const onProgress = chunked ? (p) => post({ id, progress: p }, []) : undefined;
+      return q.loadFrom(source, { size, onProgress, signal: controller.signal }).then(adopt).finally(() => jobs.delete(id));
+    },
     call({ id, handle, method, args, chunked }) {
       const index = lookup(handle);
       if (!METHODS.has(method) || typeof index[method] !== 'function') {
@@ -153,7 +163,7 @@ export function serve(post) {
   return function onMessage(message) {
     if (message.op === 'cancel') {
       const job = jobs.get(message.target);
-      if (job) job.cancelled = true; else cancelledEarly.add(message.target);
+      if (job) { job.cancelled = true; job.abort?.(); } else cancelledEarly.add(message.target);
       return queue;
     }
     queue = queue.then(() => run(message));

@@ -84,3 +84,49 @@ test('load() with an aborted signal rejects with ABORTED', async () => {
   const loaded = await w.load(bytes, { signal: new AbortController().signal });
   assert.equal(await loaded.size, 1);
 });
+
+// A stream of `size`-byte chunks of `data` (one chunk per pull).
+function chunked(data, size) {
+  let at = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (at >= data.length) { controller.close(); return; }
+      controller.enqueue(data.slice(at, at + size));
+      at += size;
+    },
+  });
+}
+
+test('load() of a stream, a Response and a Blob in the worker reports progress in bytes and can be cancelled', async () => {
+  const w = await worker();
+  const dim = 8;
+  const vectors = await w.unitGaussianVectors(2000, dim, 4);
+  const source = await w.create('hnsw', { dim, M: 8, efConstruction: 32 });
+  await source.add(range(1, 2000), vectors);
+  const bytes = await source.serialize();
+  const query = vectors.slice(9 * dim, 10 * dim);
+  const expected = (await source.search(query, 3)).ids;
+
+  const events = [];
+  const fromStream = await w.load(chunked(bytes, 4096), { size: bytes.length, onProgress: (p) => events.push(p) });
+  assert.equal(events.length, Math.ceil(bytes.length / 4096));
+  assert.deepEqual(events.at(-1), { done: bytes.length, total: bytes.length });
+  assert.deepEqual((await fromStream.search(query, 3)).ids, expected);
+  const fromResponse = await w.load(new Response(bytes, { headers: { 'content-length': String(bytes.length) } }));
+  assert.deepEqual((await fromResponse.search(query, 3)).ids, expected);
+  const fromBlob = await w.load(new Blob([bytes]));
+  assert.deepEqual((await fromBlob.search(query, 3)).ids, expected);
+
+  const controller = new AbortController();
+  const seen = [];
+  const loading = w.load(chunked(bytes, 1024), {
+    onProgress: (p) => { seen.push(p.done); if (seen.length === 3) controller.abort(); },
+    signal: controller.signal,
+  });
+  await assert.rejects(loading, is('ABORTED'));
+  assert.ok(seen.length >= 3 && seen.at(-1) < bytes.length, `stopped part-way: ${seen}`);
+  await assert.rejects(w.load(new Response(bytes, { status: 500 })), is('IO_ERROR'));
+  // The worker still loads after the cancelled one.
+  const again = await w.load(chunked(bytes, 8192));
+  assert.deepEqual((await again.search(query, 3)).ids, expected);
+});
