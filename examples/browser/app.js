@@ -23,7 +23,8 @@ async function build(event) {
     const t0 = performance.now();
     state.vectors = await state.worker.unitGaussianVectors(n, dim, 1);
     state.index = await state.worker.create('hnsw', { dim, metric, M: 16, efConstruction: 100 });
-    Object.assign(state, { n, dim, kind: state.index.kind, built: 0 });
+    Object.assign(state, { n, dim, kind: state.index.kind, built: 0, loaded: null });
+    document.querySelector('input[name=mode][value=item]').disabled = false;
     // One add in the worker, in chunks: progress after each, Cancel (an AbortSignal) stops it
     // and leaves the index as it was. The vectors are moved (not copied) to the worker.
     const ids = new Float64Array(n).map((_, i) => i);
@@ -56,6 +57,42 @@ async function build(event) {
   }
 }
 
+// An index file from disk: the Blob streams into the worker, which reads it into its heap
+// chunk by chunk (progress in bytes; Cancel stops the read and nothing is loaded).
+async function loadFile() {
+  const file = $('file').files[0];
+  if (!file) return;
+  $('build-button').disabled = true;
+  $('search-button').disabled = true;
+  state.abort = new AbortController();
+  $('cancel-button').disabled = false;
+  try {
+    const index = await state.worker.load(file, {
+      signal: state.abort.signal,
+      onProgress: ({ done, total }) => {
+        $('progress').value = total ? done / total : 0;
+        $('build-status').textContent = `loading ${file.name}: ${(done / 1e6).toFixed(1)} / ${(total / 1e6).toFixed(1)} MB`;
+      },
+    });
+    await state.index?.dispose();
+    state.index = index;
+    const size = await index.size;
+    // No dataset behind a loaded file: search by a random vector.
+    Object.assign(state, { n: size, dim: index.dim, kind: index.kind, built: size, vectors: null, loaded: file.name });
+    document.querySelector('input[name=mode][value=random]').checked = true;
+    document.querySelector('input[name=mode][value=item]').disabled = true;
+    $('build-status').textContent = `${index.kind} index of ${size.toLocaleString()} × ${index.dim} loaded from ${file.name}`;
+    $('search-button').disabled = false;
+  } catch (e) {
+    $('progress').value = 0;
+    $('build-status').textContent = `${e.code === 'ABORTED' ? 'cancelled' : 'failed'}: ${e.code ?? e.name}: ${e.message}`;
+  } finally {
+    $('build-button').disabled = false;
+    $('cancel-button').disabled = true;
+    $('file').value = '';
+  }
+}
+
 async function search(event) {
   event.preventDefault();
   const k = Number($('k').value);
@@ -85,4 +122,5 @@ $('env').textContent = `build ${state.worker.variant} (auto: ${chooseVariant()})
 $('build').addEventListener('submit', build);
 $('search').addEventListener('submit', search);
 $('cancel-button').addEventListener('click', () => state.abort?.abort());
+$('file').addEventListener('change', loadFile);
 state.ready = true;

@@ -1,9 +1,13 @@
 // The browser demo (examples/browser/) served by its own COOP/COEP server: the worker runs the
 // threaded build, the index builds with the progress bar reaching the end, a search for an
-// item finds that item first, a random search answers, and a screenshot is kept as an artifact.
+// item finds that item first, a random search answers, an index file picked in the page loads
+// through the worker with progress, and a screenshot is kept as an artifact.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Quiver } from '../../js/index.js';
 import { launchChromium, openPage, saveScreenshot } from './support.mjs';
 import { serve } from '../../examples/browser/server.mjs';
 
@@ -18,7 +22,7 @@ after(async () => {
   await server?.close();
 });
 
-test('the demo builds an index in a Worker with progress, cancels a build, searches it, and is screenshotted', async () => {
+test('the demo builds an index in a Worker with progress, cancels a build, searches it, loads a file with progress, and is screenshotted', async () => {
   const page = await openPage(browser, server.url);
   const log = () => page.quiverLog.join('\n');
   await page.waitForFunction(() => window.demo?.ready === true);
@@ -63,6 +67,25 @@ test('the demo builds an index in a Worker with progress, cancels a build, searc
   await page.check('input[name=mode][value=item]');
   await page.click('#search-button');
   await page.waitForFunction(() => window.demo.lastSearch?.byItem === true);
+
+  // An index file from disk streams into the worker (progress in bytes), then answers.
+  const dir = mkdtempSync(join(tmpdir(), 'quiver-demo-'));
+  const q = await Quiver.init({ variant: 'simd' });
+  const local = new q.HnswIndex({ dim: 16, M: 8, efConstruction: 32 });
+  local.add(Array.from({ length: 5000 }, (_, i) => i + 1), q.unitGaussianVectors(5000, 16, 2));
+  writeFileSync(join(dir, 'saved.qvr'), local.serialize());
+  local.dispose();
+  q.terminate();
+  await page.setInputFiles('#file', join(dir, 'saved.qvr'));
+  await page.waitForFunction(() => window.demo.loaded === 'saved.qvr');
+  rmSync(dir, { recursive: true, force: true });
+  assert.match(await page.textContent('#build-status'), /^hnsw index of 5,000 × 16 loaded from saved\.qvr$/, log());
+  assert.equal(await page.evaluate(() => document.getElementById('progress').value), 1);
+  await page.click('#search-button');
+  await page.waitForFunction(() => window.demo.lastSearch?.byItem === false && window.demo.lastSearch.ids.length === 5);
+  await page.fill('#n', '3000');
+  await page.click('#build-button');
+  await page.waitForFunction(() => !document.getElementById('search-button').disabled && window.demo.built === 3000);
   assert.equal(await page.getAttribute('a[href="../bench/"]', 'href'), '../bench/');
   // The scaling panel: the benchmark page in a frame runs batch-search scaling and plots it.
   await page.click('#bench-panel summary');
