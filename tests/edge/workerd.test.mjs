@@ -7,7 +7,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
 import { Quiver } from '../../js/index.js';
@@ -35,75 +35,86 @@ async function waitUntilListening(port, child, log) {
   }
 }
 
-test('examples/edge/workerd: cold start, warm requests, bad requests answered with QuiverError codes', async (t) => {
-  const app = project('quiver-workerd-', undefined, { link: false });
-  installCopy(app);
-  cpSync(join(root, 'examples', 'edge'), app, { recursive: true });
-  const dir = join(app, 'workerd');
-  mkdirSync(join(dir, 'build'));
+for (const flags of [[], ['nodejs_compat']]) {
+  test(`examples/edge/workerd${flags.length ? ` with ${flags}` : ''}: cold start, warm requests, bad requests answered with QuiverError codes`, async (t) => {
+    const app = project('quiver-workerd-', undefined, { link: false });
+    installCopy(app);
+    cpSync(join(root, 'examples', 'edge'), app, { recursive: true });
+    const dir = join(app, 'workerd');
+    mkdirSync(join(dir, 'build'));
+    if (flags.length) {
+      // The flag most Workers projects turn on: a `process` object appears (without
+      // versions.node); the package must still take the workerd path.
+      const config = readFileSync(join(dir, 'config.capnp'), 'utf8');
+      const flagged = config.replace('compatibilityDate = "2025-01-01",',
+        `compatibilityDate = "2025-01-01",\n  compatibilityFlags = ${JSON.stringify(flags)},`);
+      assert.notEqual(flagged, config, 'the flags went into the config');
+      writeFileSync(join(dir, 'config.capnp'), flagged);
+    }
 
-  // The index the worker serves (the binding INDEX).
-  const q = await Quiver.init({ variant: 'simd' });
-  const dim = 32;
-  const vectors = q.unitGaussianVectors(2000, dim, 11);
-  const index = new q.HnswIndex({ dim, metric: 'cosine', M: 8, efConstruction: 64 });
-  index.add(Array.from({ length: 2000 }, (_, i) => i + 1), vectors);
-  writeFileSync(join(dir, 'build', 'index.qvr'), index.serialize());
-  const query = Array.from(vectors.subarray(99 * dim, 100 * dim));
-  const expected = index.search(query, 5);
-  index.dispose();
-  q.terminate();
+    // The index the worker serves (the binding INDEX).
+    const q = await Quiver.init({ variant: 'simd' });
+    const dim = 32;
+    const vectors = q.unitGaussianVectors(2000, dim, 11);
+    const index = new q.HnswIndex({ dim, metric: 'cosine', M: 8, efConstruction: 64 });
+    index.add(Array.from({ length: 2000 }, (_, i) => i + 1), vectors);
+    writeFileSync(join(dir, 'build', 'index.qvr'), index.serialize());
+    const query = Array.from(vectors.subarray(99 * dim, 100 * dim));
+    const expected = index.search(query, 5);
+    index.dispose();
+    q.terminate();
 
-  // Build as config.capnp says.
-  const built = run(bin.esbuild, ['worker.mjs', '--bundle', '--format=esm', '--platform=browser', '--conditions=workerd,worker',
-    '--external:quiver-vector/wasm/*', '--outfile=build/worker.js'], { cwd: dir });
-  assert.equal(built.status, 0, describeRun(built));
-  cpSync(join(app, 'node_modules', 'quiver-vector', 'js', 'wasm', 'simd', 'quiver.wasm'), join(dir, 'build', 'quiver.wasm'));
+    // Build as config.capnp says.
+    const built = run(bin.esbuild, ['worker.mjs', '--bundle', '--format=esm', '--platform=browser', '--conditions=workerd,worker',
+      '--external:quiver-vector/wasm/*', '--outfile=build/worker.js'], { cwd: dir });
+    assert.equal(built.status, 0, describeRun(built));
+    cpSync(join(app, 'node_modules', 'quiver-vector', 'js', 'wasm', 'simd', 'quiver.wasm'), join(dir, 'build', 'quiver.wasm'));
 
-  const port = await freePort();
-  const log = [];
-  const child = spawn(bin.workerd, ['serve', 'config.capnp', '--socket-addr', `http=127.0.0.1:${port}`], { cwd: dir });
-  child.stdout.on('data', (d) => log.push(String(d)));
-  child.stderr.on('data', (d) => log.push(String(d)));
-  after(() => child.kill('SIGKILL'));
-  const base = `http://127.0.0.1:${port}`;
-  const post = (body) => fetch(`${base}/search`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) });
+    const port = await freePort();
+    const log = [];
+    const child = spawn(bin.workerd, ['serve', 'config.capnp', '--socket-addr', `http=127.0.0.1:${port}`], { cwd: dir });
+    child.stdout.on('data', (d) => log.push(String(d)));
+    child.stderr.on('data', (d) => log.push(String(d)));
+    after(() => child.kill('SIGKILL'));
+    const base = `http://127.0.0.1:${port}`;
+    const post = (body) => fetch(`${base}/search`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) });
 
-  await waitUntilListening(port, child, log);
-  let started = performance.now();
-  const health = await fetch(`${base}/health`);
-  const cold = performance.now() - started;
-  assert.equal(health.status, 200, log.join(''));
-  const { heapBytes, ...described } = await health.json();
-  assert.deepEqual(described, { variant: 'simd', auto: 'simd', size: 2000, dim, kind: 'HnswIndex' });
-  assert.ok(heapBytes > 0);
+    await waitUntilListening(port, child, log);
+    let started = performance.now();
+    const health = await fetch(`${base}/health`);
+    const cold = performance.now() - started;
+    assert.equal(health.status, 200, log.join(''));
+    const { heapBytes, ...described } = await health.json();
+    assert.deepEqual(described, { variant: 'simd', auto: 'simd', size: 2000, dim, kind: 'HnswIndex' });
+    assert.ok(heapBytes > 0);
 
-  started = performance.now();
-  for (let i = 0; i < 20; i++) {
-    const r = await post({ vector: query, k: 5 });
-    assert.equal(r.status, 200, log.join(''));
-    const body = await r.json();
-    assert.deepEqual(body.ids, [...expected.ids]);
-    assert.equal(body.ids[0], 100);
-  }
-  const warm = (performance.now() - started) / 20;
-  t.diagnostic(`workerd: first request (module + index load) ${cold.toFixed(1)} ms, warm search request ${warm.toFixed(2)} ms`);
+    started = performance.now();
+    for (let i = 0; i < 20; i++) {
+      const r = await post({ vector: query, k: 5 });
+      assert.equal(r.status, 200, log.join(''));
+      const body = await r.json();
+      assert.deepEqual(body.ids, [...expected.ids]);
+      assert.equal(body.ids[0], 100);
+    }
+    const warm = (performance.now() - started) / 20;
+    t.diagnostic(`workerd: first request (module + index load) ${cold.toFixed(1)} ms, warm search request ${warm.toFixed(2)} ms`);
 
-  const wrongDim = await post({ vector: [1, 2, 3], k: 5 });
-  assert.equal(wrongDim.status, 400);
-  assert.equal((await wrongDim.json()).error, 'DIMENSION_MISMATCH');
-  const badK = await post({ vector: query, k: 0 });
-  assert.equal(badK.status, 400);
-  assert.equal((await badK.json()).error, 'INVALID_K');
-  const notJson = await post('{"vector": [1,');
-  assert.equal(notJson.status, 400);
-  assert.equal((await notJson.json()).error, 'BAD_REQUEST');
+    const wrongDim = await post({ vector: [1, 2, 3], k: 5 });
+    assert.equal(wrongDim.status, 400);
+    assert.equal((await wrongDim.json()).error, 'DIMENSION_MISMATCH');
+    const badK = await post({ vector: query, k: 0 });
+    assert.equal(badK.status, 400);
+    assert.equal((await badK.json()).error, 'INVALID_K');
+    const notJson = await post('{"vector": [1,');
+    assert.equal(notJson.status, 400);
+    assert.equal((await notJson.json()).error, 'BAD_REQUEST');
 
-  // The isolate keeps serving the same index after the errors.
-  const again = await post({ vector: query, k: 5 });
-  assert.equal(again.status, 200);
-  assert.deepEqual((await again.json()).ids, [...expected.ids]);
-  assert.equal((await fetch(`${base}/nothing`)).status, 404);
-  assert.equal(child.exitCode, null, 'workerd is still running');
-  assert.doesNotMatch(log.join(''), /EvalError|Code generation|Uncaught/, log.join(''));
-});
+    // The isolate keeps serving the same index after the errors.
+    const again = await post({ vector: query, k: 5 });
+    assert.equal(again.status, 200);
+    assert.deepEqual((await again.json()).ids, [...expected.ids]);
+    assert.equal((await fetch(`${base}/nothing`)).status, 404);
+    assert.equal(child.exitCode, null, 'workerd is still running');
+    assert.doesNotMatch(log.join(''), /EvalError|Code generation|Uncaught/, log.join(''));
+  });
+}
