@@ -13,8 +13,10 @@
 #include <vector>
 
 #include "core/aligned_buffer.hpp"
+#include "core/rw_lock.hpp"
 #include "core/topk.hpp"
 #include "core/validate.hpp"
+#include "index/flat_state.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/error.hpp"
 #include "simd/kernels.hpp"
@@ -43,6 +45,8 @@ struct FlatIndex::Impl {
   std::vector<uint64_t> slot_ids;   // caller id of each row
   std::unordered_map<uint64_t, uint32_t> slot_of;
   size_t count = 0;
+  // Searches share it; add, remove and reserve hold it alone (the contract in flat_index.hpp).
+  mutable core::SharedMutex rw;
 
   Impl(const FlatIndexOptions& options, Isa isa)
       : dim(options.dim),
@@ -153,11 +157,18 @@ FlatIndex& FlatIndex::operator=(FlatIndex&&) noexcept = default;
 size_t FlatIndex::dim() const noexcept { return impl_->dim; }
 Metric FlatIndex::metric() const noexcept { return impl_->metric; }
 Isa FlatIndex::isa() const noexcept { return impl_->kernels.isa; }
-size_t FlatIndex::size() const noexcept { return impl_->count; }
-bool FlatIndex::contains(uint64_t id) const noexcept { return impl_->slot_of.count(id) != 0; }
+size_t FlatIndex::size() const noexcept {
+  core::ReadLock lock(impl_->rw);
+  return impl_->count;
+}
+bool FlatIndex::contains(uint64_t id) const noexcept {
+  core::ReadLock lock(impl_->rw);
+  return impl_->slot_of.count(id) != 0;
+}
 
 size_t FlatIndex::memory_bytes() const noexcept {
   const Impl& m = *impl_;
+  core::ReadLock lock(m.rw);
   return m.rows.capacity() * sizeof(float) + m.slot_ids.capacity() * sizeof(uint64_t) +
          m.slot_of.bucket_count() * sizeof(void*) +
          m.slot_of.size() * (sizeof(uint64_t) + sizeof(uint32_t) + 2 * sizeof(void*));
@@ -171,6 +182,7 @@ void FlatIndex::add_stored(const uint64_t* ids, const float* rows, size_t n) {
 
 void FlatIndex::reserve(size_t n) {
   Impl& m = *impl_;
+  core::WriteLock lock(m.rw);
   core::check_slot_limit(0, n, UINT32_MAX, "flat");
   if (n <= m.capacity_rows()) return;
   if (n > SIZE_MAX / m.stride) throw_oom();
@@ -192,6 +204,7 @@ void FlatIndex::add_rows(const uint64_t* ids, const float* vectors, size_t n, bo
   Impl& m = *impl_;
   if (n == 0) return;
   if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
+  core::WriteLock lock(m.rw);
   core::check_slot_limit(m.count, n, UINT32_MAX, "flat");
   if (normalise) {
     core::check_vectors(vectors, n, m.dim, m.metric, "vector");
@@ -244,6 +257,7 @@ void FlatIndex::add(const std::vector<uint64_t>& ids, const std::vector<float>& 
 void FlatIndex::remove(const uint64_t* ids, size_t n) {
   Impl& m = *impl_;
   if (n == 0) return;
+  core::WriteLock lock(m.rw);
   core::check_known_ids(m.slot_of, ids, n);
   for (size_t i = 0; i < n; ++i) {
     // Move the last row into the hole: removal is O(dim) and rows stay dense for the scan.
@@ -265,6 +279,7 @@ void FlatIndex::remove(const uint64_t* ids, size_t n) {
 void FlatIndex::remove(const std::vector<uint64_t>& ids) { remove(ids.data(), ids.size()); }
 
 void FlatIndex::get(uint64_t id, float* out) const {
+  core::ReadLock lock(impl_->rw);
   auto it = impl_->slot_of.find(id);
   if (it == impl_->slot_of.end()) {
     throw Error(ErrorCode::UnknownId, "id " + std::to_string(id) + " is not in the index");
@@ -284,16 +299,20 @@ void check_params(const FlatSearchParams& p) {
 size_t FlatIndex::search(const float* query, size_t k, Neighbor* out, const FlatSearchParams& params) const {
   core::check_k(k);
   check_params(params);
-  if (impl_->count == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
   impl_->check_query(query);
+  core::ReadLock lock(impl_->rw);
+  if (impl_->count == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
   return impl_->search_one(query, std::min(k, impl_->count), out, params);
 }
 
 std::vector<Neighbor> FlatIndex::search(const std::vector<float>& query, size_t k) const {
   core::check_query_size(query.size(), impl_->dim);
   core::check_k(k);
+  impl_->check_query(query.data());
+  core::ReadLock lock(impl_->rw);  // one lock for the size and the scan
+  if (impl_->count == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
   std::vector<Neighbor> out(std::min(k, impl_->count));
-  out.resize(search(query.data(), k, out.data()));
+  out.resize(impl_->scan(query.data(), out.size(), out.data()));
   return out;
 }
 
@@ -301,8 +320,10 @@ size_t FlatIndex::search_batch(const float* queries, size_t nq, size_t k, Neighb
                                const FlatSearchParams& params) const {
   core::check_k(k);
   check_params(params);
-  if (impl_->count == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
   core::check_vectors(queries, nq, impl_->dim, impl_->metric, "query");
+  // The pool's workers scan under this thread's shared lock (the call returns when they are done).
+  core::ReadLock lock(impl_->rw);
+  if (impl_->count == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
   const size_t kk = std::min(k, impl_->count);
   // One task per query on the process pool; output rows are disjoint and each query runs the
   // same scan as search(), so the results equal the serial ones. Small batches stay inline.
@@ -320,5 +341,12 @@ size_t FlatIndex::search_batch(const float* queries, size_t nq, size_t k, Neighb
   parallel::process_pool().parallel_for(nq, [&](size_t q, size_t) { one(q); });
   return kk;
 }
+
+}  // namespace quiver
+
+namespace quiver {
+
+core::ReadLock FlatIndexAccess::read_lock(const FlatIndex& index) { return core::ReadLock(index.impl_->rw); }
+size_t FlatIndexAccess::size(const FlatIndex& index) { return index.impl_->count; }
 
 }  // namespace quiver

@@ -43,7 +43,7 @@ void HnswIndex::compact() {
   Context& c = m.build_contexts[0];
 
   // --- commit: nothing below throws ---
-  std::unique_lock<std::shared_mutex> exclusive(m.rw);
+  core::WriteLock exclusive(m.rw);
   if (live == 0) {
     m.nodes = core::AlignedBuffer<uint8_t>();
     m.full = core::AlignedBuffer<float>();

@@ -32,6 +32,7 @@
 
 #include "core/aligned_buffer.hpp"
 #include "core/rng.hpp"
+#include "core/rw_lock.hpp"
 #include "core/topk.hpp"
 #include "index/hnsw_sq8.hpp"
 #include "quiver/error.hpp"
@@ -213,7 +214,7 @@ struct HnswIndex::Impl {
 
   std::mutex writer_mutex;
   std::mutex entry_mutex;
-  mutable std::shared_mutex rw;
+  mutable core::SharedMutex rw;  // writer-preferring (src/core/rw_lock.hpp)
 
   Impl(const HnswIndexOptions& o, Isa isa)
       : dim(o.dim), M(o.M), M0(2 * o.M), ef_construction(std::max(o.ef_construction, o.M)),

@@ -61,19 +61,19 @@ size_t HnswIndex::node_bytes() const noexcept { return impl_->node_bytes; }
 size_t HnswIndex::bytes_per_vector() const noexcept {
   size_t used;
   {
-    std::shared_lock<std::shared_mutex> lock(impl_->rw);
+    core::ReadLock lock(impl_->rw);
     used = impl_->used;
   }
   return used == 0 ? 0 : memory_bytes() / used;
 }
 
 size_t HnswIndex::size() const noexcept {
-  std::shared_lock<std::shared_mutex> lock(impl_->rw);
+  core::ReadLock lock(impl_->rw);
   return impl_->live();
 }
 
 bool HnswIndex::contains(uint64_t id) const noexcept {
-  std::shared_lock<std::shared_mutex> lock(impl_->rw);
+  core::ReadLock lock(impl_->rw);
   return impl_->slot_of.count(id) != 0;
 }
 
@@ -84,7 +84,7 @@ int HnswIndex::max_level() const noexcept {
 
 size_t HnswIndex::memory_bytes() const noexcept {
   const Impl& m = *impl_;
-  std::shared_lock<std::shared_mutex> lock(m.rw);
+  core::ReadLock lock(m.rw);
   size_t upper = 0;
   for (size_t s = 0; s < m.used; ++s) upper += size_t(m.levels[s]) * (1 + m.M) * sizeof(uint32_t);
   const size_t codec = m.storage == HnswStorage::sq8 ? m.sq8.memory_bytes() : 0;
@@ -98,7 +98,7 @@ size_t HnswIndex::memory_bytes() const noexcept {
 void HnswIndex::reserve(size_t n) {
   Impl& m = *impl_;
   std::lock_guard<std::mutex> writer(m.writer_mutex);
-  std::unique_lock<std::shared_mutex> exclusive(m.rw);
+  core::WriteLock exclusive(m.rw);
   m.reserve_slots(n);
 }
 
@@ -154,7 +154,7 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
 
   size_t first_parallel = 0;
   {
-    std::unique_lock<std::shared_mutex> exclusive(m.rw);
+    core::WriteLock exclusive(m.rw);
     m.reserve_slots(m.used + fresh);  // strong guarantee
     size_t inserted = 0;
     try {
@@ -210,7 +210,7 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
   {
     // Link the rest in parallel; searches may run meanwhile. With one worker the tasks run in
     // order on the calling thread, which makes the build deterministic.
-    std::shared_lock<std::shared_mutex> shared(m.rw);
+    core::ReadLock shared(m.rw);
     pool.parallel_for(n - first_parallel, [&](size_t task, size_t worker) {
       Context& c = m.build_contexts[worker < workers ? worker : 0];
       m.insert(slots[first_parallel + task], c);
@@ -233,7 +233,7 @@ void HnswIndex::remove(const uint64_t* ids, size_t n) {
   } catch (const std::bad_alloc&) {
     throw Error(ErrorCode::OutOfMemory, "out of memory while removing; the index is unchanged");
   }
-  std::unique_lock<std::shared_mutex> exclusive(m.rw);
+  core::WriteLock exclusive(m.rw);
   for (size_t i = 0; i < n; ++i) {
     auto it = m.slot_of.find(ids[i]);
     const uint32_t slot = it->second;
@@ -258,7 +258,7 @@ size_t HnswIndex::search(const float* query, size_t k, Neighbor* out,
                          const HnswSearchParams& params) const {
   core::check_k(k);
   check_params(params);
-  std::shared_lock<std::shared_mutex> lock(impl_->rw);
+  core::ReadLock lock(impl_->rw);
   if (impl_->live() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
   core::check_vectors(query, 1, impl_->dim, impl_->metric, "query");
   return impl_->search_one(query, k, out, params, thread_context());
@@ -279,7 +279,7 @@ size_t HnswIndex::search_batch(const float* queries, size_t nq, size_t k, Neighb
   core::check_k(k);
   check_params(params);
   const Impl& m = *impl_;
-  std::shared_lock<std::shared_mutex> lock(m.rw);
+  core::ReadLock lock(m.rw);
   if (m.live() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
   core::check_vectors(queries, nq, m.dim, m.metric, "query");
   const size_t kk = std::min(k, m.live());

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "core/aligned_buffer.hpp"
+#include "core/rw_lock.hpp"
 #include "core/topk.hpp"
 #include "core/validate.hpp"
 #include "index/quantized_state.hpp"
@@ -112,6 +113,8 @@ struct QuantizedIndex::Impl {
   std::vector<uint32_t> free_slots;
   std::unordered_map<uint64_t, uint32_t> slot_of;
   size_t capacity_slots = 0;
+  // Searches share it; add and remove hold it alone (the contract in quantized_index.hpp).
+  mutable core::SharedMutex rw;
 
   Impl(const QuantizedIndexOptions& o, Isa isa)
       : dim(o.dim), metric(o.metric), bits(o.bits), seed(o.seed), keep_vectors(o.keep_vectors) {
@@ -478,8 +481,14 @@ unsigned QuantizedIndex::bits() const noexcept { return impl_->bits; }
 uint64_t QuantizedIndex::seed() const noexcept { return impl_->seed; }
 bool QuantizedIndex::keeps_vectors() const noexcept { return impl_->keep_vectors; }
 Isa QuantizedIndex::isa() const noexcept { return impl_->kernels.isa; }
-size_t QuantizedIndex::size() const noexcept { return impl_->live(); }
-bool QuantizedIndex::contains(uint64_t id) const noexcept { return impl_->slot_of.count(id) != 0; }
+size_t QuantizedIndex::size() const noexcept {
+  core::ReadLock lock(impl_->rw);
+  return impl_->live();
+}
+bool QuantizedIndex::contains(uint64_t id) const noexcept {
+  core::ReadLock lock(impl_->rw);
+  return impl_->slot_of.count(id) != 0;
+}
 
 size_t QuantizedIndex::code_bytes_per_vector() const noexcept {
   return impl_->groups * kGroupCodeBytes / kBlockVectors + 2 * sizeof(float);
@@ -487,6 +496,7 @@ size_t QuantizedIndex::code_bytes_per_vector() const noexcept {
 
 size_t QuantizedIndex::memory_bytes() const noexcept {
   const Impl& m = *impl_;
+  core::ReadLock lock(m.rw);
   return m.codes.capacity() + (m.offset.capacity() + m.scale.capacity() + m.vectors.capacity()) * sizeof(float) +
          m.slot_ids.capacity() * sizeof(uint64_t) + m.free_slots.capacity() * sizeof(uint32_t) +
          m.slot_of.bucket_count() * sizeof(void*) +
@@ -497,6 +507,7 @@ void QuantizedIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
   Impl& m = *impl_;
   if (n == 0) return;
   if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
+  core::WriteLock lock(m.rw);
   // Slots are 32-bit; free slots are reused first, only the rest need new ones.
   core::check_slot_limit(m.slot_ids.size(), n - std::min(n, m.free_slots.size()), UINT32_MAX, "quantized");
   core::check_vectors(vectors, n, m.dim, m.metric, "vector");
@@ -557,6 +568,7 @@ void QuantizedIndex::add(const std::vector<uint64_t>& ids, const std::vector<flo
 void QuantizedIndex::remove(const uint64_t* ids, size_t n) {
   Impl& m = *impl_;
   if (n == 0) return;
+  core::WriteLock lock(m.rw);
   try {
     core::check_known_ids(m.slot_of, ids, n);
     m.free_slots.reserve(m.free_slots.size() + n);
@@ -576,6 +588,7 @@ void QuantizedIndex::remove(const uint64_t* ids, size_t n) {
 void QuantizedIndex::remove(const std::vector<uint64_t>& ids) { remove(ids.data(), ids.size()); }
 
 std::vector<uint8_t> QuantizedIndex::codes(uint64_t id) const {
+  core::ReadLock lock(impl_->rw);
   auto it = impl_->slot_of.find(id);
   if (it == impl_->slot_of.end()) {
     throw Error(ErrorCode::UnknownId, "id " + std::to_string(id) + " is not in the index");
@@ -587,24 +600,29 @@ std::vector<uint8_t> QuantizedIndex::codes(uint64_t id) const {
 
 size_t QuantizedIndex::search(const float* query, size_t k, Neighbor* out,
                               const QuantizedSearchParams& params) const {
-  impl_->check_search(k, params);
   core::check_vectors(query, 1, impl_->dim, impl_->metric, "query");
+  core::ReadLock lock(impl_->rw);
+  impl_->check_search(k, params);
   return impl_->search_one(query, k, out, params, thread_scratch());
 }
 
 std::vector<Neighbor> QuantizedIndex::search(const std::vector<float>& query, size_t k,
                                              const QuantizedSearchParams& params) const {
   core::check_query_size(query.size(), impl_->dim);
+  core::check_vectors(query.data(), 1, impl_->dim, impl_->metric, "query");
+  core::ReadLock lock(impl_->rw);  // one lock for the size and the search
   impl_->check_search(k, params);
   std::vector<Neighbor> out(std::min(k, impl_->live()));
-  out.resize(search(query.data(), out.size(), out.data(), params));
+  out.resize(impl_->search_one(query.data(), out.size(), out.data(), params, thread_scratch()));
   return out;
 }
 
 size_t QuantizedIndex::search_batch(const float* queries, size_t nq, size_t k, Neighbor* out,
                                     const QuantizedSearchParams& params) const {
-  impl_->check_search(k, params);
   core::check_vectors(queries, nq, impl_->dim, impl_->metric, "query");
+  // The pool's workers search under this thread's shared lock (the call returns when they are done).
+  core::ReadLock lock(impl_->rw);
+  impl_->check_search(k, params);
   const size_t kk = std::min(k, impl_->live());
   // Queries go through the codes kMaxQueriesPerPass at a time; the passes are spread over the
   // process thread pool (each worker thread has its own scratch).
@@ -637,6 +655,10 @@ QuantizedIndexAccess::View QuantizedIndexAccess::view(const QuantizedIndex& inde
   return {m.subq, &m.codebook, &m.rotation, m.slot_ids.size(), m.slot_ids.data(), m.offset.data(),
           m.scale.data(), m.keep_vectors ? m.vectors.data() : nullptr, m.stride, m.free_slots.data(),
           m.free_slots.size()};
+}
+
+core::ReadLock QuantizedIndexAccess::read_lock(const QuantizedIndex& index) {
+  return core::ReadLock(index.impl_->rw);
 }
 
 void QuantizedIndexAccess::packed_codes(const QuantizedIndex& index, uint32_t slot, uint8_t* out) {

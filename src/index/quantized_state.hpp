@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/rw_lock.hpp"
 #include "quant/codebook.hpp"
 #include "quant/rotation.hpp"
 #include "quiver/quantized_index.hpp"
@@ -30,6 +31,9 @@ struct QuantizedIndexAccess {
     const uint32_t* free_slots; // the free list, in the order adds take from its back
     size_t free_count;
   };
+  // Holds off writers (searches go on) while a file is written; view() and packed_codes()
+  // only under it (or before the index is shared).
+  static core::ReadLock read_lock(const QuantizedIndex& index);
   static View view(const QuantizedIndex& index);
 
   // Packed codes of one slot: ceil(subq / 2) bytes, byte j = code(2j) | code(2j + 1) << 4.

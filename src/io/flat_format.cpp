@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "index/flat_state.hpp"
 #include "io/file.hpp"
 #include "io/format.hpp"
 #include "quiver/error.hpp"
@@ -19,13 +20,14 @@ constexpr uint32_t kIdsTag = io::fourcc("IDS ");
 constexpr uint32_t kVecsTag = io::fourcc("VECS");
 
 io::Writer flat_writer(const FlatIndex& index) {
+  const core::ReadLock lock = FlatIndexAccess::read_lock(index);  // writers wait, searches go on
+  const size_t n = FlatIndexAccess::size(index);
   io::Header h;
   h.kind = IndexKind::flat;
   h.metric = index.metric();
   h.dim = index.dim();
-  h.count = index.size();
+  h.count = n;
   io::Writer w(h);
-  const size_t n = index.size();
   const size_t dim = index.dim();
   try {
     auto& ids = w.add_section(kIdsTag);

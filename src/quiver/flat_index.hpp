@@ -27,6 +27,12 @@ struct FlatSearchParams {
   size_t allow_count = 0;
 };
 
+// Threads: any number of threads may search (search, search_batch) and read (size, contains,
+// memory_bytes, serialize, save, ...) at once; add, remove and reserve are writers, run one at
+// a time and exclusive of the readers through a writer-preferring reader-writer lock
+// (src/core/rw_lock.hpp; nothing in the single-threaded wasm builds), so a search sees the
+// index before or after a write, never during one. Moving, assigning or destroying the index
+// needs no other thread to be using it. The same contract holds for every index kind.
 class FlatIndex {
  public:
   // Uses active_isa() (QUIVER_ISA or CPU detection).
@@ -98,6 +104,7 @@ class FlatIndex {
                       const FlatSearchParams& params = {}) const;
 
  private:
+  friend struct FlatIndexAccess;  // index files: src/index/flat_state.hpp
   void add_rows(const uint64_t* ids, const float* vectors, size_t n, bool normalise);
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -42,6 +42,12 @@ struct QuantizedSearchParams {
   bool float_tables = false;
 };
 
+// Threads: any number of threads may search (search, search_batch) and read (size, contains,
+// memory_bytes, serialize, save, ...) at once; add, remove and reserve are writers, run one at
+// a time and exclusive of the readers through a writer-preferring reader-writer lock
+// (src/core/rw_lock.hpp; nothing in the single-threaded wasm builds), so a search sees the
+// index before or after a write, never during one. Moving, assigning or destroying the index
+// needs no other thread to be using it. The same contract holds for every index kind.
 class QuantizedIndex {
  public:
   explicit QuantizedIndex(const QuantizedIndexOptions& options);
