@@ -26,7 +26,10 @@
 // Loading checks every declared size against the bytes present before allocating, then
 // decodes in bounded chunks straight into a new index, validating as it goes: ids unique and
 // not 2^64 - 1, the free list exactly the free slots, code padding bits zero, every float
-// finite, free slots all zero. Any invalid content is Error(Corrupt).
+// finite, free slots all zero, kept vectors as add() would accept them (unit length under
+// cosine, within the norm bound under l2/ip: core::check_stored_vectors), and each live
+// slot's offset and scale what the encoder could have produced for its codes (EstimateCheck
+// below). Any invalid content is Error(Corrupt).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -82,6 +85,7 @@ uint32_t rotation_crc(const quant::Rotation& rotation, size_t dim) {
 }
 
 io::Writer quantized_writer(const QuantizedIndex& index) {
+  const core::ReadLock lock = QuantizedIndexAccess::read_lock(index);  // writers wait, searches go on
   const QuantizedIndexAccess::View v = QuantizedIndexAccess::view(index);
   const size_t dim = index.dim();
   const size_t row_bytes = (v.subq + 1) / 2;
@@ -89,7 +93,7 @@ io::Writer quantized_writer(const QuantizedIndex& index) {
   h.kind = IndexKind::quantized;
   h.metric = index.metric();
   h.dim = dim;
-  h.count = index.size();
+  h.count = v.slots - v.free_count;
   h.seed = index.seed();
   h.params = {index.bits(), index.keeps_vectors() ? 1u : 0u, v.slots, v.free_count,
               codebook_crc(*v.codebook), rotation_crc(*v.rotation, dim), kEncodingVersion, 0};
@@ -146,6 +150,93 @@ bool all_zero(const void* p, size_t bytes) {
   }
   return true;
 }
+
+// The invariants of one live slot's distance estimate, distance = (c0 + offset) + scale * score
+// (src/index/quantized_index.cpp, encode): what an encoder could have produced for a vector the
+// index accepts. offset is |x|^2 under l2 (at most the norm bound) and 0 under ip and cosine;
+// scale = -m * length / dot with m = 2 under l2 (else 1), length = |x| (1 under cosine) and
+// dot = <rotated unit x, its reconstruction>. dot is at most |reconstruction| (computed from
+// the codes) and at least dot_min, a bound of the codebook (below); so |scale| lies in
+// [m * length / |recon|, m * length / dot_min], up to rounding. A zero vector (l2, ip) has
+// scale 0, offset 0 and all codes 0. With kept vectors, length is the kept vector's norm and
+// under l2 the offset must be its squared norm exactly (the encoder computes the same sum).
+// Together these keep every estimate finite and its sign right.
+class EstimateCheck {
+ public:
+  EstimateCheck(Metric metric, unsigned bits, size_t dim, const quant::Codebook& cb)
+      : metric_(metric), bits_(bits), dim_(dim), centroids_(cb.centroids) {
+    // Each coordinate r of the rotated unit vector adds r * c(r) to dot, where c(r) is the
+    // centroid of r's cell (same sign as r). Over the cell of a positive centroid c with upper
+    // end u (the next boundary, or 1), r * c >= r^2 * c / u; mirrored for negative ones. So
+    // dot >= sum r^2 * min(c / u) = min(c / u).
+    const size_t levels = cb.centroids.size();
+    double dot_min = 1.0;
+    for (size_t l = 0; l < levels; ++l) {
+      const double c = cb.centroids[l];
+      const double end = c > 0 ? (l + 1 < levels ? cb.boundaries[l] : 1.0) : (l > 0 ? cb.boundaries[l - 1] : -1.0);
+      if (c == 0.0 || end == 0.0) continue;
+      dot_min = std::min(dot_min, std::fabs(c / end));
+    }
+    max_inv_dot_ = 1.0 / dot_min;
+  }
+
+  void check(uint64_t slot, const uint8_t* packed, float offset, float scale, const float* kept) const {
+    const double m = metric_ == Metric::l2 ? 2.0 : 1.0;
+    double length;  // |x|; negative when unknown (ip without kept vectors)
+    if (metric_ == Metric::l2) {
+      if (!(offset >= 0.0f && double(offset) <= core::kMaxSquaredNorm)) {
+        fail(slot, "offset " + std::to_string(offset) + ", but an l2 offset is a squared norm in [0, 2^100]");
+      }
+      length = std::sqrt(double(offset));
+    } else {
+      if (offset != 0.0f) fail(slot, "offset " + std::to_string(offset) + ", but it is 0 under ip and cosine");
+      length = metric_ == Metric::cosine ? 1.0 : -1.0;
+    }
+    if (kept != nullptr && metric_ != Metric::cosine) {
+      double norm2 = 0.0;
+      for (size_t i = 0; i < dim_; ++i) norm2 += double(kept[i]) * kept[i];
+      if (metric_ == Metric::l2 && offset != static_cast<float>(norm2)) {
+        fail(slot, "offset " + std::to_string(offset) + ", which is not the squared norm of its kept vector");
+      }
+      length = std::sqrt(norm2);
+    }
+    double recon2 = 0.0;  // |reconstruction|^2 from the codes
+    bool zero_codes = true;
+    for (size_t i = 0; i < dim_; ++i) {
+      const unsigned code = bits_ == 4 ? unsigned(packed[i / 2] >> (i % 2 * 4)) & 15
+                                       : unsigned(packed[i / 4] >> (i / 2 % 2 * 4 + i % 2 * 2)) & 3;
+      recon2 += double(centroids_[code]) * centroids_[code];
+      zero_codes = zero_codes && code == 0;
+    }
+    if (!(scale <= 0.0f)) fail(slot, "scale " + std::to_string(scale) + ", but scales are never positive");
+    if (scale == 0.0f) {
+      if (metric_ == Metric::cosine || (length != 0.0 && length != -1.0)) {
+        fail(slot, "scale 0, which only a zero vector has (under l2 or ip)");
+      }
+      if (!zero_codes) fail(slot, "scale 0 (a zero vector) but codes that are not all 0");
+      return;
+    }
+    const double mag = -double(scale);
+    constexpr double kTolerance = 1e-3;  // float rounding of the scale, the rotation and |r| ~ 1
+    const double max_length = length >= 0.0 ? length : std::sqrt(core::kMaxSquaredNorm);
+    const double hi = m * max_length * max_inv_dot_ * (1.0 + kTolerance);
+    const double lo = length >= 0.0 ? m * length / std::sqrt(recon2) * (1.0 - kTolerance) : 0.0;
+    if (!(mag <= hi && mag >= lo)) {
+      fail(slot, "scale " + std::to_string(scale) + ", outside the range [-" + std::to_string(hi) + ", -" +
+                     std::to_string(lo) + "] that its codes and norm allow");
+    }
+  }
+
+ private:
+  [[noreturn]] static void fail(uint64_t slot, const std::string& what) {
+    corrupt("slot " + std::to_string(slot) + " has " + what);
+  }
+  Metric metric_;
+  unsigned bits_;
+  size_t dim_;
+  std::vector<float> centroids_;
+  double max_inv_dot_ = 1.0;
+};
 
 }  // namespace
 
@@ -209,6 +300,7 @@ QuantizedIndex load_quantized(const Reader& r, Isa isa) {
                       "): the file was written by an incompatible build of quiver");
     }
     const size_t subq = v.subq;
+    const EstimateCheck estimates(h.metric, unsigned(bits), dim, *v.codebook);
     QuantizedIndexAccess::reserve(index, size_t(slots), size_t(nfree));
     const size_t chunk = size_t(std::max<uint64_t>(1, std::min<uint64_t>(4096, (uint64_t(1) << 20) / (dim * 4 + row_bytes + 16))));
     const size_t buf_rows = size_t(std::min<uint64_t>(chunk, slots));
@@ -250,12 +342,13 @@ QuantizedIndex load_quantized(const Reader& r, Isa isa) {
         }
         if (x) {
           try {
-            core::check_vectors(x, 1, dim, h.metric, "kept vector");
+            core::check_stored_vectors(x, 1, dim, h.metric, "kept vector");
           } catch (const Error& e) {
             if (e.code() == ErrorCode::OutOfMemory) throw;
             corrupt("slot " + std::to_string(slot) + ": " + e.what());
           }
         }
+        estimates.check(slot, c, off_buf[i], scale_buf[i], x);
       }
       std::sort(sorted.begin(), sorted.begin() + live);
       const auto dup = std::adjacent_find(sorted.begin(), sorted.begin() + live);
