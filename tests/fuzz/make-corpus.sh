@@ -44,6 +44,12 @@ index.add(Float64Array.from({ length: 10 }, (_, i) => 100 + i), q.unitGaussianVe
 index.remove([102, 107, 100]);
 writeFileSync('$c/index_loader/quantized-4-ip-free.qvr', index.serialize());
 index.dispose();
+// an empty index with kept vectors (its VECS section is empty), and a zero vector (scale 0)
+const empty = new q.QuantizedIndex({ dim: 5, metric: 'l2', bits: 4, seed: 2, keepVectors: true });
+writeFileSync('$c/index_loader/quantized-4-l2-empty-kept.qvr', empty.serialize());
+empty.add([1, 2], Float32Array.from([0, 0, 0, 0, 0, 0.5, -1, 2, 0.25, 1]));
+writeFileSync('$c/index_loader/quantized-4-l2-zero-vector.qvr', empty.serialize());
+empty.dispose();
 q.terminate();
 "
 prefix() { printf "\\x$(printf %02x "$1")\\x$(printf %02x "$2")"; }
