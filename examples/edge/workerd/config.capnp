@@ -1,7 +1,7 @@
 # workerd config for examples/edge/workerd/worker.mjs. Build first (README, "Edge runtimes"):
 #   npx esbuild worker.mjs --bundle --format=esm --platform=browser --conditions=workerd,worker \
 #     --external:quiver-vector/wasm/* --outfile=build/worker.js
-#   cp node_modules/quiver-vector/js/wasm/simd/quiver.wasm build/   # and your index as build/index.qvr
+#   cp <project>/node_modules/quiver-vector/js/wasm/simd/quiver.wasm build/   # and your index as build/index.qvr
 #   npx workerd serve config.capnp                                   # http://127.0.0.1:8787
 using Workerd = import "/workerd/workerd.capnp";
 
