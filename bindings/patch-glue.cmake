@@ -9,7 +9,10 @@
 #  2. A worker that fails to start (a script that does not load, a SyntaxError) is reported to
 #     Module.quiverWorkerError, so the loader can reject with LOAD_FAILED at once. The generated
 #     handler rethrows, which in Node is an uncaught exception that ends the process, and in a
-#     browser leaves Quiver.init() waiting forever for the worker to say "loaded".
+#     browser leaves Quiver.init() waiting forever for the worker to say "loaded". The glue sets
+#     that handler only once the wasm is instantiated, so a worker that fails sooner (a quick
+#     404) went unnoticed: Module.quiverNewWorker (the loader) creates each worker and listens
+#     for its errors from the start.
 #  3. The CPU count comes from navigator.hardwareConcurrency where there is one (browsers, Deno,
 #     Bun, Node 21+) before os.cpus(): Deno asks for a --allow-sys permission for the latter.
 file(READ "${GLUE}" text)
@@ -30,7 +33,7 @@ endfunction()
 patch("new Worker(new URL(\"quiver.worker.js\",import.meta.url))"
       "new Worker(locateFile(\"quiver.worker.js\"),{type:\"module\"})")
 patch("new Worker(pthreadMainJs)"
-      "new Worker(pthreadMainJs,{type:\"module\"})")
+      "(Module[\"quiverNewWorker\"]?Module[\"quiverNewWorker\"](pthreadMainJs):new Worker(pthreadMainJs,{type:\"module\"}))")
 patch("worker.onerror=(e=>{var message=\"worker sent an error!\";"
       "worker.onerror=(e=>{if(Module[\"quiverWorkerError\"]){Module[\"quiverWorkerError\"](e);return}var message=\"worker sent an error!\";")
 

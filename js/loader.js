@@ -192,6 +192,15 @@ export async function loadModule(options = {}) {
   let rejectLoad;
   const failure = new Promise((_, reject) => { rejectLoad = reject; });
   moduleOptions.quiverWorkerError = (e) => rejectLoad(new Error(`a pthread worker failed to start: ${e?.message ?? e}`));
+  // The glue listens for a worker's errors only once the wasm is instantiated; a worker whose
+  // script fails sooner must not go unnoticed (nor, in Node, throw as an unhandled 'error').
+  let starting = true;
+  moduleOptions.quiverNewWorker = (url) => {
+    const worker = isNode ? new (nodeBuiltin('node:worker_threads').Worker)(url) : new Worker(url, { type: 'module' });
+    const report = (e) => { if (starting) moduleOptions.quiverWorkerError(e); };
+    if (isNode) worker.on('error', report); else worker.addEventListener('error', report);
+    return worker;
+  };
   if (source.module) {
     const compiled = source.module;
     moduleOptions.instantiateWasm = (imports, receiveInstance) => {
@@ -218,6 +227,7 @@ export async function loadModule(options = {}) {
     });
     // From now on a failing pthread worker is reported, not thrown (in Node a throw from the
     // glue's handler would end the process).
+    starting = false;
     mod.quiverWorkerError = (e) => console.error(`quiver: a pthread worker failed: ${e?.message ?? e}`);
     unrefThreads(mod);
     return { mod, variant, threads: threads ?? null };

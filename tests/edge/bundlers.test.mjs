@@ -61,8 +61,15 @@ test('an esbuild --platform=browser bundle answers in Chromium, with and without
   }
   // Without the pthread worker script (a 404), init rejects with LOAD_FAILED instead of
   // waiting forever for the workers.
+  // The .wasm is served late, so the worker's 404 arrives before the module is instantiated
+  // (the moment the generated glue starts listening for worker errors).
   rmSync(join(app, 'dist', 'pthread-worker.js'));
-  const server = await startServer({ root: join(app, 'dist'), isolated: true });
+  const wasm = readFileSync(join(app, 'dist', 'wasm', 'simd-mt', 'quiver.wasm'));
+  const slowWasm = async (req, res) => {
+    await new Promise((r) => setTimeout(r, 1500));
+    res.writeHead(200, { 'Content-Type': 'application/wasm' }).end(wasm);
+  };
+  const server = await startServer({ root: join(app, 'dist'), isolated: true, handlers: { 'GET /wasm/simd-mt/quiver.wasm': slowWasm } });
   try {
     const { error } = await resultOf(server.url('/'), { expectError: true });
     assert.match(error, /^LOAD_FAILED: the simd-mt wasm module did not load: a pthread worker failed to start/);
