@@ -9,9 +9,15 @@
 //
 // Prints one line per batch and a summary (sequences, steps, failures, distinct failure
 // messages, recall per approximate kind); exit code 1 if anything failed.
+//
+//   node scripts/fuzz-js.mjs --corruption [--variants ...]
+//
+// instead runs the corruption sweep (tests/js/corruption-support.mjs) densely — every
+// truncation length, all eight bits of every byte, every field edit — in each variant, and
+// prints files x mutations x variants and the failures grouped.
 import fc from 'fast-check';
 import { Quiver } from '../js/index.js';
-import { KINDS, newStats, property } from '../tests/js/property-support.mjs';
+import { KINDS, newStats, property, RECALL_FLOORS } from '../tests/js/property-support.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -26,6 +32,26 @@ const kinds = option('kinds', KINDS.join(',')).split(',');
 const maxSteps = Number(option('max-steps', 40));
 const batch = Number(option('batch', 50));
 const HEAP_SLACK = 64 * 1024 * 1024;
+
+if (args.includes('--corruption')) {
+  const { sampleFiles, summarize, sweep } = await import('../tests/js/corruption-support.mjs');
+  const start = Date.now();
+  const report = { variants: {}, failures: 0 };
+  for (const v of option('variants', 'simd,simd-mt,baseline').split(',')) {
+    const q = await Quiver.init({ variant: v });
+    const heapBefore = q.heapBytes();
+    const files = sampleFiles(q);
+    const counts = sweep(q, files, { stride: 1, allBits: true });
+    report.variants[v] = { files: files.length, loads: counts.loads, rejected: counts.rejected, loaded: counts.loaded,
+      failures: counts.failures.length, grouped: summarize(counts.failures), heapGrowth: q.heapBytes() - heapBefore };
+    report.failures += counts.failures.length;
+    console.log(v, JSON.stringify(report.variants[v], null, 2));
+    q.terminate();
+  }
+  report.seconds = Math.round((Date.now() - start) / 1000);
+  console.log(JSON.stringify(report));
+  process.exit(report.failures ? 1 : 0);
+}
 
 const modules = new Map();
 for (const v of variants) modules.set(v, await Quiver.init({ variant: v }));
@@ -57,9 +83,13 @@ outer: for (;;) {
 for (const q of modules.values()) q.terminate();
 
 const recall = Object.fromEntries(Object.entries(stats.recall).map(([k, r]) => [k, { mean: +(r.sum / r.n).toFixed(4), searches: r.n }]));
+for (const [key, r] of Object.entries(stats.recall)) {
+  if (r.sum / r.n < RECALL_FLOORS[key]) failures.push({ kind: key, message: `mean recall ${(r.sum / r.n).toFixed(3)} below the floor ${RECALL_FLOORS[key]}` });
+}
 const distinct = [...new Set(failures.map((f) => `${f.kind}: ${f.message.replace(/step \d+/, 'step N')}`))];
 console.log(JSON.stringify({
-  sequences: stats.sequences, steps: stats.steps, failures: failures.length, distinctFailures: distinct,
+  sequences: stats.sequences, steps: stats.steps, accepted: stats.accepted, rejected: stats.rejected,
+  meanLive: +(stats.liveSum / stats.steps).toFixed(1), failures: failures.length, distinctFailures: distinct,
   variants, kinds, maxSteps, baseSeed, seconds: Math.round((Date.now() - start) / 1000), recall,
 }, null, 2));
 process.exitCode = failures.length ? 1 : 0;

@@ -23,6 +23,7 @@ const MAX_ID = Number.MAX_SAFE_INTEGER;
 const MAX_K = 4294967295;
 const MAX_EF = 1048576;
 const MAX_DIM = 16;
+const ID_POOL = 40; // ids 0..ID_POOL: collisions (duplicates, unknown ids) are frequent
 // Rows of the squared norm past 2^100 are refused under l2/ip (NON_FINITE); 1e30 is past it.
 const HUGE = 1e30;
 
@@ -32,20 +33,21 @@ export const KNOWN_CODES = new Set([
   'BAD_MAGIC', 'UNSUPPORTED_VERSION', 'UNKNOWN_INDEX_KIND', 'IO_ERROR', 'DISPOSED',
 ]);
 
-// Mean recall against the exact answer, over one sequence's searches (at least MIN_SEARCHES
-// of them), that an approximate kind must reach. Tiny indexes of 1..16 dimensions: the graph
-// holds everything within ef, and a rerank re-scores exactly, so these are generous floors
-// that a broken search (wrong ids, stale rows) falls far below.
+// Mean recall against the exact answer (an id tied with the k-th neighbour counts), over all
+// the searches of a run, that an approximate kind must reach. Tiny indexes of 1..16 dimensions:
+// runs measure 0.98-1.0, so these are generous floors that a broken search (wrong ids, stale
+// rows) falls far below. They apply to a whole run rather than to one sequence: a sequence of
+// a dozen searches over many exact duplicates can legitimately sit lower (and HNSW has a known
+// weakness there, see the README), while every search is still held to the exact rules above.
 export const RECALL_FLOORS = {
-  'quantized-rerank': 0.8, 'quantized-codes': 0.3, 'hnsw-f32': 0.8, 'hnsw-sq8': 0.7,
+  'quantized-rerank': 0.9, 'quantized-codes': 0.7, 'hnsw-f32': 0.9, 'hnsw-sq8': 0.85,
 };
-const MIN_SEARCHES = 8;
 
 // ---------- generators ----------
 
 const arbIdValue = fc.oneof(
-  { weight: 16, arbitrary: fc.integer({ min: 0, max: 20 }) },
-  { weight: 3, arbitrary: fc.bigInt({ min: 0n, max: 20n }) },
+  { weight: 16, arbitrary: fc.integer({ min: 0, max: ID_POOL }) },
+  { weight: 3, arbitrary: fc.bigInt({ min: 0n, max: BigInt(ID_POOL) }) },
   { weight: 1, arbitrary: fc.constantFrom(MAX_ID, 2 ** 32 + 5, 2 ** 32 - 1) },
   { weight: 2, arbitrary: fc.constantFrom(-1, 1.5, NaN, Infinity, 2 ** 53, 2 ** 64, -1n, 2n ** 53n, 2n ** 64n - 1n,
     '3', null, undefined, true, {}) },
@@ -93,7 +95,11 @@ function arbSearchOptions(kind) {
 function arbOp(kind) {
   const ops = [
     // An add pairs each id with its row (a count mismatch is the 'extra' / 'short' faults' job).
-    { weight: 6, arbitrary: fc.record({ op: fc.constant('add'), form: arbIdForm, items: fc.array(fc.record({ id: arbIdValue, row: arbRow }), { maxLength: 6 }), fault: arbRowFault }) },
+    // Mostly-valid adds too, so indexes grow to a few dozen vectors between the bad calls.
+    { weight: 4, arbitrary: fc.record({ op: fc.constant('add'), form: fc.constantFrom('array', 'u32', 'f64'),
+      items: fc.uniqueArray(fc.record({ id: fc.integer({ min: 0, max: ID_POOL }), row: arbRow }), { selector: (it) => it.id, maxLength: 12, size: 'max' }),
+      fault: fc.constant('ok') }) },
+    { weight: 6, arbitrary: fc.record({ op: fc.constant('add'), form: arbIdForm, items: fc.array(fc.record({ id: arbIdValue, row: arbRow }), { maxLength: 6, size: 'max' }), fault: arbRowFault }) },
     { weight: 2, arbitrary: fc.record({ op: fc.constant('remove'), ids: arbIds(4) }) },
     { weight: 6, arbitrary: fc.record({ op: fc.constant('search'), row: arbRow, fault: arbRowFault, k: arbK, options: arbSearchOptions(kind) }) },
     { weight: 3, arbitrary: fc.record({ op: fc.constant('searchBatch'), rows: fc.array(arbRow, { maxLength: 4 }), fault: arbRowFault, k: arbK, options: arbSearchOptions(kind) }) },
@@ -119,7 +125,7 @@ export function arbConfig(kind) {
 }
 
 export function arbSequence(kind, maxSteps) {
-  return fc.array(arbOp(kind), { minLength: 1, maxLength: maxSteps });
+  return fc.array(arbOp(kind), { minLength: 1, maxLength: maxSteps, size: 'max' });
 }
 
 // ---------- the reference model ----------
@@ -291,8 +297,11 @@ function searchFaults(model, kind, k, options) {
   if (options.allow !== undefined && options.allow !== null) {
     const built = buildIds(options.allow);
     options = { ...options, allow: built.arg };
-    if (built.ids === null) faults.add('INVALID_ARGUMENT');
-    else allowed = new Set(built.ids);
+    // allow: null or undefined (a 'single' form of either) means no filter.
+    if (built.arg !== null && built.arg !== undefined) {
+      if (built.ids === null) faults.add('INVALID_ARGUMENT');
+      else allowed = new Set(built.ids);
+    }
   }
   if (kind === 'quantized' && options.rerank !== undefined) {
     const r = options.rerank;
@@ -367,23 +376,27 @@ function checkHits(ctx, what, query, k, allowed, options, hits) {
       }
     }
   } else if (want > 0) {
-    const top = new Set(truth.slice(0, want).map((t) => t.id));
-    let hit = 0;
-    for (const id of seen) hit += top.has(id) ? 1 : 0;
+    const hit = tieAwareHits(truth, want, seen, truthById);
     const key = config.kind;
     stats.recall[key] ??= { sum: 0, n: 0 };
     stats.recall[key].sum += hit / want;
     stats.recall[key].n += 1;
   }
   if (config.kind === 'quantized' && want > 0) {
-    const top = new Set(truth.slice(0, want).map((t) => t.id));
-    let hit = 0;
-    for (const id of seen) hit += top.has(id) ? 1 : 0;
+    const hit = tieAwareHits(truth, want, seen, truthById);
     const key = exactDistances(config, options) ? 'quantized-rerank' : 'quantized-codes';
     stats.recall[key] ??= { sum: 0, n: 0 };
     stats.recall[key].sum += hit / want;
     stats.recall[key].n += 1;
   }
+}
+// Recall's numerator: returned ids no farther than the want-th exact neighbour (so an id that
+// ties with it counts, whichever of the tied ids an approximate search happened to reach).
+function tieAwareHits(truth, want, seen, truthById) {
+  const cut = truth[want - 1].d;
+  let n = 0;
+  for (const id of seen) n += truthById.get(id) <= cut + 1e-6 * (1 + Math.abs(cut)) ? 1 : 0;
+  return n;
 }
 function sameVector(a, b) {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
@@ -401,7 +414,7 @@ function snapshot(ctx) {
 function checkState(ctx, what) {
   const { index, model } = ctx;
   assert.equal(index.size, model.size, `${what}: size ${index.size}, model ${model.size}`);
-  for (let id = 0; id <= 20; id++) {
+  for (let id = 0; id <= ID_POOL; id++) {
     assert.equal(index.has(id), model.live.has(id), `${what}: has(${id})`);
   }
   for (const id of model.live.keys()) {
@@ -505,6 +518,9 @@ function step(ctx, op, label) {
       throw new Error(`unknown op ${op.op}`);
   }
   checkState(ctx, label);
+  ctx.stats.accepted = (ctx.stats.accepted ?? 0) + (accepted ? 1 : 0);
+  ctx.stats.rejected = (ctx.stats.rejected ?? 0) + (accepted ? 0 : 1);
+  ctx.stats.liveSum = (ctx.stats.liveSum ?? 0) + model.size;
   if (!accepted) {
     assert.deepEqual(snapshot(ctx), before, `${label}: a rejected call changed the answers`);
   }
@@ -556,11 +572,7 @@ export function runSequence(q, config, ops, stats) {
     }
     stats.steps += ops.length;
     stats.sequences += 1;
-  }
-  for (const [key, r] of Object.entries(local.recall)) {
-    if (r.n >= MIN_SEARCHES) {
-      assert.ok(r.sum / r.n >= RECALL_FLOORS[key], `${key}: mean recall ${(r.sum / r.n).toFixed(3)} over ${r.n} searches, floor ${RECALL_FLOORS[key]}`);
-    }
+    for (const key of ['accepted', 'rejected', 'liveSum']) stats[key] = (stats[key] ?? 0) + (local[key] ?? 0);
   }
   return ops.length;
 }

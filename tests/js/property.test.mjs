@@ -17,9 +17,9 @@ const SCALE = Number(process.env.QUIVER_PROPERTY_RUNS ?? 1);
 // sized by a huge k.
 const HEAP_SLACK = 64 * 1024 * 1024;
 const PLAN = [
-  { variant: 'simd', runs: 60, maxSteps: 30 },
-  { variant: 'simd-mt', runs: 15, maxSteps: 30 },
-  { variant: 'baseline', runs: 15, maxSteps: 30 },
+  { variant: 'simd', runs: 300, maxSteps: 30 },
+  { variant: 'simd-mt', runs: 100, maxSteps: 30 },
+  { variant: 'baseline', runs: 100, maxSteps: 30 },
 ];
 
 for (const { variant, runs, maxSteps } of PLAN) {
