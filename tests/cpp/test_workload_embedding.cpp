@@ -34,13 +34,41 @@ std::vector<uint64_t> iota_ids(size_t n) {
   return ids;
 }
 
+// Generated once per process and shared by the tests below: building a mixture (its random
+// rotation) and rotating every row dominate the cost, which matters under qemu and sanitizers.
+// The project's shape: 1,000 topics, mixture seed 42, base seed 43, query seed 13.
+struct ProjectSample {
+  std::vector<float> base = embedding_like_vectors(600, kDim, kTopics, 42, 43, EmbeddingRole::base);
+  std::vector<float> queries = embedding_like_vectors(20, kDim, kTopics, 42, 13, EmbeddingRole::query);
+};
+const ProjectSample& project() {
+  static const ProjectSample s;
+  return s;
+}
+
+// Fewer topics, so that each has enough rows for neighbourhoods: 2,400 indexed base rows,
+// `kHeldOut` more base rows kept out of the index, 60 queries, and the topic of every row.
+constexpr size_t kFewTopics = 50, kIndexed = 2400, kHeldOut = 60, kQueries = 60;
+struct TopicalSample {
+  std::vector<uint32_t> base_topic, query_topic;
+  std::vector<float> base = embedding_like_vectors(kIndexed + kHeldOut, kDim, kFewTopics, 42, 43, EmbeddingRole::base, &base_topic);
+  std::vector<float> queries = embedding_like_vectors(kQueries, kDim, kFewTopics, 42, 13, EmbeddingRole::query, &query_topic);
+  std::vector<float> centres = embedding_like_centres(kDim, kFewTopics, 42);
+  FlatIndex index{{kDim, Metric::l2}};
+  TopicalSample() { index.add(iota_ids(kIndexed).data(), base.data(), kIndexed); }
+};
+const TopicalSample& topical() {
+  static const TopicalSample s;
+  return s;
+}
+
 // Checked natively at every ISA level and in every wasm variant: the generator uses exact IEEE
-// operations only, so these must never move.
+// operations only, so these must never move. (The first 100 rows of a sample are the 100-row
+// sample, see below.)
 TEST(EmbeddingWorkload, BitsAreFixed) {
-  const auto base = embedding_like_vectors(100, kDim, kTopics, 42, 43, EmbeddingRole::base);
-  const auto queries = embedding_like_vectors(20, kDim, kTopics, 42, 13, EmbeddingRole::query);
-  EXPECT_EQ(test::fnv1a(base.data(), base.size() * sizeof(float)), 0xf469b0136aa12673ULL);
-  EXPECT_EQ(test::fnv1a(queries.data(), queries.size() * sizeof(float)), 0xb7577e00da501f45ULL);
+  const auto& p = project();
+  EXPECT_EQ(test::fnv1a(p.base.data(), 100 * kDim * sizeof(float)), 0xf469b0136aa12673ULL);
+  EXPECT_EQ(test::fnv1a(p.queries.data(), p.queries.size() * sizeof(float)), 0xb7577e00da501f45ULL);
 }
 
 TEST(EmbeddingWorkload, SameSeedsSameRowsAndPrefixesAgree) {
@@ -55,10 +83,7 @@ TEST(EmbeddingWorkload, SameSeedsSameRowsAndPrefixesAgree) {
 }
 
 TEST(EmbeddingWorkload, RowsAndCentresAreUnitLength) {
-  const auto base = embedding_like_vectors(200, kDim, kTopics, 42, 43);
-  const auto queries = embedding_like_vectors(200, kDim, kTopics, 42, 13, EmbeddingRole::query);
-  const auto centres = embedding_like_centres(kDim, 50, 42);
-  for (const auto* v : {&base, &queries, &centres}) {
+  for (const auto* v : {&project().base, &project().queries, &topical().queries, &topical().centres}) {
     for (size_t r = 0; r < v->size() / kDim; ++r) {
       EXPECT_NEAR(dot(&(*v)[r * kDim], &(*v)[r * kDim], kDim), 1.0, 1e-5) << r;
     }
@@ -66,8 +91,8 @@ TEST(EmbeddingWorkload, RowsAndCentresAreUnitLength) {
 }
 
 TEST(EmbeddingWorkload, RandomPairsHaveCosineAboutOneTenth) {
-  const size_t n = 2000;
-  const auto v = embedding_like_vectors(n, kDim, kTopics, 42, 43);
+  const auto& v = project().base;
+  const size_t n = v.size() / kDim;
   core::Rng rng(5);
   double sum = 0;
   const int pairs = 4000;
@@ -81,8 +106,8 @@ TEST(EmbeddingWorkload, RandomPairsHaveCosineAboutOneTenth) {
 
 // Without the rotation the mean direction would be one coordinate axis.
 TEST(EmbeddingWorkload, MeanDirectionIsNotAnAxis) {
-  const size_t n = 2000;
-  const auto v = embedding_like_vectors(n, kDim, kTopics, 42, 43);
+  const auto& v = project().base;
+  const size_t n = v.size() / kDim;
   std::vector<double> mean(kDim, 0.0);
   for (size_t r = 0; r < n; ++r) {
     for (size_t j = 0; j < kDim; ++j) mean[j] += v[r * kDim + j];
@@ -127,29 +152,23 @@ TEST(EmbeddingWorkload, TopicSizesAreZipf) {
 // points nearest the topic centre (queries sit between points), and no few points are everyone's
 // neighbours (no hubs).
 TEST(EmbeddingWorkload, QueryNeighboursAreNotTheTopicCentre) {
-  const size_t n = 5000, nq = 100, k = 10, topics = 50;
-  std::vector<uint32_t> base_topic, query_topic;
-  const auto base = embedding_like_vectors(n, kDim, topics, 42, 43, EmbeddingRole::base, &base_topic);
-  const auto queries = embedding_like_vectors(nq, kDim, topics, 42, 13, EmbeddingRole::query, &query_topic);
-  const auto centres = embedding_like_centres(kDim, topics, 42);
-  FlatIndex index({kDim, Metric::l2});
-  index.add(iota_ids(n).data(), base.data(), n);
-
+  const auto& d = topical();
+  const size_t k = 10;
   std::vector<Neighbor> hits(k), centre_hits(k);
   double same_topic = 0, centre_overlap = 0;
   std::set<uint64_t> distinct;
-  for (size_t q = 0; q < nq; ++q) {
-    index.search(&queries[q * kDim], k, hits.data());
-    index.search(&centres[query_topic[q] * kDim], k, centre_hits.data());
+  for (size_t q = 0; q < kQueries; ++q) {
+    d.index.search(&d.queries[q * kDim], k, hits.data());
+    d.index.search(&d.centres[d.query_topic[q] * kDim], k, centre_hits.data());
     std::set<uint64_t> near_centre;
     for (const auto& h : centre_hits) near_centre.insert(h.id);
     for (const auto& h : hits) {
-      same_topic += base_topic[h.id] == query_topic[q];
+      same_topic += d.base_topic[h.id] == d.query_topic[q];
       centre_overlap += near_centre.count(h.id);
       distinct.insert(h.id);
     }
   }
-  const double total = double(nq * k);
+  const double total = double(kQueries * k);
   EXPECT_GT(same_topic / total, 0.5);
   EXPECT_LT(centre_overlap / total, 0.3);
   EXPECT_GT(double(distinct.size()) / total, 0.6);
@@ -158,17 +177,13 @@ TEST(EmbeddingWorkload, QueryNeighboursAreNotTheTopicCentre) {
 // Queries are noisier than the base: a query's nearest base row is farther away than a
 // held-out base row's nearest base row.
 TEST(EmbeddingWorkload, QueriesAreNoisierThanTheBase) {
-  const size_t n = 4000, held = 100, topics = 50;
-  const auto base = embedding_like_vectors(n + held, kDim, topics, 42, 43);
-  const auto queries = embedding_like_vectors(held, kDim, topics, 42, 13, EmbeddingRole::query);
-  FlatIndex index({kDim, Metric::l2});
-  index.add(iota_ids(n).data(), base.data(), n);
+  const auto& d = topical();
   Neighbor nn;
   double base_nn = 0, query_nn = 0;
-  for (size_t i = 0; i < held; ++i) {
-    index.search(&base[(n + i) * kDim], 1, &nn);
+  for (size_t i = 0; i < kHeldOut; ++i) {
+    d.index.search(&d.base[(kIndexed + i) * kDim], 1, &nn);
     base_nn += nn.distance;
-    index.search(&queries[i * kDim], 1, &nn);
+    d.index.search(&d.queries[i * kDim], 1, &nn);
     query_nn += nn.distance;
   }
   EXPECT_GT(query_nn, 1.1 * base_nn);
