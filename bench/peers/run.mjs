@@ -8,6 +8,8 @@
 //   WORKLOADS="a b"    only these workloads (seed, clustered, embedding)
 //   QUIVER_BUILD_ROOT  where scripts/build.sh put the native build (default build/)
 //   PEER_TIMEOUT_S     per library and workload (default 3 h; QUICK 10 min)
+//   PEER_BUILD_BUDGET_S  for libraries whose build can take hours (EdgeVec): give up after this
+//                      many seconds of building and report how far it got (default 1800)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

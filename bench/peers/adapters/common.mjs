@@ -28,3 +28,19 @@ export function versionOf(pkg) {
 
 // Row i of an n x dim Float32Array.
 export const row = (data, dim, i) => data.subarray(i * dim, (i + 1) * dim);
+
+// For libraries whose build can take hours at 100k rows: adds rows in chunks and gives up once
+// PEER_BUILD_BUDGET_S (default 30 min) is spent, with an error saying how far it got and at what
+// rate, which run.mjs records as the reason. addChunk(start, count) adds rows [start, start + count).
+export function buildWithinBudget(n, chunk, addChunk, what) {
+  const budget = Number(process.env.PEER_BUILD_BUDGET_S ?? 1800);
+  const t0 = performance.now();
+  for (let at = 0; at < n; at += chunk) {
+    const seconds = (performance.now() - t0) / 1000;
+    if (at > 0 && seconds > budget) {
+      throw new Error(`${what}: build stopped after ${seconds.toFixed(0)} s (PEER_BUILD_BUDGET_S=${budget}) with ${at} of ${n} ` +
+        `vectors added (${(at / seconds).toFixed(1)} vectors/s, slowing as the graph grows)`);
+    }
+    addChunk(at, Math.min(chunk, n - at));
+  }
+}

@@ -3,10 +3,12 @@
 // passed to initSync(); ef_search is a property of the config the index is made with (there is
 // no per-search or setter knob), so each swept value builds the index again (fewer values are
 // swept for that reason); ids are assigned by the library (insertBatchFlat returns them), and
-// results are mapped back to row numbers; single-threaded.
+// results are mapped back to row numbers; single-threaded. Its build slows steeply with size
+// (2,000 rows took ~50x hnswlib's time here), so rows go in by chunks of 1,000 under a time
+// budget (PEER_BUILD_BUDGET_S): past it the job fails with how far it got.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { EF_CONSTRUCTION, M, versionOf } from './common.mjs';
+import { buildWithinBudget, EF_CONSTRUCTION, M, versionOf } from './common.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -27,10 +29,12 @@ export async function open(ctx) {
     config.ef_construction = EF_CONSTRUCTION;
     config.ef_search = ef;
     const index = new EdgeVec(config);
-    const assigned = index.insertBatchFlat(base.data, n);
     const rowOf = new Map();
-    assigned.forEach((id, r) => rowOf.set(id, r));
-    current = { index, rowOf };
+    buildWithinBudget(n, 1000, (at, count) => {
+      const assigned = index.insertBatchFlat(base.data.subarray(at * dim, (at + count) * dim), count);
+      assigned.forEach((id, i) => rowOf.set(id, at + i));
+    }, 'edgevec');
+    current = { index, rowOf, ef };
     return current;
   };
   return {
@@ -43,7 +47,7 @@ export async function open(ctx) {
         build(16);
         return {
           memoryBytes: () => current.index.memoryUsage(),
-          set: (ef) => build(ef),
+          set: (ef) => { if (ef !== current.ef) build(ef); },
           search: (q, k) => current.index.search(q, k).map((h) => current.rowOf.get(h.id)),
           dispose: () => { current?.index.free(); current = null; },
         };
