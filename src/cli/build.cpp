@@ -47,10 +47,8 @@ int run_build(const BuildOptions& o) {
   index->reserve(data.rows);
   {
     Progress progress("build", data.rows, o.quiet);
-    // Chunks let the progress bar move. Except for hnsw sq8 under l2/ip: its code range comes
-    // from the first add() batch and stays fixed, so that batch must be all of the data.
-    const bool one_batch = p.kind == IndexKind::hnsw && p.storage == "sq8" && p.metric != Metric::cosine;
-    const size_t chunk = one_batch ? data.rows : std::max<size_t>(1024, data.rows / 100);
+    // Chunks let the progress bar move (every index kind codes a vector the same in any batch).
+    const size_t chunk = std::max<size_t>(1024, data.rows / 100);
     std::vector<uint64_t> ids;
     for (size_t at = 0; at < data.rows; at += chunk) {
       const size_t n = std::min(chunk, data.rows - at);
@@ -110,8 +108,8 @@ void register_build(CLI::App& app, Runner& run) {
       ->check(non_negative())
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed (quantized rotation, hnsw levels)")->check(non_negative())->capture_default_str();
-  cmd->add_option("--storage", o->storage, "Hnsw: vectors in the graph as f32, or sq8 (8-bit codes, about 1/4 of the bytes; under l2/ip the code range "
-                  "comes from the data, added in one batch)")
+  cmd->add_option("--storage", o->storage, "Hnsw: vectors in the graph as f32, or sq8 (8-bit codes of the rotated vectors, one scale "
+                  "per vector: about 1/4 of the bytes)")
       ->check(CLI::IsMember({"f32", "sq8"}))
       ->capture_default_str();
   cmd->add_flag("--no-vectors", o->no_vectors,
