@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { machineInfo } from './run-info.mjs';
 import { renderReport, findBrowserReport, mergeBrowserReport } from './report-concurrent.mjs';
 import { concurrentKnobs } from './concurrent-knobs.mjs';
 
@@ -54,10 +55,8 @@ const report = {
   timestamp,
   commit: git('rev-parse', '--short', 'HEAD'),
   dirty: git('status', '--porcelain', '--untracked-files=no', '--', 'src', 'bench') !== '',
-  machine: { host: os.hostname(), cpu: os.cpus()[0]?.model, cpus: os.cpus().length,
-    memory_gib: +(os.totalmem() / 2 ** 30).toFixed(1), os: `${os.type()} ${os.release()}`, node: process.version,
-    // Other work on the machine skews a scaling benchmark: the 1-minute load before and after.
-    loadavg_before: +os.loadavg()[0].toFixed(2) },
+  // Other work on the machine skews a scaling benchmark: the 1-minute load before and after.
+  machine: machineInfo({ loadavg_before: +os.loadavg()[0].toFixed(2) }),
   knobs: { ...knobs, MODES: modes.join(' '), TARGETS: targets.join(' ') },
   concurrent: [],
   scaling: [],

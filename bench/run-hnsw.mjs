@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { gitCommit, machineInfo } from './run-info.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const buildRoot = process.env.QUIVER_BUILD_ROOT ?? `${root}/build`;
@@ -45,15 +46,8 @@ for (const [name, [cmd, args], knobs] of runs) {
   runLog.push({ name, knobs: { ...common, ...knobs }, seconds: (Date.now() - start) / 1000, load_before: load, load_after: os.loadavg()[0] });
 }
 
-let commit = 'unknown';
-try {
-  commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-  if (execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).trim()) {
-    commit += ' (with uncommitted changes)';
-  }
-} catch {}
-const machine = { host: os.hostname(), cpu: os.cpus()[0]?.model, cpus: os.cpus().length,
-  memory_gib: +(os.totalmem() / 2 ** 30).toFixed(1), os: `${os.type()} ${os.release()}`, node: process.version };
+const commit = gitCommit(root);
+const machine = machineInfo();
 const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 13) + 'Z';
 const out = { benchmark: 'hnsw', date: new Date().toISOString(), commit, machine, runs: runLog, rows };
 mkdirSync(`${root}/bench/results`, { recursive: true });

@@ -4,8 +4,8 @@
 // bench/results/kernels-<date>.json with machine, targets, ISA levels, knobs and commit.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { gitCommit, machineInfo } from './run-info.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ROWS = process.env.ROWS ?? '512';
@@ -22,10 +22,8 @@ const results = [
   ...run('node', [`${root}/build/wasm-baseline/bench/quiver_bench_kernels.js`, ROWS, MIN_SECONDS]),
 ];
 
-let commit = 'unknown';
-try { commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim(); } catch {}
-const machine = { host: os.hostname(), cpu: os.cpus()[0]?.model, cpus: os.cpus().length,
-  memory_gib: +(os.totalmem() / 2 ** 30).toFixed(1), os: `${os.type()} ${os.release()}`, node: process.version };
+const commit = gitCommit(root);
+const machine = machineInfo();
 
 const gb = (target, isa, kernel) => results.find((r) => r.target === target && r.isa === isa && r.kernel === kernel)?.gb_per_s;
 const ratios = {};

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { gitCommit, machineInfo } from './run-info.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const buildRoot = process.env.QUIVER_BUILD_ROOT ?? `${root}/build`;
@@ -30,16 +31,9 @@ const rows = [
 ];
 const loadAfter = os.loadavg();
 
-let commit = 'unknown';
-try {
-  commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-  if (execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).trim()) {
-    commit += ' (with uncommitted changes)';
-  }
-} catch {}
-const machine = { host: os.hostname(), cpu: os.cpus()[0]?.model, cpus: os.cpus().length,
-  memory_gib: +(os.totalmem() / 2 ** 30).toFixed(1), os: `${os.type()} ${os.release()}`, node: process.version,
-  loadavg_before: loadBefore.map((x) => +x.toFixed(2)), loadavg_after: loadAfter.map((x) => +x.toFixed(2)) };
+const commit = gitCommit(root);
+const machine = machineInfo({
+  loadavg_before: loadBefore.map((x) => +x.toFixed(2)), loadavg_after: loadAfter.map((x) => +x.toFixed(2)) });
 const knobs = Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith('QUIVER_BENCH_')));
 
 // Summary: per workload, target/variant/isa and bits: recall by rerank depth, QPS (rerank 0),

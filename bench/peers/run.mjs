@@ -14,6 +14,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { gitCommit, machineInfo } from '../run-info.mjs';
 import { ensureWorkload, K, workloadList } from './lib/data.mjs';
 import { install } from './install.mjs';
 import { EF_CONSTRUCTION, EF_VALUES, M } from './adapters/common.mjs';
@@ -47,17 +48,10 @@ const wantedWl = words(process.env.WORKLOADS);
 const workloads = workloadList(quick).filter((w) => !wantedWl.length || wantedWl.includes(w.name));
 
 const installed = install();
-let commit = 'unknown';
-try {
-  commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-  if (execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).trim()) {
-    commit += ' (with uncommitted changes)';
-  }
-} catch {}
+const commit = gitCommit(root);
 const info = JSON.parse(execFileSync(cli, ['info', '--json'], { encoding: 'utf8' }));
-const machine = { host: os.hostname(), cpu: os.cpus()[0]?.model, cpus: os.cpus().length,
-  memory_gib: +(os.totalmem() / 2 ** 30).toFixed(1), os: `${os.type()} ${os.release()}`, node: process.version,
-  native_isa: info.isa, native_isas: info.available_isas };
+const machine = machineInfo({
+  native_isa: info.isa, native_isas: info.available_isas });
 
 const results = [];
 for (const w0 of workloads) {
