@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "core/check.hpp"
 #include "quiver/error.hpp"
 
 namespace quiver::core {
@@ -43,6 +44,7 @@ class AlignedBuffer {
   // Ensures room for `count` elements, keeping the first `keep` ones. New elements are zero.
   // Throws Error(OutOfMemory) and leaves the buffer untouched if the allocation fails.
   void reserve(size_t count, size_t keep) {
+    QUIVER_DCHECK(keep <= capacity_, "reserve keeps more elements than the buffer holds");
     if (count <= capacity_) return;
     if (count > (SIZE_MAX - kAlignment) / sizeof(T)) {
       throw Error(ErrorCode::OutOfMemory, "requested buffer size overflows");

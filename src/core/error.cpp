@@ -20,6 +20,7 @@ const char* error_code_name(ErrorCode code) noexcept {
     case ErrorCode::UnsupportedVersion: return "UNSUPPORTED_VERSION";
     case ErrorCode::UnknownIndexKind: return "UNKNOWN_INDEX_KIND";
     case ErrorCode::IoError: return "IO_ERROR";
+    case ErrorCode::Internal: return "INTERNAL";
   }
   return "UNKNOWN";
 }

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/check.hpp"
 #include "quiver/isa.hpp"
 
 namespace quiver::quant {
@@ -80,6 +81,8 @@ void scan_queries(const uint8_t* codes, const uint8_t* const* tables, size_t nq,
                   const float* offset, const float* scale, const BlockScoring* scoring,
                   float* dist, uint32_t* hits) {
   static_assert(kMaxQueriesPerPass == 4, "one case per query count");
+  // More than 4 would silently score only 4; 0 would read tables[0..3] that do not exist.
+  QUIVER_DCHECK(nq >= 1 && nq <= kMaxQueriesPerPass, "fast-scan pass with an invalid query count");
   switch (nq) {
     case 1: return Kernel::template scan<1>(codes, tables, groups, offset, scale, scoring, dist, hits);
     case 2: return Kernel::template scan<2>(codes, tables, groups, offset, scale, scoring, dist, hits);

@@ -27,6 +27,7 @@ enum class ErrorCode {
   UnsupportedVersion, // index file format major version this reader does not know
   UnknownIndexKind,   // index kind unknown, or not available in this build
   IoError,            // a file could not be opened, read, written or renamed
+  Internal,           // a broken internal invariant (a bug in Quiver, not in the caller's input)
 };
 
 // Stable upper-snake-case name, e.g. "DIMENSION_MISMATCH"; used as the JS `code`.

@@ -306,6 +306,8 @@ TEST(IndexFileBad, ErrorCodeNamesAreUpperSnakeCase) {
   EXPECT_STREQ(error_code_name(ErrorCode::UnsupportedVersion), "UNSUPPORTED_VERSION");
   EXPECT_STREQ(error_code_name(ErrorCode::UnknownIndexKind), "UNKNOWN_INDEX_KIND");
   EXPECT_STREQ(error_code_name(ErrorCode::IoError), "IO_ERROR");
+  // The code the JS binding already reports for unexpected C++ exceptions.
+  EXPECT_STREQ(error_code_name(ErrorCode::Internal), "INTERNAL");
 }
 
 }  // namespace
