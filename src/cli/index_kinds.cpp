@@ -4,7 +4,9 @@
 
 #include "cli/common.hpp"
 #include "io/file.hpp"
-#include "io/format.hpp"
+#include "io/flat_format.hpp"
+#include "io/hnsw_format.hpp"
+#include "io/quantized_format.hpp"
 #include "quiver/error.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/flat_index.hpp"

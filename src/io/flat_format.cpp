@@ -9,7 +9,7 @@
 
 #include "index/flat_state.hpp"
 #include "io/file.hpp"
-#include "io/format.hpp"
+#include "io/flat_format.hpp"
 #include "quiver/error.hpp"
 #include "quiver/flat_index.hpp"
 

@@ -24,6 +24,8 @@
 //   then     payloads at 64-byte aligned offsets, zero bytes in every gap, file ends at the
 //            end of the last payload.
 //
+// The per-kind decoders live with their kind: io/flat_format.hpp, io/quantized_format.hpp,
+// io/hnsw_format.hpp.
 // Writing a new index kind:
 //   io::Header h; h.kind = IndexKind::hnsw; h.metric = ...; h.dim = ...; h.count = ...;
 //   h.params[0] = M; ...
@@ -51,12 +53,9 @@
 #include <string>
 #include <vector>
 
-#include "quiver/flat_index.hpp"
-#include "quiver/hnsw_index.hpp"
 #include "quiver/index_file.hpp"
 #include "quiver/isa.hpp"
 #include "quiver/metric.hpp"
-#include "quiver/quantized_index.hpp"
 
 namespace quiver::io {
 
@@ -196,11 +195,4 @@ class Reader {
 // The kind stored in a file, after validating the whole container.
 IndexKind index_kind_of(const uint8_t* data, size_t size);
 
-}  // namespace quiver::io
-
-// Per-kind decoders (one file each, e.g. flat_format.cpp), for generic dispatch and fuzzing.
-namespace quiver::io {
-FlatIndex load_flat(const Reader& reader, Isa isa);
-QuantizedIndex load_quantized(const Reader& reader, Isa isa);  // quantized_format.cpp
-HnswIndex load_hnsw(const Reader& reader, Isa isa);            // hnsw_format.cpp
 }  // namespace quiver::io

@@ -51,7 +51,7 @@
 #include "core/validate.hpp"
 #include "index/hnsw_state.hpp"
 #include "io/file.hpp"
-#include "io/format.hpp"
+#include "io/hnsw_format.hpp"
 #include "quiver/error.hpp"
 #include "quiver/hnsw_index.hpp"
 

@@ -41,7 +41,7 @@
 #include "index/quantized_state.hpp"
 #include "io/crc32c.hpp"
 #include "io/file.hpp"
-#include "io/format.hpp"
+#include "io/quantized_format.hpp"
 #include "quiver/error.hpp"
 #include "quiver/quantized_index.hpp"
 

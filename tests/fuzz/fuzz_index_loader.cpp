@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <vector>
 
-#include "io/format.hpp"
+#include "io/flat_format.hpp"
+#include "io/hnsw_format.hpp"
+#include "io/quantized_format.hpp"
 #include "quiver/quiver.hpp"
 
 namespace {

@@ -1,0 +1,14 @@
+// The HnswIndex decoder (hnsw_format.cpp): an index from a validated container, for generic
+// dispatch on the stored kind (CLI, bindings) and for fuzzing.
+#pragma once
+
+#include "io/format.hpp"
+#include "quiver/hnsw_index.hpp"
+#include "quiver/isa.hpp"
+
+namespace quiver::io {
+
+// Throws quiver::Error (Corrupt, UnsupportedVersion, InvalidArgument for another kind, ...).
+HnswIndex load_hnsw(const Reader& reader, Isa isa);
+
+}  // namespace quiver::io
