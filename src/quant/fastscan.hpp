@@ -63,10 +63,42 @@ struct FastScanTable {
   FastScanMultiFn scan_block_multi;
 };
 
-// For the per-ISA files: each defines, in its anonymous namespace, a struct with
+// The shared epilogue: exact sums -> distances and the hit mask, exactly as specified above
+// for BlockScoring, shared by the kernels whose epilogue is plain code (scalar, NEON; AVX2,
+// AVX-512 and wasm SIMD128 keep a SIMD epilogue for speed, see their files) and the
+// definition those SIMD epilogues must match. `static` so each ISA file compiles its own
+// private copy with its own flags (the compiler vectorises it there), where an inline function
+// with external linkage could be merged by the linker into one copy built for AVX-512.
+// sums < 2^31 (at most 4 * 127 per group), so the int32 -> float conversion is exact-same on
+// every path and vectorises without an unsigned-conversion sequence.
+static inline uint32_t finish_block(const int32_t* sums, const float* offset, const float* scale,
+                                    const BlockScoring& bs, float* dist) {
+  for (size_t v = 0; v < kBlockVectors; ++v) {
+    const float score = bs.bias + float(sums[v]) * bs.step;
+    dist[v] = (bs.c0 + offset[v]) + scale[v] * score;
+  }
+  uint32_t hits = 0;
+  for (size_t v = 0; v < kBlockVectors; ++v) hits |= uint32_t(dist[v] <= bs.threshold) << v;
+  return hits;
+}
+
+// For the per-ISA files: each defines, in its anonymous namespace, a struct Kernel with
 //   template <size_t Q> static void scan(codes, tables, groups, offset, scale, scoring, dist, hits)
-// scoring Q queries in one pass, and builds its single- and multi-query entry points from it
-// with these two helpers (plain pointers only; instantiated inside the ISA's own file).
+// scoring Q queries in one pass, and builds its table with make_fastscan_table<Kernel>()
+// (plain pointers only; instantiated inside the ISA's own file, where Kernel has internal
+// linkage). A kernel whose epilogue is plain code implements scan() as scan_pass(): it writes
+// only the exact sums of each query (the SIMD-specific part) and finish_block() does the rest.
+template <typename Kernel, size_t Q>
+void scan_pass(const uint8_t* codes, const uint8_t* const* tables, size_t groups,
+               const float* offset, const float* scale, const BlockScoring* scoring, float* dist,
+               uint32_t* hits) {
+  alignas(64) int32_t sums[Q][kBlockVectors];
+  Kernel::template sums<Q>(codes, tables, groups, sums);
+  for (size_t q = 0; q < Q; ++q) {
+    hits[q] = finish_block(sums[q], offset, scale, scoring[q], dist + q * kBlockVectors);
+  }
+}
+
 template <typename Kernel>
 uint32_t scan_one_query(const uint8_t* codes, const uint8_t* tables, size_t groups,
                         const float* offset, const float* scale, const BlockScoring& scoring,
@@ -91,46 +123,33 @@ void scan_queries(const uint8_t* codes, const uint8_t* const* tables, size_t nq,
   }
 }
 
-// Throws Error(UnsupportedIsa) if this CPU/build lacks `isa`.
+template <typename Kernel>
+FastScanTable make_fastscan_table(Isa isa) noexcept {
+  return {isa, scan_one_query<Kernel>, scan_queries<Kernel>};
+}
+
+// Throws Error(UnsupportedIsa) if this CPU/build lacks `isa`. Defined with the other kernel
+// tables in the one registry, simd/dispatch.cpp.
 FastScanTable fastscan_table(Isa isa);
 
-uint32_t fastscan_block_scalar(const uint8_t* codes, const uint8_t* tables, size_t groups,
-                            const float* offset, const float* scale, const BlockScoring& scoring,
-                            float* dist);
-void fastscan_block_multi_scalar(const uint8_t* codes, const uint8_t* const* tables, size_t nq,
-                            size_t groups, const float* offset, const float* scale,
-                            const BlockScoring* scoring, float* dist, uint32_t* hits);
+// Per-ISA tables, each defined in its own fastscan_<isa>.cpp.
+FastScanTable scalar_fastscan() noexcept;
 #if defined(QUIVER_HAVE_AVX2)
-uint32_t fastscan_block_avx2(const uint8_t* codes, const uint8_t* tables, size_t groups,
-                            const float* offset, const float* scale, const BlockScoring& scoring,
-                            float* dist);
-void fastscan_block_multi_avx2(const uint8_t* codes, const uint8_t* const* tables, size_t nq,
-                            size_t groups, const float* offset, const float* scale,
-                            const BlockScoring* scoring, float* dist, uint32_t* hits);
+FastScanTable avx2_fastscan() noexcept;
 #endif
 #if defined(QUIVER_HAVE_AVX512)
-uint32_t fastscan_block_avx512(const uint8_t* codes, const uint8_t* tables, size_t groups,
-                            const float* offset, const float* scale, const BlockScoring& scoring,
-                            float* dist);
-void fastscan_block_multi_avx512(const uint8_t* codes, const uint8_t* const* tables, size_t nq,
-                            size_t groups, const float* offset, const float* scale,
-                            const BlockScoring* scoring, float* dist, uint32_t* hits);
+FastScanTable avx512_fastscan() noexcept;
 #endif
 #if defined(QUIVER_HAVE_NEON)
-uint32_t fastscan_block_neon(const uint8_t* codes, const uint8_t* tables, size_t groups,
-                            const float* offset, const float* scale, const BlockScoring& scoring,
-                            float* dist);
-void fastscan_block_multi_neon(const uint8_t* codes, const uint8_t* const* tables, size_t nq,
-                            size_t groups, const float* offset, const float* scale,
-                            const BlockScoring* scoring, float* dist, uint32_t* hits);
+FastScanTable neon_fastscan() noexcept;
 #endif
 #if defined(QUIVER_HAVE_WASM128)
-uint32_t fastscan_block_wasm128(const uint8_t* codes, const uint8_t* tables, size_t groups,
-                            const float* offset, const float* scale, const BlockScoring& scoring,
-                            float* dist);
-void fastscan_block_multi_wasm128(const uint8_t* codes, const uint8_t* const* tables, size_t nq,
-                            size_t groups, const float* offset, const float* scale,
-                            const BlockScoring* scoring, float* dist, uint32_t* hits);
+FastScanTable wasm128_fastscan() noexcept;
 #endif
+
+// The scalar reference every SIMD level must match bit for bit (the tests compare against it).
+uint32_t fastscan_block_scalar(const uint8_t* codes, const uint8_t* tables, size_t groups,
+                               const float* offset, const float* scale, const BlockScoring& scoring,
+                               float* dist);
 
 }  // namespace quiver::quant

@@ -1,8 +1,9 @@
-// ISA detection and the once-per-process choice of kernel level.
+// ISA detection, the once-per-process choice of kernel level, and the kernel registry.
 #include <cstdlib>
 #include <string>
 
 #include "quiver/error.hpp"
+#include "quant/fastscan.hpp"
 #include "simd/kernels.hpp"
 
 namespace quiver {
@@ -135,9 +136,17 @@ const char* build_variant() noexcept {
 #endif
 }
 
-namespace simd {
+// The kernel registry: the one place that maps an ISA level to every kernel table it has
+// (f32 and u8 distances, fast scan). Each table is defined in its level's own files
+// (simd/kernels_<isa>.cpp, quant/fastscan_<isa>.cpp); no SIMD type crosses into this file.
+namespace {
 
-KernelTable kernel_table(Isa isa) {
+struct IsaKernels {
+  simd::KernelTable distance;
+  quant::FastScanTable fastscan;
+};
+
+IsaKernels kernels_for(Isa isa) {
   if (!isa_available(isa)) {
     throw Error(ErrorCode::UnsupportedIsa, std::string("ISA level '") + isa_name(isa) +
                                                "' is not available here (available: " +
@@ -145,20 +154,24 @@ KernelTable kernel_table(Isa isa) {
   }
   switch (isa) {
 #if defined(QUIVER_HAVE_AVX2)
-    case Isa::avx2: return avx2_kernels();
+    case Isa::avx2: return {simd::avx2_kernels(), quant::avx2_fastscan()};
 #endif
 #if defined(QUIVER_HAVE_AVX512)
-    case Isa::avx512: return avx512_kernels();
+    case Isa::avx512: return {simd::avx512_kernels(), quant::avx512_fastscan()};
 #endif
 #if defined(QUIVER_HAVE_NEON)
-    case Isa::neon: return neon_kernels();
+    case Isa::neon: return {simd::neon_kernels(), quant::neon_fastscan()};
 #endif
 #if defined(QUIVER_HAVE_WASM128)
-    case Isa::wasm128: return wasm128_kernels();
+    case Isa::wasm128: return {simd::wasm128_kernels(), quant::wasm128_fastscan()};
 #endif
-    default: return scalar_kernels();
+    default: return {simd::scalar_kernels(), quant::scalar_fastscan()};
   }
 }
 
-}  // namespace simd
+}  // namespace
+
+simd::KernelTable simd::kernel_table(Isa isa) { return kernels_for(isa).distance; }
+quant::FastScanTable quant::fastscan_table(Isa isa) { return kernels_for(isa).fastscan; }
+
 }  // namespace quiver

@@ -34,7 +34,8 @@ struct KernelTable {
   DistanceU8Fn dot_u8;   // sum a_i b_i
 };
 
-// The table for `isa`; throws Error(UnsupportedIsa) if this CPU/build lacks it.
+// The table for `isa`; throws Error(UnsupportedIsa) if this CPU/build lacks it. Defined in
+// the one kernel registry (simd/dispatch.cpp) with the fast-scan table (quant/fastscan.hpp).
 KernelTable kernel_table(Isa isa);
 
 // Per-ISA tables, each defined in its own kernels_<isa>.cpp.
@@ -51,6 +52,18 @@ KernelTable neon_kernels() noexcept;
 #if defined(QUIVER_HAVE_WASM128)
 KernelTable wasm128_kernels() noexcept;
 #endif
+
+// The *_many loop, written once: one query against n rows `stride` floats apart. Each ISA
+// file instantiates it with its own single-pair kernel, so the kernel inlines into the loop
+// and the loop is compiled with that file's ISA flags (the same code the hand-written
+// per-ISA loops produced). The kernels passed in have internal linkage, so every
+// instantiation is private to its file: the linker can never hand an AVX-512 copy to a
+// caller on a CPU without it.
+template <float (*PairKernel)(const float* a, const float* b, size_t d)>
+void score_rows(const float* query, const float* rows, size_t stride, size_t n, size_t d,
+                float* out) {
+  for (size_t r = 0; r < n; ++r) out[r] = PairKernel(query, rows + r * stride, d);
+}
 
 // Shared finishing step of the cosine kernels (plain scalar code, same on every ISA).
 inline float cosine_from_parts(float dot, float norm_a2, float norm_b2) noexcept;

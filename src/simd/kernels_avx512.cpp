@@ -86,21 +86,6 @@ inline float cos_f32_avx512(const float* a, const float* b, size_t d) {
                            hsum512(nb));
 }
 
-void l2sq_f32_many_avx512(const float* q, const float* rows, size_t stride, size_t n, size_t d,
-                          float* out) {
-  for (size_t r = 0; r < n; ++r) out[r] = l2sq_f32_avx512(q, rows + r * stride, d);
-}
-
-void dot_f32_many_avx512(const float* q, const float* rows, size_t stride, size_t n, size_t d,
-                         float* out) {
-  for (size_t r = 0; r < n; ++r) out[r] = dot_f32_avx512(q, rows + r * stride, d);
-}
-
-void cos_f32_many_avx512(const float* q, const float* rows, size_t stride, size_t n, size_t d,
-                         float* out) {
-  for (size_t r = 0; r < n; ++r) out[r] = cos_f32_avx512(q, rows + r * stride, d);
-}
-
 float l2sq_f32_avx512_fn(const float* a, const float* b, size_t d) { return l2sq_f32_avx512(a, b, d); }
 float dot_f32_avx512_fn(const float* a, const float* b, size_t d) { return dot_f32_avx512(a, b, d); }
 float cos_f32_avx512_fn(const float* a, const float* b, size_t d) { return cos_f32_avx512(a, b, d); }
@@ -163,7 +148,7 @@ uint32_t dot_u8_avx512(const uint8_t* a, const uint8_t* b, size_t d) {
 
 KernelTable avx512_kernels() noexcept {
   return {Isa::avx512,         l2sq_f32_avx512_fn,  dot_f32_avx512_fn,  cos_f32_avx512_fn,
-          l2sq_f32_many_avx512, dot_f32_many_avx512, cos_f32_many_avx512,
+          score_rows<l2sq_f32_avx512>, score_rows<dot_f32_avx512>, score_rows<cos_f32_avx512>,
           l2sq_u8_avx512, dot_u8_avx512};
 }
 

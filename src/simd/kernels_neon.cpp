@@ -64,21 +64,6 @@ inline float cos_f32_neon(const float* a, const float* b, size_t d) {
   return cosine_from_parts(sd, sa, sb);
 }
 
-void l2sq_f32_many_neon(const float* q, const float* rows, size_t stride, size_t n, size_t d,
-                        float* out) {
-  for (size_t r = 0; r < n; ++r) out[r] = l2sq_f32_neon(q, rows + r * stride, d);
-}
-
-void dot_f32_many_neon(const float* q, const float* rows, size_t stride, size_t n, size_t d,
-                       float* out) {
-  for (size_t r = 0; r < n; ++r) out[r] = dot_f32_neon(q, rows + r * stride, d);
-}
-
-void cos_f32_many_neon(const float* q, const float* rows, size_t stride, size_t n, size_t d,
-                       float* out) {
-  for (size_t r = 0; r < n; ++r) out[r] = cos_f32_neon(q, rows + r * stride, d);
-}
-
 float l2sq_f32_neon_fn(const float* a, const float* b, size_t d) { return l2sq_f32_neon(a, b, d); }
 float dot_f32_neon_fn(const float* a, const float* b, size_t d) { return dot_f32_neon(a, b, d); }
 float cos_f32_neon_fn(const float* a, const float* b, size_t d) { return cos_f32_neon(a, b, d); }
@@ -118,7 +103,7 @@ uint32_t dot_u8_neon(const uint8_t* a, const uint8_t* b, size_t d) {
 
 KernelTable neon_kernels() noexcept {
   return {Isa::neon,         l2sq_f32_neon_fn,  dot_f32_neon_fn,  cos_f32_neon_fn,
-          l2sq_f32_many_neon, dot_f32_many_neon, cos_f32_many_neon,
+          score_rows<l2sq_f32_neon>, score_rows<dot_f32_neon>, score_rows<cos_f32_neon>,
           l2sq_u8_neon, dot_u8_neon};
 }
 

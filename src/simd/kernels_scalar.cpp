@@ -47,21 +47,6 @@ float cos_f32_scalar(const float* a, const float* b, size_t d) {
   return cosine_from_parts(dot, na, nb);
 }
 
-void l2sq_f32_many_scalar(const float* q, const float* rows, size_t stride, size_t n, size_t d,
-                          float* out) {
-  for (size_t r = 0; r < n; ++r) out[r] = l2sq_f32_scalar(q, rows + r * stride, d);
-}
-
-void dot_f32_many_scalar(const float* q, const float* rows, size_t stride, size_t n, size_t d,
-                         float* out) {
-  for (size_t r = 0; r < n; ++r) out[r] = dot_f32_scalar(q, rows + r * stride, d);
-}
-
-void cos_f32_many_scalar(const float* q, const float* rows, size_t stride, size_t n, size_t d,
-                         float* out) {
-  for (size_t r = 0; r < n; ++r) out[r] = cos_f32_scalar(q, rows + r * stride, d);
-}
-
 // u8 codes: exact integer sums (the reference for every ISA level).
 uint32_t l2sq_u8_scalar(const uint8_t* a, const uint8_t* b, size_t d) {
   uint32_t s = 0;
@@ -82,7 +67,7 @@ uint32_t dot_u8_scalar(const uint8_t* a, const uint8_t* b, size_t d) {
 
 KernelTable scalar_kernels() noexcept {
   return {Isa::scalar,         l2sq_f32_scalar,     dot_f32_scalar,     cos_f32_scalar,
-          l2sq_f32_many_scalar, dot_f32_many_scalar, cos_f32_many_scalar,
+          score_rows<l2sq_f32_scalar>, score_rows<dot_f32_scalar>, score_rows<cos_f32_scalar>,
           l2sq_u8_scalar, dot_u8_scalar};
 }
 

@@ -76,21 +76,6 @@ inline float cos_f32_wasm128(const float* a, const float* b, size_t d) {
   return cosine_from_parts(sd, sa, sb);
 }
 
-void l2sq_f32_many_wasm128(const float* q, const float* rows, size_t stride, size_t n, size_t d,
-                           float* out) {
-  for (size_t r = 0; r < n; ++r) out[r] = l2sq_f32_wasm128(q, rows + r * stride, d);
-}
-
-void dot_f32_many_wasm128(const float* q, const float* rows, size_t stride, size_t n, size_t d,
-                          float* out) {
-  for (size_t r = 0; r < n; ++r) out[r] = dot_f32_wasm128(q, rows + r * stride, d);
-}
-
-void cos_f32_many_wasm128(const float* q, const float* rows, size_t stride, size_t n, size_t d,
-                          float* out) {
-  for (size_t r = 0; r < n; ++r) out[r] = cos_f32_wasm128(q, rows + r * stride, d);
-}
-
 float l2sq_f32_wasm128_fn(const float* a, const float* b, size_t d) { return l2sq_f32_wasm128(a, b, d); }
 float dot_f32_wasm128_fn(const float* a, const float* b, size_t d) { return dot_f32_wasm128(a, b, d); }
 float cos_f32_wasm128_fn(const float* a, const float* b, size_t d) { return cos_f32_wasm128(a, b, d); }
@@ -137,7 +122,7 @@ uint32_t dot_u8_wasm128(const uint8_t* a, const uint8_t* b, size_t d) {
 
 KernelTable wasm128_kernels() noexcept {
   return {Isa::wasm128,         l2sq_f32_wasm128_fn,  dot_f32_wasm128_fn,  cos_f32_wasm128_fn,
-          l2sq_f32_many_wasm128, dot_f32_many_wasm128, cos_f32_many_wasm128,
+          score_rows<l2sq_f32_wasm128>, score_rows<dot_f32_wasm128>, score_rows<cos_f32_wasm128>,
           l2sq_u8_wasm128, dot_u8_wasm128};
 }
 
