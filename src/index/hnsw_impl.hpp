@@ -70,6 +70,24 @@ inline bool cand_less(const Cand& a, const Cand& b) noexcept {
 }
 inline bool cand_greater(const Cand& a, const Cand& b) noexcept { return cand_less(b, a); }
 
+struct CandLess {
+  bool operator()(const Cand& a, const Cand& b) const noexcept { return cand_less(a, b); }
+};
+
+// Order of the candidates for one node's neighbour list: closest first; equal distances (exact
+// duplicates) by slot counted downwards from the list's owner, wrapping around (base - 1,
+// base - 2, ..., 0, then the highest slot down). A fixed order such as "lowest slot first"
+// made every node prefer the same oldest copies, so each new copy lost every back-link and
+// became unreachable. With this rule the copies form a chain: each keeps the copies just
+// before it, and a full list prefers the newest copy after it, so the latest insert is kept.
+// Deterministic: it depends on slots only.
+struct CandOrderFrom {
+  uint32_t base;
+  bool operator()(const Cand& a, const Cand& b) const noexcept {
+    return a.dist < b.dist || (a.dist == b.dist && uint32_t(base - a.slot) < uint32_t(base - b.slot));
+  }
+};
+
 inline void cpu_relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -392,10 +410,13 @@ struct HnswIndex::Impl {
 
   // Beam search on one level from one entry point (Algorithm 2). Every reachable node is
   // traversed; only nodes for which eligible(slot) holds enter the result heap c.top, which
-  // keeps the ef best by (distance, slot). Returns how many it holds (a max-heap).
-  template <typename Eligible>
+  // keeps the ef best by `less` (distance, then slot; an insert passes its own tie order so
+  // that among more than ef exact duplicates it finds the ones it will link to). Returns how
+  // many it holds (a max-heap).
+  template <typename Eligible, typename Order = CandLess>
   size_t search_layer(const uint8_t* q, uint32_t ep, float ep_dist, size_t ef, int level,
-                      Context& c, Eligible&& eligible) const {
+                      Context& c, Eligible&& eligible, Order less = {}) const {
+    const auto greater = [&](const Cand& x, const Cand& y) { return less(y, x); };
     c.next_epoch();
     uint16_t* visited = c.visited.data();
     const uint16_t epoch = c.epoch;
@@ -417,28 +438,28 @@ struct HnswIndex::Impl {
         if (nt == ef) {
           size_t w = 0;
           for (size_t i = 0; i < nc; ++i) {
-            if (!cand_less(top[0], cand[i])) cand[w++] = cand[i];
+            if (!less(top[0], cand[i])) cand[w++] = cand[i];
           }
           nc = w;
         }
         if (nc > ccap * 3 / 4) {
-          std::nth_element(cand, cand + ccap / 2, cand + nc, cand_less);
+          std::nth_element(cand, cand + ccap / 2, cand + nc, less);
           nc = ccap / 2;
         }
-        std::make_heap(cand, cand + nc, cand_greater);
+        std::make_heap(cand, cand + nc, greater);
       }
       cand[nc++] = x;
-      std::push_heap(cand, cand + nc, cand_greater);
+      std::push_heap(cand, cand + nc, greater);
     };
     auto consider = [&](uint32_t nb) {
       const Cand x{dist(q, pt(nb)), nb};
-      if (nt < ef || cand_less(x, top[0])) {
+      if (nt < ef || less(x, top[0])) {
         push_cand(x);
         if (eligible(nb)) {
           top[nt++] = x;
-          std::push_heap(top, top + nt, cand_less);
+          std::push_heap(top, top + nt, less);
           if (nt > ef) {
-            std::pop_heap(top, top + nt, cand_less);
+            std::pop_heap(top, top + nt, less);
             --nt;
           }
         }
@@ -448,8 +469,8 @@ struct HnswIndex::Impl {
     uint32_t ring[kRing];
     while (nc > 0) {
       const Cand cur = cand[0];
-      if (nt == ef && cand_less(top[0], cur)) break;  // nothing left can improve the results
-      std::pop_heap(cand, cand + nc, cand_greater);
+      if (nt == ef && less(top[0], cur)) break;  // nothing left can improve the results
+      std::pop_heap(cand, cand + nc, greater);
       --nc;
       const size_t n = copy_links(cur.slot, level, c.links.data());
       // Unvisited neighbours pass through a small ring: each is prefetched when it enters and
@@ -556,7 +577,7 @@ struct HnswIndex::Impl {
 
   // The selection heuristic (Algorithm 4): walk the candidates closest first and keep one
   // only if it is closer to the base than to every one kept so far. With at most `m`
-  // candidates all are kept. cands must be sorted by cand_less; writes to out, returns count.
+  // candidates all are kept. cands must be sorted by CandOrderFrom{base}; writes to out, returns count.
   size_t select(const Cand* cands, size_t n, size_t m, Cand* out) const {
     if (n <= m) {
       std::copy(cands, cands + n, out);
@@ -600,7 +621,7 @@ struct HnswIndex::Impl {
       pool[i] = Cand{dist(base, pt(x)), x};
     }
     pool[n] = Cand{d, s};
-    std::sort(pool, pool + n + 1, cand_less);
+    std::sort(pool, pool + n + 1, CandOrderFrom{nb});
     Cand* sel = c.sel.data();
     const size_t kept = select(pool, n + 1, capacity, sel);
     for (size_t i = 0; i < kept; ++i) store_word(l + 1 + i, sel[i].slot);
@@ -628,9 +649,9 @@ struct HnswIndex::Impl {
       // nor a node that does not live on this level (both reachable only through a kept
       // one-way link to a reused slot).
       const size_t nt = search_layer(q, ep, ep_dist, ef_construction, l, c,
-                                     [&](uint32_t x) { return x != s && levels[x] >= l; });
+                                     [&](uint32_t x) { return x != s && levels[x] >= l; }, CandOrderFrom{s});
       Cand* w = c.top.data();
-      std::sort(w, w + nt, cand_less);
+      std::sort(w, w + nt, CandOrderFrom{s});
       if (nt == 0) continue;
       Cand* sel = c.sel.data();
       // add_link uses c.sel and c.pool as scratch: keep the choice in the candidate heap,
@@ -658,7 +679,7 @@ struct HnswIndex::Impl {
             for (size_t j = 0; j < m && !dup; ++j) dup = chosen[j].slot == x;
             if (!dup) pool[np++] = Cand{dist(q, pt(x)), x};
           }
-          std::sort(pool, pool + np, cand_less);
+          std::sort(pool, pool + np, CandOrderFrom{s});
           const size_t kept = select(pool, np, cap(l), sel);
           for (size_t i = 0; i < kept; ++i) store_word(own + 1 + i, sel[i].slot);
           store_count(own, uint32_t(kept));
@@ -700,7 +721,7 @@ struct HnswIndex::Impl {
         const uint32_t* rl = list(r, level);
         for (size_t j = 0; j < rl[0]; ++j) offer(rl[1 + j]);
       }
-      std::sort(c.pool.data(), c.pool.data() + np, cand_less);
+      std::sort(c.pool.data(), c.pool.data() + np, CandOrderFrom{n});
       const size_t kept = select(c.pool.data(), np, cap(level), c.sel.data());
       for (size_t i = 0; i < kept; ++i) l[1 + i] = c.sel[i].slot;
       l[0] = uint32_t(kept);
