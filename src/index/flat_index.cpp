@@ -17,6 +17,7 @@
 #include "core/topk.hpp"
 #include "core/validate.hpp"
 #include "index/flat_state.hpp"
+#include "index/slot_table.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/error.hpp"
 #include "simd/kernels.hpp"
@@ -42,9 +43,10 @@ struct FlatIndex::Impl {
   Metric metric;
   simd::KernelTable kernels;
   core::AlignedBuffer<float> rows;  // capacity() is in floats
-  std::vector<uint64_t> slot_ids;   // caller id of each row
-  std::unordered_map<uint64_t, uint32_t> slot_of;
-  size_t count = 0;
+  // Ids of the rows; removal moves the last row into the hole, so rows stay dense for the
+  // scan and slot i is row i (index files store rows in this order).
+  index::SlotTable slots{index::Reuse::compact, UINT32_MAX, "flat"};
+  size_t count = 0;  // == slots.size(), kept beside the rows the scan reads
   // Searches share it; add, remove and reserve hold it alone (the contract in flat_index.hpp).
   mutable core::SharedMutex rw;
 
@@ -116,11 +118,11 @@ struct FlatIndex::Impl {
     }
     if (metric == Metric::cosine) query = unit_query(query);
     for (size_t i = 0; i < p.allow_count; ++i) {
-      auto it = slot_of.find(p.allow[i]);
-      if (it == slot_of.end() || marks.mark[it->second] == marks.epoch) continue;
-      marks.mark[it->second] = marks.epoch;
+      uint32_t slot;
+      if (!slots.find(p.allow[i], slot) || marks.mark[slot] == marks.epoch) continue;
+      marks.mark[slot] = marks.epoch;
       float d;
-      score(query, rows.data() + size_t(it->second) * stride, 1, &d);
+      score(query, rows.data() + size_t(slot) * stride, 1, &d);
       top.push(p.allow[i], d);
     }
     return top.finish();
@@ -140,7 +142,7 @@ struct FlatIndex::Impl {
       score(query, rows.data() + base * stride, n, dist);
       for (size_t i = 0; i < n; ++i) {
         // Not `<=`: a NaN must reach push() (which ranks it last), never silently vanish.
-        if (!(dist[i] > top.threshold())) top.push(slot_ids[base + i], dist[i]);
+        if (!(dist[i] > top.threshold())) top.push(slots.id_at(uint32_t(base + i)), dist[i]);
       }
     }
     return top.finish();
@@ -163,15 +165,13 @@ size_t FlatIndex::size() const noexcept {
 }
 bool FlatIndex::contains(uint64_t id) const noexcept {
   core::ReadLock lock(impl_->rw);
-  return impl_->slot_of.count(id) != 0;
+  return impl_->slots.contains(id);
 }
 
 size_t FlatIndex::memory_bytes() const noexcept {
   const Impl& m = *impl_;
   core::ReadLock lock(m.rw);
-  return m.rows.capacity() * sizeof(float) + m.slot_ids.capacity() * sizeof(uint64_t) +
-         m.slot_of.bucket_count() * sizeof(void*) +
-         m.slot_of.size() * (sizeof(uint64_t) + sizeof(uint32_t) + 2 * sizeof(void*));
+  return m.rows.capacity() * sizeof(float) + m.slots.memory_bytes();
 }
 
 void FlatIndex::add(const uint64_t* ids, const float* vectors, size_t n) { add_rows(ids, vectors, n, true); }
@@ -188,8 +188,7 @@ void FlatIndex::reserve(size_t n) {
   if (n > SIZE_MAX / m.stride) throw_oom();
   try {
     m.rows.reserve(n * m.stride, m.count * m.stride);
-    m.slot_ids.reserve(n);
-    m.slot_of.reserve(n);
+    m.slots.reserve(n, n);
   } catch (const std::bad_alloc&) {
     throw_oom();
   }
@@ -198,53 +197,39 @@ void FlatIndex::reserve(size_t n) {
 const float* FlatIndex::stored_row(size_t slot) const noexcept {
   return impl_->rows.data() + slot * impl_->stride;
 }
-uint64_t FlatIndex::stored_id(size_t slot) const noexcept { return impl_->slot_ids[slot]; }
+uint64_t FlatIndex::stored_id(size_t slot) const noexcept { return impl_->slots.id_at(uint32_t(slot)); }
 
 void FlatIndex::add_rows(const uint64_t* ids, const float* vectors, size_t n, bool normalise) {
   Impl& m = *impl_;
   if (n == 0) return;
   if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
   core::WriteLock lock(m.rw);
-  core::check_slot_limit(m.count, n, UINT32_MAX, "flat");
+  m.slots.check_room(n);
   if (normalise) {
     core::check_vectors(vectors, n, m.dim, m.metric, "vector");
   } else {
     core::check_stored_vectors(vectors, n, m.dim, m.metric, "vector");
   }
+  std::vector<uint32_t> slots;
   try {
-    core::check_new_ids(m.slot_of, ids, n);
+    m.slots.check_ids(ids, n);
     // Reserve everything first, so the commit below cannot fail half way.
+    slots.resize(n);
+    m.slots.plan(n, slots.data());  // compact: always the next rows, count .. count + n - 1
     const size_t needed = m.count + n;
     if (needed > m.capacity_rows()) {
       const size_t grown = std::max(needed, m.capacity_rows() + m.capacity_rows() / 2);
       m.rows.reserve(grown * m.stride, m.count * m.stride);
     }
-    m.slot_ids.reserve(needed);
-    m.slot_of.reserve(needed);
   } catch (const std::bad_alloc&) {
     throw_oom();
   }
-
-  const size_t first = m.count;
-  size_t inserted = 0;
-  try {
-    for (; inserted < n; ++inserted) m.slot_of.emplace(ids[inserted], uint32_t(first + inserted));
-  } catch (const std::bad_alloc&) {  // a map node could not be allocated: undo
-    for (size_t i = 0; i < inserted; ++i) m.slot_of.erase(ids[i]);
-    throw_oom();
-  }
+  m.slots.bind(ids, slots.data(), n);
+  m.slots.commit(ids, slots.data(), n);
   for (size_t i = 0; i < n; ++i) {
     const float* src = vectors + i * m.dim;
-    float* dst = m.rows.data() + (first + i) * m.stride;
-    if (m.metric == Metric::cosine && normalise) {
-      double norm2 = 0.0;
-      for (size_t j = 0; j < m.dim; ++j) norm2 += double(src[j]) * src[j];
-      const double inv = 1.0 / std::sqrt(norm2);
-      for (size_t j = 0; j < m.dim; ++j) dst[j] = static_cast<float>(src[j] * inv);
-    } else {
-      std::memcpy(dst, src, m.dim * sizeof(float));
-    }
-    m.slot_ids.push_back(ids[i]);
+    float* dst = m.rows.data() + size_t(slots[i]) * m.stride;
+    index::store_vector(normalise ? m.metric : Metric::l2, src, dst, m.dim);
   }
   m.count += n;
 }
@@ -258,20 +243,15 @@ void FlatIndex::remove(const uint64_t* ids, size_t n) {
   Impl& m = *impl_;
   if (n == 0) return;
   core::WriteLock lock(m.rw);
-  core::check_known_ids(m.slot_of, ids, n);
+  m.slots.check_remove(ids, n);
   for (size_t i = 0; i < n; ++i) {
-    // Move the last row into the hole: removal is O(dim) and rows stay dense for the scan.
-    auto it = m.slot_of.find(ids[i]);
-    const uint32_t slot = it->second;
-    const uint32_t last = uint32_t(m.count - 1);
-    if (slot != last) {
-      std::memcpy(m.rows.data() + size_t(slot) * m.stride, m.rows.data() + size_t(last) * m.stride,
+    // The table moves the last id into the hole; its row follows, so removal is O(dim).
+    uint32_t moved_from;
+    const uint32_t slot = m.slots.remove(ids[i], moved_from);
+    if (moved_from != slot) {
+      std::memcpy(m.rows.data() + size_t(slot) * m.stride, m.rows.data() + size_t(moved_from) * m.stride,
                   m.stride * sizeof(float));
-      m.slot_ids[slot] = m.slot_ids[last];
-      m.slot_of[m.slot_ids[slot]] = slot;
     }
-    m.slot_of.erase(it);
-    m.slot_ids.pop_back();
     --m.count;
   }
 }
@@ -280,11 +260,11 @@ void FlatIndex::remove(const std::vector<uint64_t>& ids) { remove(ids.data(), id
 
 void FlatIndex::get(uint64_t id, float* out) const {
   core::ReadLock lock(impl_->rw);
-  auto it = impl_->slot_of.find(id);
-  if (it == impl_->slot_of.end()) {
+  uint32_t slot;
+  if (!impl_->slots.find(id, slot)) {
     throw Error(ErrorCode::UnknownId, "id " + std::to_string(id) + " is not in the index");
   }
-  std::memcpy(out, impl_->rows.data() + size_t(it->second) * impl_->stride,
+  std::memcpy(out, impl_->rows.data() + size_t(slot) * impl_->stride,
               impl_->dim * sizeof(float));
 }
 

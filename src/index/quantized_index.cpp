@@ -16,6 +16,7 @@
 #include "core/topk.hpp"
 #include "core/validate.hpp"
 #include "index/quantized_state.hpp"
+#include "index/slot_table.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quant/codebook.hpp"
 #include "quant/fastscan.hpp"
@@ -103,15 +104,15 @@ struct QuantizedIndex::Impl {
   quant::Rotation rotation;
   quant::Codebook codebook;
 
-  // Slot storage. A slot is live iff slot_ids[slot] != kNoId; dead and padding slots have
+  // Slot storage. A slot is live iff slots.id_at(slot) != kNoId; dead and padding slots have
   // offset = +inf, so they can never enter a result.
   core::AlignedBuffer<uint8_t> codes;  // blocks x groups x 64 bytes
   core::AlignedBuffer<float> offset;   // per slot: c_v in  distance = (c0 + c_v) + scale_v * score
   core::AlignedBuffer<float> scale;    // per slot: scale_v
   core::AlignedBuffer<float> vectors;  // per slot x stride, if keep_vectors
-  std::vector<uint64_t> slot_ids;      // size = slots in use (high-water mark)
-  std::vector<uint32_t> free_slots;
-  std::unordered_map<uint64_t, uint32_t> slot_of;
+  // Ids of the slots (size = slots in use, the high-water mark; kNoId for a free slot) and
+  // the free list, reused last-in first-out.
+  index::SlotTable slots{index::Reuse::free_list, UINT32_MAX, "quantized"};
   size_t capacity_slots = 0;
   // Searches share it; add and remove hold it alone (the contract in quantized_index.hpp).
   mutable core::SharedMutex rw;
@@ -137,8 +138,8 @@ struct QuantizedIndex::Impl {
   }
 
   size_t block_bytes() const { return groups * kGroupCodeBytes; }
-  size_t blocks() const { return (slot_ids.size() + kBlockVectors - 1) / kBlockVectors; }
-  size_t live() const { return slot_of.size(); }
+  size_t blocks() const { return (slots.used() + kBlockVectors - 1) / kBlockVectors; }
+  size_t live() const { return slots.size(); }
 
   // --- encoding -----------------------------------------------------------------------
 
@@ -336,10 +337,10 @@ struct QuantizedIndex::Impl {
 
   void set_allow_mask(const QuantizedSearchParams& p, Scratch& s, bool on) const {
     for (size_t i = 0; i < p.allow_count; ++i) {
-      auto it = slot_of.find(p.allow[i]);
-      if (it == slot_of.end()) continue;
-      uint32_t& word = s.allow_mask[it->second / kBlockVectors];
-      const uint32_t bit = 1u << (it->second % kBlockVectors);
+      uint32_t slot;
+      if (!slots.find(p.allow[i], slot)) continue;
+      uint32_t& word = s.allow_mask[slot / kBlockVectors];
+      const uint32_t bit = 1u << (slot % kBlockVectors);
       word = on ? (word | bit) : 0u;
     }
   }
@@ -382,7 +383,7 @@ struct QuantizedIndex::Impl {
     if (filtered) set_allow_mask(p, s, true);
 
     const size_t nblocks = blocks();
-    const size_t used = slot_ids.size();
+    const size_t used = slots.used();
     float dist[quant::kMaxQueriesPerPass * kBlockVectors];
     uint32_t hits[quant::kMaxQueriesPerPass];
     quant::BlockScoring bs[quant::kMaxQueriesPerPass];
@@ -404,7 +405,7 @@ struct QuantizedIndex::Impl {
         for (size_t i = 0; i < nq; ++i) {
           hits[i] = 0;
           for (size_t v = 0; v < kBlockVectors; ++v) {
-            const bool alive = base + v < used && slot_ids[base + v] != kNoId;
+            const bool alive = base + v < used && slots.id_at(uint32_t(base + v)) != kNoId;
             const float score = alive ? float_score(uint32_t(base + v), s.lanes[i].ftables.data()) : 0.0f;
             float& d = dist[i * kBlockVectors + v];
             d = (t[i].c0 + off[v]) + sc[v] * score;
@@ -421,7 +422,7 @@ struct QuantizedIndex::Impl {
         while (h) {
           const unsigned v = unsigned(__builtin_ctz(h));
           h &= h - 1;
-          tops[i].push(slot_ids[base + v], dist[i * kBlockVectors + v], uint32_t(base + v));
+          tops[i].push(slots.id_at(uint32_t(base + v)), dist[i * kBlockVectors + v], uint32_t(base + v));
         }
       }
     }
@@ -487,7 +488,7 @@ size_t QuantizedIndex::size() const noexcept {
 }
 bool QuantizedIndex::contains(uint64_t id) const noexcept {
   core::ReadLock lock(impl_->rw);
-  return impl_->slot_of.count(id) != 0;
+  return impl_->slots.contains(id);
 }
 
 size_t QuantizedIndex::code_bytes_per_vector() const noexcept {
@@ -498,9 +499,7 @@ size_t QuantizedIndex::memory_bytes() const noexcept {
   const Impl& m = *impl_;
   core::ReadLock lock(m.rw);
   return m.codes.capacity() + (m.offset.capacity() + m.scale.capacity() + m.vectors.capacity()) * sizeof(float) +
-         m.slot_ids.capacity() * sizeof(uint64_t) + m.free_slots.capacity() * sizeof(uint32_t) +
-         m.slot_of.bucket_count() * sizeof(void*) +
-         m.slot_of.size() * (sizeof(uint64_t) + sizeof(uint32_t) + 2 * sizeof(void*));
+         m.slots.memory_bytes();
 }
 
 void QuantizedIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
@@ -508,54 +507,29 @@ void QuantizedIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
   if (n == 0) return;
   if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
   core::WriteLock lock(m.rw);
-  // Slots are 32-bit; free slots are reused first, only the rest need new ones.
-  core::check_slot_limit(m.slot_ids.size(), n - std::min(n, m.free_slots.size()), UINT32_MAX, "quantized");
+  m.slots.check_room(n);
   core::check_vectors(vectors, n, m.dim, m.metric, "vector");
   Impl::Encoded encoded;
   std::vector<uint32_t> slots(n);
   try {
-    core::check_new_ids(m.slot_of, ids, n);
+    m.slots.check_ids(ids, n);
     encoded = m.encode(vectors, n);
     // Reserve everything, so the commit below cannot fail half way.
-    const size_t reused = std::min(n, m.free_slots.size());
-    const size_t fresh = n - reused;
-    m.reserve_slots(m.slot_ids.size() + fresh);
-    m.slot_ids.reserve(m.slot_ids.size() + fresh);
-    m.slot_of.reserve(m.slot_of.size() + n);
-    for (size_t i = 0; i < n; ++i) {
-      slots[i] = i < reused ? m.free_slots[m.free_slots.size() - 1 - i]
-                            : uint32_t(m.slot_ids.size() + (i - reused));
-    }
+    m.slots.plan(n, slots.data());
+    m.reserve_slots(m.slots.used() + (n - m.slots.reused_for(n)));
   } catch (const std::bad_alloc&) {
     throw_oom();
   }
-  size_t inserted = 0;
-  try {
-    for (; inserted < n; ++inserted) m.slot_of.emplace(ids[inserted], slots[inserted]);
-  } catch (const std::bad_alloc&) {
-    for (size_t i = 0; i < inserted; ++i) m.slot_of.erase(ids[i]);
-    throw_oom();
-  }
-  const size_t reused = std::min(n, m.free_slots.size());
-  m.free_slots.resize(m.free_slots.size() - reused);
+  m.slots.bind(ids, slots.data(), n);
+  m.slots.commit(ids, slots.data(), n);
   for (size_t i = 0; i < n; ++i) {
     const uint32_t slot = slots[i];
-    if (slot == m.slot_ids.size()) m.slot_ids.push_back(kNoId);  // capacity reserved above
-    m.slot_ids[slot] = ids[i];
     m.write_codes(slot, encoded.codes.data() + i * m.subq);
     m.offset.data()[slot] = encoded.offset[i];
     m.scale.data()[slot] = encoded.scale[i];
     if (m.keep_vectors) {
       float* dst = m.vectors.data() + size_t(slot) * m.stride;
-      const float* src = vectors + i * m.dim;
-      if (m.metric == Metric::cosine) {
-        double n2 = 0.0;
-        for (size_t j = 0; j < m.dim; ++j) n2 += double(src[j]) * src[j];
-        const double inv = 1.0 / std::sqrt(n2);
-        for (size_t j = 0; j < m.dim; ++j) dst[j] = static_cast<float>(src[j] * inv);
-      } else {
-        std::memcpy(dst, src, m.dim * sizeof(float));
-      }
+      index::store_vector(m.metric, vectors + i * m.dim, dst, m.dim);
     }
   }
 }
@@ -569,19 +543,11 @@ void QuantizedIndex::remove(const uint64_t* ids, size_t n) {
   Impl& m = *impl_;
   if (n == 0) return;
   core::WriteLock lock(m.rw);
-  try {
-    core::check_known_ids(m.slot_of, ids, n);
-    m.free_slots.reserve(m.free_slots.size() + n);
-  } catch (const std::bad_alloc&) {
-    throw Error(ErrorCode::OutOfMemory, "out of memory while removing; the index is unchanged");
-  }
+  m.slots.check_remove(ids, n);
   for (size_t i = 0; i < n; ++i) {
-    auto it = m.slot_of.find(ids[i]);
-    const uint32_t slot = it->second;
-    m.slot_of.erase(it);
-    m.slot_ids[slot] = kNoId;
+    uint32_t unused;
+    const uint32_t slot = m.slots.remove(ids[i], unused);  // onto the free list, id cleared
     m.offset.data()[slot] = INFINITY;  // the scan can never return it
-    m.free_slots.push_back(slot);
   }
 }
 
@@ -589,12 +555,12 @@ void QuantizedIndex::remove(const std::vector<uint64_t>& ids) { remove(ids.data(
 
 std::vector<uint8_t> QuantizedIndex::codes(uint64_t id) const {
   core::ReadLock lock(impl_->rw);
-  auto it = impl_->slot_of.find(id);
-  if (it == impl_->slot_of.end()) {
+  uint32_t slot;
+  if (!impl_->slots.find(id, slot)) {
     throw Error(ErrorCode::UnknownId, "id " + std::to_string(id) + " is not in the index");
   }
   std::vector<uint8_t> out(impl_->subq);
-  for (size_t s = 0; s < impl_->subq; ++s) out[s] = impl_->read_code(it->second, s);
+  for (size_t s = 0; s < impl_->subq; ++s) out[s] = impl_->read_code(slot, s);
   return out;
 }
 
@@ -652,9 +618,9 @@ size_t QuantizedIndex::search_batch(const float* queries, size_t nq, size_t k, N
 
 QuantizedIndexAccess::View QuantizedIndexAccess::view(const QuantizedIndex& index) {
   const QuantizedIndex::Impl& m = *index.impl_;
-  return {m.subq, &m.codebook, &m.rotation, m.slot_ids.size(), m.slot_ids.data(), m.offset.data(),
-          m.scale.data(), m.keep_vectors ? m.vectors.data() : nullptr, m.stride, m.free_slots.data(),
-          m.free_slots.size()};
+  return {m.subq, &m.codebook, &m.rotation, m.slots.used(), m.slots.slot_ids(), m.offset.data(),
+          m.scale.data(), m.keep_vectors ? m.vectors.data() : nullptr, m.stride, m.slots.free_slots().data(),
+          m.slots.free_slots().size()};
 }
 
 core::ReadLock QuantizedIndexAccess::read_lock(const QuantizedIndex& index) {
@@ -672,9 +638,7 @@ void QuantizedIndexAccess::reserve(QuantizedIndex& index, size_t slots, size_t f
   QuantizedIndex::Impl& m = *index.impl_;
   try {
     m.reserve_slots(slots);
-    m.slot_ids.reserve(slots);
-    m.free_slots.reserve(free_count);
-    m.slot_of.reserve(slots - free_count);
+    m.slots.reserve(slots, slots - free_count);
   } catch (const std::bad_alloc&) {
     throw_oom();
   }
@@ -691,14 +655,13 @@ void QuantizedIndexAccess::append_slots(QuantizedIndex& index, size_t n, const u
     throw_oom();
   }
   for (size_t i = 0; i < n; ++i) {
-    const uint32_t slot = uint32_t(m.slot_ids.size());
-    m.slot_ids.push_back(ids[i]);  // capacity reserved
-    if (ids[i] == kNoId) continue;
+    const uint32_t slot = uint32_t(m.slots.used());
     try {
-      m.slot_of.emplace(ids[i], slot);
+      m.slots.append(ids[i], ids[i] != kNoId);  // the loader rejected duplicate ids already
     } catch (const std::bad_alloc&) {
       throw_oom();
     }
+    if (ids[i] == kNoId) continue;
     const uint8_t* p = packed + i * ((m.subq + 1) / 2);
     for (size_t s = 0; s < m.subq; ++s) c[s] = uint8_t((s % 2 ? p[s / 2] >> 4 : p[s / 2]) & 15);
     m.write_codes(slot, c.data());
@@ -709,7 +672,7 @@ void QuantizedIndexAccess::append_slots(QuantizedIndex& index, size_t n, const u
 }
 
 void QuantizedIndexAccess::set_free_slots(QuantizedIndex& index, const uint32_t* free_slots, size_t n) {
-  index.impl_->free_slots.assign(free_slots, free_slots + n);  // capacity reserved
+  index.impl_->slots.set_free_slots(free_slots, n);  // capacity reserved
 }
 
 }  // namespace quiver

@@ -1,0 +1,127 @@
+// One implementation of the id <-> slot contract (slot_table.hpp) for every index kind.
+#include "index/slot_table.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <new>
+
+#include "core/validate.hpp"
+#include "quiver/error.hpp"
+
+namespace quiver::index {
+namespace {
+
+[[noreturn]] void throw_add_oom() {
+  throw Error(ErrorCode::OutOfMemory, "out of memory while adding vectors; the index is unchanged");
+}
+
+}  // namespace
+
+size_t SlotTable::memory_bytes() const noexcept {
+  return slot_ids_.capacity() * sizeof(uint64_t) + free_.capacity() * sizeof(uint32_t) +
+         slot_of_.bucket_count() * sizeof(void*) +
+         slot_of_.size() * (sizeof(uint64_t) + sizeof(uint32_t) + 2 * sizeof(void*));
+}
+
+void SlotTable::check_room(size_t n) const {
+  // Slots are 32-bit; free slots are reused first, only the rest need new ones.
+  core::check_slot_limit(used(), n - reused_for(n), max_slots_, kind_);
+}
+
+void SlotTable::check_ids(const uint64_t* ids, size_t n) const { core::check_new_ids(slot_of_, ids, n); }
+
+void SlotTable::plan(size_t n, uint32_t* slots) {
+  const size_t reused = reused_for(n);
+  for (size_t i = 0; i < n; ++i) {
+    slots[i] = i < reused ? free_[free_.size() - 1 - i] : uint32_t(used() + (i - reused));
+  }
+  slot_ids_.reserve(used() + (n - reused));
+  slot_of_.reserve(slot_of_.size() + n);
+}
+
+void SlotTable::bind(const uint64_t* ids, const uint32_t* slots, size_t n) {
+  size_t inserted = 0;
+  try {
+    for (; inserted < n; ++inserted) slot_of_.emplace(ids[inserted], slots[inserted]);
+  } catch (const std::bad_alloc&) {  // a map node could not be allocated: undo
+    for (size_t i = 0; i < inserted; ++i) slot_of_.erase(ids[i]);
+    throw_add_oom();
+  }
+}
+
+void SlotTable::commit(const uint64_t* ids, const uint32_t* slots, size_t n) noexcept {
+  free_.resize(free_.size() - reused_for(n));
+  for (size_t i = 0; i < n; ++i) {
+    if (slots[i] == used()) slot_ids_.push_back(core::kReservedId);  // capacity reserved by plan()
+    slot_ids_[slots[i]] = ids[i];
+  }
+}
+
+void SlotTable::check_remove(const uint64_t* ids, size_t n) {
+  try {
+    core::check_known_ids(slot_of_, ids, n);
+    if (reuse_ == Reuse::free_list) free_.reserve(free_.size() + n);
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::OutOfMemory, "out of memory while removing; the index is unchanged");
+  }
+}
+
+uint32_t SlotTable::remove(uint64_t id, uint32_t& moved_from) noexcept {
+  auto it = slot_of_.find(id);
+  const uint32_t slot = it->second;
+  slot_of_.erase(it);
+  moved_from = slot;
+  if (reuse_ == Reuse::free_list) {
+    if (!keep_removed_ids_) slot_ids_[slot] = core::kReservedId;
+    free_.push_back(slot);  // capacity reserved by check_remove()
+    return slot;
+  }
+  // Compact: the last slot's id moves into the hole, so slots stay 0..size()-1.
+  const uint32_t last = uint32_t(slot_ids_.size() - 1);
+  if (slot != last) {
+    slot_ids_[slot] = slot_ids_[last];
+    slot_of_[slot_ids_[slot]] = slot;  // an existing key: no allocation
+    moved_from = last;
+  }
+  slot_ids_.pop_back();
+  return slot;
+}
+
+void SlotTable::reserve(size_t slots, size_t live) {
+  slot_ids_.reserve(slots);
+  slot_of_.reserve(live);
+  if (reuse_ == Reuse::free_list) free_.reserve(slots - live);
+}
+
+bool SlotTable::append(uint64_t id, bool live) {
+  const uint32_t slot = uint32_t(slot_ids_.size());
+  slot_ids_.push_back(id);
+  if (live && !slot_of_.emplace(id, slot).second) {
+    slot_ids_.pop_back();
+    return false;
+  }
+  return true;
+}
+
+void SlotTable::assign_dense(const uint64_t* ids, size_t n) {
+  std::vector<uint64_t> slot_ids(ids, ids + n);
+  std::unordered_map<uint64_t, uint32_t> slot_of;
+  slot_of.reserve(n);
+  for (size_t i = 0; i < n; ++i) slot_of.emplace(ids[i], uint32_t(i));
+  slot_ids_.swap(slot_ids);
+  slot_of_.swap(slot_of);
+  free_.clear();
+}
+
+void store_vector(Metric metric, const float* src, float* dst, size_t dim) noexcept {
+  if (metric != Metric::cosine) {
+    std::memcpy(dst, src, dim * sizeof(float));
+    return;
+  }
+  double norm2 = 0.0;
+  for (size_t j = 0; j < dim; ++j) norm2 += double(src[j]) * src[j];
+  const double inv = 1.0 / std::sqrt(norm2);
+  for (size_t j = 0; j < dim; ++j) dst[j] = static_cast<float>(src[j] * inv);
+}
+
+}  // namespace quiver::index

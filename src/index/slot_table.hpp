@@ -1,0 +1,113 @@
+// The id <-> slot bookkeeping every index kind owns: which caller id lives in which 32-bit
+// slot, which slots are free, and the all-or-nothing add every kind runs:
+//
+//   check_room() validate: the slot limit, before anything is read         (throws, no change)
+//   check_ids()  validate: reserved / present / repeated ids               (throws, no change)
+//   plan()       reserve: pick each id's slot, reserve the table's memory  (bad_alloc, no change)
+//   bind()       emplace: make the ids findable, undone on bad_alloc       (OutOfMemory, no change)
+//   commit()     the ids own their slots; nothing after bind() may throw    (noexcept)
+//
+// The index reserves its own storage between plan() and bind() and writes its rows after
+// commit(), so a failure anywhere before commit() leaves the index exactly as it was.
+//
+// What a removed slot becomes depends on the kind (Reuse): the flat index keeps its rows dense
+// for the scan by moving the last slot into the hole; the quantised index and HNSW put the
+// slot on a free list that later adds take from its back (last in, first out). Both are
+// written into index files, so they are part of the format and must not change.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "quiver/metric.hpp"
+
+namespace quiver::index {
+
+enum class Reuse {
+  compact,    // remove() moves the last slot into the hole; used() == size()
+  free_list,  // remove() frees the slot; add() reuses free slots last-in first-out
+};
+
+class SlotTable {
+ public:
+  // `max_slots`: the largest used() an add may reach; `kind` names the index in the limit
+  // error ("a <kind> index holds at most <max_slots> vectors").
+  SlotTable(Reuse reuse, size_t max_slots, const char* kind) noexcept
+      : reuse_(reuse), max_slots_(max_slots), kind_(kind) {}
+
+  size_t size() const noexcept { return slot_of_.size(); }   // live ids
+  size_t used() const noexcept { return slot_ids_.size(); }  // slots in use, live and free
+  bool contains(uint64_t id) const noexcept { return slot_of_.count(id) != 0; }
+  // The slot of `id`, or false if it is not in the table.
+  bool find(uint64_t id, uint32_t& slot) const noexcept {
+    auto it = slot_of_.find(id);
+    if (it == slot_of_.end()) return false;
+    slot = it->second;
+    return true;
+  }
+  // The id in `slot` (< used()); a free slot holds core::kReservedId unless the kind keeps
+  // the removed id there (keep_removed_ids).
+  uint64_t id_at(uint32_t slot) const noexcept { return slot_ids_[slot]; }
+  const uint64_t* slot_ids() const noexcept { return slot_ids_.data(); }
+  const std::vector<uint32_t>& free_slots() const noexcept { return free_; }
+  size_t memory_bytes() const noexcept;
+
+  // ---- the all-or-nothing add ----
+  // How many of n new ids take a free slot (the rest extend used()).
+  size_t reused_for(size_t n) const noexcept { return n < free_.size() ? n : free_.size(); }
+  // Throws Error(InvalidArgument) if n more ids would pass the slot limit. Reads no id or
+  // row, so it runs first (a batch too large to exist is refused before anything is read).
+  void check_room(size_t n) const;
+  // Throws Error(InvalidArgument) for the reserved id or an id already present,
+  // Error(DuplicateId) for an id repeated in `ids` (std::bad_alloc possible). Changes nothing.
+  void check_ids(const uint64_t* ids, size_t n) const;
+  // Writes the slot each of the n ids will take into `slots` and reserves the table's memory
+  // (std::bad_alloc possible, nothing visible changes).
+  void plan(size_t n, uint32_t* slots);
+  // Makes the ids findable at their planned slots. On std::bad_alloc removes what it added
+  // and throws Error(OutOfMemory, "out of memory while adding vectors; the index is unchanged").
+  void bind(const uint64_t* ids, const uint32_t* slots, size_t n);
+  // Takes the reused slots off the free list and records each id in its slot.
+  void commit(const uint64_t* ids, const uint32_t* slots, size_t n) noexcept;
+
+  // ---- removal ----
+  // Throws Error(UnknownId / DuplicateId) unless every id is present once, and reserves the
+  // free list (Error(OutOfMemory) on failure). Changes nothing.
+  void check_remove(const uint64_t* ids, size_t n);
+  // Removes one id checked by check_remove(). Returns its slot. Under Reuse::compact, when the
+  // slot was not the last one, `moved_from` is the last slot, whose id now lives in the
+  // returned slot (the caller moves its row); otherwise moved_from == the returned slot.
+  uint32_t remove(uint64_t id, uint32_t& moved_from) noexcept;
+
+  // HNSW keeps the id of a removed node in its slot until the slot is reused (a tombstone is
+  // still traversed, and its file records it); the other kinds clear it.
+  void keep_removed_ids(bool keep) noexcept { keep_removed_ids_ = keep; }
+
+  // ---- loading a file: the table is rebuilt slot by slot ----
+  void reserve(size_t slots, size_t live);
+  // Appends a slot holding `id` (core::kReservedId for a free one; the caller validated the
+  // ids). Returns false if a live id is already present.
+  bool append(uint64_t id, bool live);
+  void set_free_slots(const uint32_t* slots, size_t n) { free_.assign(slots, slots + n); }
+  // HNSW's compaction renumbers every live node: rebuilds the table from the live ids in
+  // their new slot order.
+  void assign_dense(const uint64_t* ids, size_t n);
+
+ private:
+  Reuse reuse_;
+  size_t max_slots_;
+  const char* kind_;
+  bool keep_removed_ids_ = false;
+  std::vector<uint64_t> slot_ids_;  // id of each slot; size() == used()
+  std::vector<uint32_t> free_;      // free slots; adds take from the back
+  std::unordered_map<uint64_t, uint32_t> slot_of_;
+};
+
+// A vector as every kind stores it: copied, and under cosine scaled to unit length (the norm
+// summed and applied in double, so a subnormal or huge vector works). `src` passed the
+// metric's check (core::check_vectors), so a cosine vector is not all zeros.
+void store_vector(Metric metric, const float* src, float* dst, size_t dim) noexcept;
+
+}  // namespace quiver::index
