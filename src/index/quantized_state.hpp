@@ -1,6 +1,6 @@
 // Internal access to a QuantizedIndex's slot storage, for the index file code
 // (src/io/quantized_format.cpp). Not a public header: QuantizedIndex names this struct as its
-// friend, and its functions are defined in quantized_index.cpp, where the storage layout (32-vector
+// friend, and its functions are defined in quantized_access.cpp, where the storage layout (32-vector
 // code blocks, dead slots at offset +inf) is known. The file format sees a canonical per-slot
 // layout instead, so the kernels' block layout can change without changing the format.
 #pragma once

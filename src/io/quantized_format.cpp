@@ -152,7 +152,7 @@ bool all_zero(const void* p, size_t bytes) {
 }
 
 // The invariants of one live slot's distance estimate, distance = (c0 + offset) + scale * score
-// (src/index/quantized_index.cpp, encode): what an encoder could have produced for a vector the
+// (src/index/quantized_encode.cpp): what an encoder could have produced for a vector the
 // index accepts. offset is |x|^2 under l2 (at most the norm bound) and 0 under ip and cosine;
 // scale = -m * length / dot with m = 2 under l2 (else 1), length = |x| (1 under cosine) and
 // dot = <rotated unit x, its reconstruction>. dot is at most |reconstruction| (computed from

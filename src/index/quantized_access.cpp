@@ -1,0 +1,74 @@
+// The index file code's view of a QuantizedIndex (index/quantized_state.hpp): a canonical
+// per-slot layout (ids, packed codes, scalars, kept vectors, free list) read from and written
+// into the 32-vector block storage, so the kernels' layout can change without changing files.
+#include <cstring>
+#include <new>
+#include <vector>
+
+#include "index/quantized_impl.hpp"
+#include "index/quantized_state.hpp"
+
+namespace quiver {
+
+using quantized::throw_oom;
+
+QuantizedIndexAccess::View QuantizedIndexAccess::view(const QuantizedIndex& index) {
+  const QuantizedIndex::Impl& m = *index.impl_;
+  return {m.subq, &m.codebook, &m.rotation, m.slots.used(), m.slots.slot_ids(), m.offset.data(),
+          m.scale.data(), m.keep_vectors ? m.vectors.data() : nullptr, m.stride, m.slots.free_slots().data(),
+          m.slots.free_slots().size()};
+}
+
+core::ReadLock QuantizedIndexAccess::read_lock(const QuantizedIndex& index) {
+  return core::ReadLock(index.impl_->rw);
+}
+
+void QuantizedIndexAccess::packed_codes(const QuantizedIndex& index, uint32_t slot, uint8_t* out) {
+  const QuantizedIndex::Impl& m = *index.impl_;
+  for (size_t j = 0; 2 * j < m.subq; ++j) {
+    out[j] = uint8_t(m.read_code(slot, 2 * j) | (2 * j + 1 < m.subq ? m.read_code(slot, 2 * j + 1) << 4 : 0));
+  }
+}
+
+void QuantizedIndexAccess::reserve(QuantizedIndex& index, size_t slots, size_t free_count) {
+  QuantizedIndex::Impl& m = *index.impl_;
+  try {
+    m.reserve_slots(slots);
+    m.slots.reserve(slots, slots - free_count);
+  } catch (const std::bad_alloc&) {
+    throw_oom();
+  }
+}
+
+void QuantizedIndexAccess::append_slots(QuantizedIndex& index, size_t n, const uint64_t* ids,
+                                        const uint8_t* packed, const float* offset, const float* scale,
+                                        const float* vectors) {
+  QuantizedIndex::Impl& m = *index.impl_;
+  std::vector<uint8_t> c;
+  try {
+    c.resize(m.subq);
+  } catch (const std::bad_alloc&) {
+    throw_oom();
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t slot = uint32_t(m.slots.used());
+    try {
+      m.slots.append(ids[i], ids[i] != kNoId);  // the loader rejected duplicate ids already
+    } catch (const std::bad_alloc&) {
+      throw_oom();
+    }
+    if (ids[i] == kNoId) continue;
+    const uint8_t* p = packed + i * ((m.subq + 1) / 2);
+    for (size_t s = 0; s < m.subq; ++s) c[s] = uint8_t((s % 2 ? p[s / 2] >> 4 : p[s / 2]) & 15);
+    m.write_codes(slot, c.data());
+    m.offset.data()[slot] = offset[i];
+    m.scale.data()[slot] = scale[i];
+    if (m.keep_vectors) std::memcpy(m.vectors.data() + size_t(slot) * m.stride, vectors + i * m.dim, m.dim * 4);
+  }
+}
+
+void QuantizedIndexAccess::set_free_slots(QuantizedIndex& index, const uint32_t* free_slots, size_t n) {
+  index.impl_->slots.set_free_slots(free_slots, n);  // capacity reserved
+}
+
+}  // namespace quiver

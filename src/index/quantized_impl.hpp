@@ -1,0 +1,141 @@
+// The quantised index's internal state (QuantizedIndex::Impl) and its per-thread search
+// scratch. Not a public header. The work is split by job, one file each:
+//   quantized_index.cpp   public API: options, add / remove / search entry points, locking
+//   quantized_encode.cpp  vector -> codes + per-vector scalars; the 32-vector block storage
+//   quantized_tables.cpp  query -> rotated query, float tables and 8-bit fast-scan tables
+//   quantized_search.cpp  the block scan that keeps candidates, then their re-scoring
+//   quantized_access.cpp  the index file code's view of the storage (quantized_state.hpp)
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/aligned_buffer.hpp"
+#include "core/rw_lock.hpp"
+#include "index/slot_table.hpp"
+#include "quant/codebook.hpp"
+#include "quant/fastscan.hpp"
+#include "quant/rotation.hpp"
+#include "quiver/quantized_index.hpp"
+#include "simd/kernels.hpp"
+
+namespace quiver {
+namespace quantized {
+
+// A candidate of the code scan. It carries the caller id, so that exact ties at the candidate
+// cut-off go to the smaller id as they do in the final list (slots are reused last-freed
+// first, so slot order is not id order), and the slot, for re-scoring.
+struct Candidate {
+  uint64_t id;
+  float distance;
+  uint32_t slot;
+};
+
+// Per-thread search scratch, grown on first use and reused: warm searches allocate nothing.
+// One lane per query of a multi-query pass.
+struct QueryLane {
+  std::vector<float> query;             // normalised query (cosine)
+  std::vector<float> rotated;           // R * query
+  std::vector<float> ftables;           // sub-quantisers x 16 float table entries
+  std::vector<float> lows;              // per sub-quantiser table minimum
+  core::AlignedBuffer<uint8_t> tables;  // groups x 128 bytes, the kernel layout
+  std::vector<Candidate> candidates;
+};
+
+struct Scratch {
+  QueryLane lanes[quant::kMaxQueriesPerPass];
+  std::vector<float> rot_tmp;        // rotation scratch
+  std::vector<uint32_t> allow_mask;  // one 32-bit word per block
+
+  void reserve(size_t dim, size_t subq, size_t groups, size_t cand, size_t blocks);
+};
+
+// This thread's scratch (each pool worker has its own).
+Scratch& thread_scratch();
+
+// Per-query constants of the 8-bit tables (build_tables).
+struct QueryTables {
+  float c0;    // per-query constant of the distance
+  float bias;  // sum of per-table minima
+  float step;  // float value of one table unit
+};
+
+[[noreturn]] void throw_oom();
+
+}  // namespace quantized
+
+struct QuantizedIndex::Impl {
+  size_t dim;
+  Metric metric;
+  unsigned bits;
+  uint64_t seed;
+  bool keep_vectors;
+  size_t subq;    // sub-quantisers: dim at 4 bits, ceil(dim / 2) at 2 bits
+  size_t groups;  // ceil(subq / 4)
+  size_t stride;  // floats per kept vector
+  simd::KernelTable kernels;
+  quant::FastScanTable fastscan;
+  quant::Rotation rotation;
+  quant::Codebook codebook;
+
+  // Slot storage. A slot is live iff slots.id_at(slot) != kNoId; dead and padding slots have
+  // offset = +inf, so they can never enter a result.
+  core::AlignedBuffer<uint8_t> codes;  // blocks x groups x 64 bytes
+  core::AlignedBuffer<float> offset;   // per slot: c_v in  distance = (c0 + c_v) + scale_v * score
+  core::AlignedBuffer<float> scale;    // per slot: scale_v
+  core::AlignedBuffer<float> vectors;  // per slot x stride, if keep_vectors
+  // Ids of the slots (size = slots in use, the high-water mark; kNoId for a free slot) and
+  // the free list, reused last-in first-out.
+  index::SlotTable slots{index::Reuse::free_list, UINT32_MAX, "quantized"};
+  size_t capacity_slots = 0;
+  // Searches share it; add and remove hold it alone (the contract in quantized_index.hpp).
+  mutable core::SharedMutex rw;
+
+  Impl(const QuantizedIndexOptions& o, Isa isa);  // quantized_index.cpp
+
+  size_t block_bytes() const { return groups * quant::kGroupCodeBytes; }
+  size_t blocks() const { return (slots.used() + quant::kBlockVectors - 1) / quant::kBlockVectors; }
+  size_t live() const { return slots.size(); }
+
+  // --- encoding (quantized_encode.cpp) ---------------------------------------------------
+  struct Encoded {
+    std::vector<uint8_t> codes;  // n x subq
+    std::vector<float> offset, scale;
+  };
+  // unit = x / |x| (norm2 = |x|^2, summed in double), bit-identical on every target.
+  void scale_to_unit(const float* x, double norm2, float* unit) const;
+  // Codes and scalars for n rows. Plain scalar code in a fixed order: bit-identical anywhere.
+  Encoded encode(const float* rows, size_t n) const;
+  void write_codes(uint32_t slot, const uint8_t* c);
+  uint8_t read_code(uint32_t slot, size_t s) const {
+    const uint8_t* block = codes.data() + size_t(slot / quant::kBlockVectors) * block_bytes();
+    const uint8_t byte = block[(s / 2) * quant::kBlockVectors + slot % quant::kBlockVectors];
+    return (s % 2) ? uint8_t(byte >> 4) : uint8_t(byte & 0x0F);
+  }
+  // Room for `slots` slots in every per-slot array; new slots start dead (offset = +inf).
+  void reserve_slots(size_t slots);
+
+  // --- query tables (quantized_tables.cpp) -----------------------------------------------
+  // Rotates the query and builds the float tables (lane.ftables) and the 8-bit kernel tables
+  // (lane.tables). Deterministic scalar code: the same query gives the same tables anywhere.
+  quantized::QueryTables build_tables(const float* query, quantized::QueryLane& lane, float* rot_tmp) const;
+
+  // --- search (quantized_search.cpp) -----------------------------------------------------
+  void check_search(size_t k, const QuantizedSearchParams& p) const;
+  // Searches nq <= kMaxQueriesPerPass queries in one pass over the codes; query i writes its
+  // results to outs[i] and returns their count in counts[i].
+  void search_many(const float* const* queries, size_t nq, size_t k, Neighbor* const* outs, size_t* counts,
+                   const QuantizedSearchParams& p, quantized::Scratch& s) const;
+  size_t search_one(const float* query, size_t k, Neighbor* out, const QuantizedSearchParams& p,
+                    quantized::Scratch& s) const;
+  // The scan's candidates (lane.candidates[0, found)) re-scored: exact distances with rerank,
+  // else float-table scores of the same codes; writes the best k to out, returns the count.
+  size_t rescore(const float* query, const quantized::QueryTables& t, const quantized::QueryLane& lane,
+                 size_t found, size_t k, const QuantizedSearchParams& p, Neighbor* out) const;
+  float exact_distance(const float* query, uint32_t slot) const;
+  float float_score(uint32_t slot, const float* ft) const;
+  void set_allow_mask(const QuantizedSearchParams& p, quantized::Scratch& s, bool on) const;
+};
+
+}  // namespace quiver

@@ -1,0 +1,202 @@
+// Search, the quantised index's third job, in two steps with a seam between them:
+//   1. scan: every 32-vector block of codes is scored with the query's 8-bit tables by the
+//      dispatched fast-scan kernel (quant/fastscan.hpp), skipping blocks the allow-list rules
+//      out; the best `depth` slots are kept as candidates (id, estimate, slot).
+//   2. re-score: the candidates get better distances — exact ones from the kept f32 vectors
+//      (rerank >= 1), or float-table scores of the same codes — and the best k are returned.
+// Also the per-thread scratch (warm searches allocate nothing) and the per-call checks.
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
+#include "core/topk.hpp"
+#include "core/validate.hpp"
+#include "index/quantized_impl.hpp"
+#include "quiver/error.hpp"
+
+namespace quiver {
+namespace quantized {
+
+using quant::kGroupTableBytes;
+
+void Scratch::reserve(size_t dim, size_t subq, size_t groups, size_t cand, size_t blocks) {
+  for (QueryLane& lane : lanes) {
+    if (lane.query.size() < dim) {
+      lane.query.resize(dim);
+      lane.rotated.resize(dim);
+    }
+    if (lane.ftables.size() < subq * 16) {
+      lane.ftables.resize(subq * 16);
+      lane.lows.resize(subq);
+    }
+    lane.tables.reserve(groups * kGroupTableBytes, 0);
+    if (lane.candidates.size() < cand) lane.candidates.resize(cand);
+  }
+  if (rot_tmp.size() < dim) rot_tmp.resize(dim);
+  if (allow_mask.size() < blocks) allow_mask.resize(blocks, 0);
+}
+
+Scratch& thread_scratch() {
+  static thread_local Scratch scratch;
+  return scratch;
+}
+
+}  // namespace quantized
+
+using quant::kBlockVectors;
+using quantized::Candidate;
+using quantized::QueryTables;
+using quantized::Scratch;
+
+namespace {
+constexpr size_t kRefineFactor = 2;  // 8-bit candidates per result, re-scored in float
+}  // namespace
+
+float QuantizedIndex::Impl::exact_distance(const float* query, uint32_t slot) const {
+  const float* x = vectors.data() + size_t(slot) * stride;
+  switch (metric) {
+    case Metric::l2: return kernels.l2sq_f32(query, x, dim);
+    case Metric::ip: return -kernels.dot_f32(query, x, dim);
+    case Metric::cosine: return kernels.cos_f32(query, x, dim);
+  }
+  return 0.0f;
+}
+
+void QuantizedIndex::Impl::set_allow_mask(const QuantizedSearchParams& p, Scratch& s, bool on) const {
+  for (size_t i = 0; i < p.allow_count; ++i) {
+    uint32_t slot;
+    if (!slots.find(p.allow[i], slot)) continue;
+    uint32_t& word = s.allow_mask[slot / kBlockVectors];
+    const uint32_t bit = 1u << (slot % kBlockVectors);
+    word = on ? (word | bit) : 0u;
+  }
+}
+
+// Float score of one slot's codes against the float tables (the 8-bit tables' reference).
+// Four partial sums in a fixed order: no long dependency chain, same bits everywhere.
+float QuantizedIndex::Impl::float_score(uint32_t slot, const float* ft) const {
+  const uint8_t* block = codes.data() + size_t(slot / kBlockVectors) * block_bytes();
+  const size_t v = slot % kBlockVectors;
+  float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  const size_t pairs = subq / 2;
+  for (size_t p = 0; p < pairs; ++p) {
+    const uint8_t byte = block[p * kBlockVectors + v];
+    sum[(2 * p) & 3] += ft[(2 * p) * 16 + (byte & 15)];
+    sum[(2 * p + 1) & 3] += ft[(2 * p + 1) * 16 + (byte >> 4)];
+  }
+  if (subq % 2) sum[0] += ft[(subq - 1) * 16 + (block[pairs * kBlockVectors + v] & 15)];
+  return (sum[0] + sum[1]) + (sum[2] + sum[3]);
+}
+
+void QuantizedIndex::Impl::search_many(const float* const* queries, size_t nq, size_t k, Neighbor* const* outs,
+                 size_t* counts, const QuantizedSearchParams& p, Scratch& s) const {
+  // Candidates: k * rerank for an exact rerank; otherwise the 8-bit scan keeps
+  // kRefineFactor * k and their codes are re-scored with float tables, so the 8-bit tables'
+  // rounding does not decide the final order.
+  const size_t depth = std::min(p.rerank > 0 ? k * p.rerank : k * kRefineFactor, live());
+  s.reserve(dim, subq, groups, depth, blocks());
+  QueryTables t[quant::kMaxQueriesPerPass];
+  const uint8_t* table_ptrs[quant::kMaxQueriesPerPass];
+  core::BasicTopK<Candidate> tops[quant::kMaxQueriesPerPass] = {
+      {s.lanes[0].candidates.data(), depth}, {s.lanes[1].candidates.data(), depth},
+      {s.lanes[2].candidates.data(), depth}, {s.lanes[3].candidates.data(), depth}};
+  for (size_t i = 0; i < nq; ++i) {
+    t[i] = build_tables(queries[i], s.lanes[i], s.rot_tmp.data());
+    table_ptrs[i] = s.lanes[i].tables.data();
+  }
+  const bool filtered = p.allow != nullptr;
+  if (filtered) set_allow_mask(p, s, true);
+
+  const size_t nblocks = blocks();
+  const size_t used = slots.used();
+  float dist[quant::kMaxQueriesPerPass * kBlockVectors];
+  uint32_t hits[quant::kMaxQueriesPerPass];
+  quant::BlockScoring bs[quant::kMaxQueriesPerPass];
+  for (size_t b = 0; b < nblocks; ++b) {
+    uint32_t allowed = ~0u;
+    if (filtered) {
+      allowed = s.allow_mask[b];
+      if (allowed == 0) continue;  // no allowed id in this block
+    }
+    const size_t base = b * kBlockVectors;
+    const float* off = offset.data() + base;
+    const float* sc = scale.data() + base;
+    const uint8_t* block = codes.data() + b * block_bytes();
+    for (size_t i = 0; i < nq; ++i) {
+      // Dead and padding slots score +inf and never enter, even while the heap has room.
+      bs[i] = {t[i].c0, t[i].bias, t[i].step, std::min(tops[i].threshold(), FLT_MAX)};
+    }
+    if (p.float_tables) {
+      for (size_t i = 0; i < nq; ++i) {
+        hits[i] = 0;
+        for (size_t v = 0; v < kBlockVectors; ++v) {
+          const bool alive = base + v < used && slots.id_at(uint32_t(base + v)) != kNoId;
+          const float score = alive ? float_score(uint32_t(base + v), s.lanes[i].ftables.data()) : 0.0f;
+          float& d = dist[i * kBlockVectors + v];
+          d = (t[i].c0 + off[v]) + sc[v] * score;
+          hits[i] |= uint32_t(d <= bs[i].threshold) << v;
+        }
+      }
+    } else if (nq == 1) {
+      hits[0] = fastscan.scan_block(block, table_ptrs[0], groups, off, sc, bs[0], dist);
+    } else {
+      fastscan.scan_block_multi(block, table_ptrs, nq, groups, off, sc, bs, dist, hits);
+    }
+    for (size_t i = 0; i < nq; ++i) {
+      uint32_t h = hits[i] & allowed;
+      while (h) {
+        const unsigned v = unsigned(__builtin_ctz(h));
+        h &= h - 1;
+        tops[i].push(slots.id_at(uint32_t(base + v)), dist[i * kBlockVectors + v], uint32_t(base + v));
+      }
+    }
+  }
+  if (filtered) set_allow_mask(p, s, false);
+
+  for (size_t i = 0; i < nq; ++i) {
+    const size_t found = tops[i].finish();
+    counts[i] = rescore(queries[i], t[i], s.lanes[i], found, k, p, outs[i]);
+  }
+}
+
+// The seam between the scan and the final list: the scan's `found` candidates (lane.candidates,
+// best first by their 8-bit estimate) get the distances the caller asked for, and the best k
+// go to out.
+size_t QuantizedIndex::Impl::rescore(const float* query, const QueryTables& t, const quantized::QueryLane& lane,
+                                     size_t found, size_t k, const QuantizedSearchParams& p, Neighbor* out) const {
+  const Candidate* cand = lane.candidates.data();
+  core::TopK best(out, std::min(k, found));
+  if (p.rerank > 0) {  // exact distances from the kept vectors
+    const float* q = metric == Metric::cosine ? lane.query.data() : query;
+    for (size_t c = 0; c < found; ++c) best.push(cand[c].id, exact_distance(q, cand[c].slot));
+  } else if (!p.float_tables) {  // float-table scores of the same codes
+    for (size_t c = 0; c < found; ++c) {
+      const uint32_t slot = cand[c].slot;
+      best.push(cand[c].id, (t.c0 + offset.data()[slot]) + scale.data()[slot] * float_score(slot, lane.ftables.data()));
+    }
+  } else {
+    for (size_t c = 0; c < found; ++c) best.push(cand[c].id, cand[c].distance);
+  }
+  return best.finish();
+}
+
+size_t QuantizedIndex::Impl::search_one(const float* query, size_t k, Neighbor* out, const QuantizedSearchParams& p,
+                                        Scratch& s) const {
+  size_t count = 0;
+  search_many(&query, 1, k, &out, &count, p, s);
+  return count;
+}
+
+void QuantizedIndex::Impl::check_search(size_t k, const QuantizedSearchParams& p) const {
+  core::check_k(k);
+  if (live() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
+  if (p.rerank > 0 && !keep_vectors) {
+    throw Error(ErrorCode::InvalidArgument,
+                "rerank needs the f32 vectors, but this index was created with keep_vectors = false");
+  }
+  if (p.allow == nullptr && p.allow_count > 0) {
+    throw Error(ErrorCode::InvalidArgument, "allow is null but allow_count is not zero");
+  }
+}
+
+}  // namespace quiver
