@@ -1,6 +1,7 @@
-// Exact search: rows live in one 64-byte-aligned buffer (row stride rounded up to 16 floats,
-// so every row starts on a cache line) and are scored in blocks by the dispatched one-to-many
-// kernel; a fixed top-k heap in the caller's output keeps the best.
+// Exact search: rows live in 64-byte-aligned chunks of a RowBlocks (row stride rounded up to
+// 16 floats, so every row starts on a cache line; the index grows by whole chunks and never
+// copies its rows) and are scored run by run by the dispatched one-to-many kernel; a fixed
+// top-k heap in the caller's output keeps the best.
 #include "quiver/flat_index.hpp"
 
 #include <algorithm>
@@ -12,7 +13,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "core/aligned_buffer.hpp"
+#include "core/row_blocks.hpp"
 #include "core/rw_lock.hpp"
 #include "core/topk.hpp"
 #include "core/validate.hpp"
@@ -42,7 +43,7 @@ struct FlatIndex::Impl {
   size_t stride;
   Metric metric;
   simd::KernelTable kernels;
-  core::AlignedBuffer<float> rows;  // capacity() is in floats
+  core::RowBlocks<float> rows;  // row i is slot i
   // Ids of the rows; removal moves the last row into the hole, so rows stay dense for the
   // scan and slot i is row i (index files store rows in this order).
   index::SlotTable slots{index::Reuse::compact, UINT32_MAX, "flat"};
@@ -54,7 +55,8 @@ struct FlatIndex::Impl {
       : dim(options.dim),
         stride(padded_stride(options.dim)),
         metric(options.metric),
-        kernels(simd::kernel_table(isa)) {
+        kernels(simd::kernel_table(isa)),
+        rows(stride, core::RowBlocks<float>::rows_per_chunk_for(stride * sizeof(float))) {
     if (dim == 0) throw Error(ErrorCode::InvalidArgument, "dimension must be at least 1");
     if (dim > (1u << 24)) {
       throw Error(ErrorCode::InvalidArgument, "dimension " + std::to_string(dim) +
@@ -62,7 +64,7 @@ struct FlatIndex::Impl {
     }
   }
 
-  size_t capacity_rows() const { return rows.capacity() / stride; }
+  size_t capacity_rows() const { return rows.capacity_rows(); }
 
   void check_query(const float* query) const {
     core::check_vectors(query, 1, dim, metric, "query");
@@ -122,7 +124,7 @@ struct FlatIndex::Impl {
       if (!slots.find(p.allow[i], slot) || marks.mark[slot] == marks.epoch) continue;
       marks.mark[slot] = marks.epoch;
       float d;
-      score(query, rows.data() + size_t(slot) * stride, 1, &d);
+      score(query, rows.row(slot), 1, &d);
       top.push(p.allow[i], d);
     }
     return top.finish();
@@ -137,13 +139,15 @@ struct FlatIndex::Impl {
     core::TopK top(out, k);
     if (metric == Metric::cosine) query = unit_query(query);
     float dist[kScanBlock];
-    for (size_t base = 0; base < count; base += kScanBlock) {
-      const size_t n = std::min(kScanBlock, count - base);
-      score(query, rows.data() + base * stride, n, dist);
+    // A run never crosses a chunk: the kernel gets plain pointers to contiguous rows.
+    for (size_t base = 0; base < count;) {
+      const size_t n = rows.run_length(base, std::min(kScanBlock, count - base));
+      score(query, rows.row(base), n, dist);
       for (size_t i = 0; i < n; ++i) {
         // Not `<=`: a NaN must reach push() (which ranks it last), never silently vanish.
         if (!(dist[i] > top.threshold())) top.push(slots.id_at(uint32_t(base + i)), dist[i]);
       }
+      base += n;
     }
     return top.finish();
   }
@@ -171,7 +175,7 @@ bool FlatIndex::contains(uint64_t id) const noexcept {
 size_t FlatIndex::memory_bytes() const noexcept {
   const Impl& m = *impl_;
   core::ReadLock lock(m.rw);
-  return m.rows.capacity() * sizeof(float) + m.slots.memory_bytes();
+  return m.rows.memory_bytes() + m.slots.memory_bytes();
 }
 
 void FlatIndex::add(const uint64_t* ids, const float* vectors, size_t n) { add_rows(ids, vectors, n, true); }
@@ -187,7 +191,7 @@ void FlatIndex::reserve(size_t n) {
   if (n <= m.capacity_rows()) return;
   if (n > SIZE_MAX / m.stride) throw_oom();
   try {
-    m.rows.reserve(n * m.stride, m.count * m.stride);
+    m.rows.reserve(n);
     m.slots.reserve(n, n);
   } catch (const std::bad_alloc&) {
     throw_oom();
@@ -195,7 +199,7 @@ void FlatIndex::reserve(size_t n) {
 }
 
 const float* FlatIndex::stored_row(size_t slot) const noexcept {
-  return impl_->rows.data() + slot * impl_->stride;
+  return impl_->rows.row(slot);
 }
 uint64_t FlatIndex::stored_id(size_t slot) const noexcept { return impl_->slots.id_at(uint32_t(slot)); }
 
@@ -216,19 +220,26 @@ void FlatIndex::add_rows(const uint64_t* ids, const float* vectors, size_t n, bo
     // Reserve everything first, so the commit below cannot fail half way.
     slots.resize(n);
     m.slots.plan(n, slots.data());  // compact: always the next rows, count .. count + n - 1
-    const size_t needed = m.count + n;
-    if (needed > m.capacity_rows()) {
-      const size_t grown = std::max(needed, m.capacity_rows() + m.capacity_rows() / 2);
-      m.rows.reserve(grown * m.stride, m.count * m.stride);
-    }
   } catch (const std::bad_alloc&) {
     throw_oom();
   }
-  m.slots.bind(ids, slots.data(), n);
+  // New chunks only: the stored rows stay where they are (no copy of the index).
+  const size_t chunks_before = m.rows.capacity_rows();
+  try {
+    m.rows.reserve(m.count + n);
+  } catch (const Error&) {
+    throw_oom();
+  }
+  try {
+    m.slots.bind(ids, slots.data(), n);
+  } catch (...) {
+    m.rows.shrink_to(chunks_before);  // the failed add leaves the memory as it was, too
+    throw;
+  }
   m.slots.commit(ids, slots.data(), n);
   for (size_t i = 0; i < n; ++i) {
     const float* src = vectors + i * m.dim;
-    float* dst = m.rows.data() + size_t(slots[i]) * m.stride;
+    float* dst = m.rows.row(slots[i]);
     index::store_vector(normalise ? m.metric : Metric::l2, src, dst, m.dim);
   }
   m.count += n;
@@ -248,12 +259,12 @@ void FlatIndex::remove(const uint64_t* ids, size_t n) {
     // The table moves the last id into the hole; its row follows, so removal is O(dim).
     uint32_t moved_from;
     const uint32_t slot = m.slots.remove(ids[i], moved_from);
-    if (moved_from != slot) {
-      std::memcpy(m.rows.data() + size_t(slot) * m.stride, m.rows.data() + size_t(moved_from) * m.stride,
-                  m.stride * sizeof(float));
-    }
+    m.rows.copy_row(moved_from, slot);
     --m.count;
   }
+  // Hand back whole chunks the rows no longer reach, keeping one spare so that a remove/add
+  // cycle at a chunk boundary does not free and allocate a chunk each time.
+  m.rows.shrink_to(m.count + m.rows.rows_per_chunk());
 }
 
 void FlatIndex::remove(const std::vector<uint64_t>& ids) { remove(ids.data(), ids.size()); }
@@ -264,8 +275,7 @@ void FlatIndex::get(uint64_t id, float* out) const {
   if (!impl_->slots.find(id, slot)) {
     throw Error(ErrorCode::UnknownId, "id " + std::to_string(id) + " is not in the index");
   }
-  std::memcpy(out, impl_->rows.data() + size_t(slot) * impl_->stride,
-              impl_->dim * sizeof(float));
+  std::memcpy(out, impl_->rows.row(slot), impl_->dim * sizeof(float));
 }
 
 namespace {
