@@ -21,7 +21,8 @@ double pow_int(double base, unsigned e) {
   return result;
 }
 
-// Unnormalised density of one coordinate of a random unit vector in R^dim at x in (-1, 1).
+}  // namespace
+
 double coordinate_density(double x, size_t dim) {
   const double s = 1.0 - x * x;
   if (dim == 2) return 1.0 / std::sqrt(s);  // arcsine law
@@ -31,7 +32,8 @@ double coordinate_density(double x, size_t dim) {
   return w;
 }
 
-}  // namespace
+// Beyond 8 standard deviations (1 / sqrt(dim) each) the density is below 1e-14 of its peak.
+double coordinate_support(size_t dim) { return std::min(1.0, 8.0 / std::sqrt(double(dim))); }
 
 Codebook lloyd_max_codebook(size_t dim, unsigned bits) {
   if (bits < 1 || bits > 8) throw Error(ErrorCode::InvalidArgument, "codebook bits must be 1..8");
@@ -41,9 +43,8 @@ Codebook lloyd_max_codebook(size_t dim, unsigned bits) {
     // A unit vector in R^1 is +-1: spread the levels evenly, both ends exact.
     for (int i = 0; i < levels; ++i) cb.centroids.push_back(float(-1.0 + 2.0 * i / (levels - 1)));
   } else {
-    // Integrate over [-L, L] with L = min(1, 8 / sqrt(dim)): beyond 8 standard deviations
-    // the density is below 1e-14 of its peak.
-    const double limit = std::min(1.0, 8.0 / std::sqrt(double(dim)));
+    // Integrate over [-L, L] (coordinate_support).
+    const double limit = coordinate_support(dim);
     const double step = 2.0 * limit / kGrid;
     std::vector<double> xs(kGrid), ws(kGrid);
     double total = 0.0;

@@ -31,4 +31,11 @@ struct Codebook {
 
 Codebook lloyd_max_codebook(size_t dim, unsigned bits);
 
+// The pieces the codebooks are computed from, shared with the refine plane's sub-codebooks
+// (refine_codebook.hpp), so both integrate the same density over the same support:
+// the unnormalised density of one coordinate of a random unit vector in R^dim at x in (-1, 1)
+// (dim >= 2), and the half-width L of the interval [-L, L] integrated over.
+double coordinate_density(double x, size_t dim);
+double coordinate_support(size_t dim);
+
 }  // namespace quiver::quant

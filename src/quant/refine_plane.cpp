@@ -1,0 +1,139 @@
+#include "quant/refine_plane.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "quiver/error.hpp"
+
+namespace quiver::quant {
+namespace {
+
+unsigned coarse_level(CoarseCodes c, size_t i, unsigned coarse_bits) noexcept {
+  const size_t bit = i * coarse_bits;
+  return unsigned(c.bytes[(bit / 8) * c.stride] >> (bit % 8)) & ((1u << coarse_bits) - 1);
+}
+
+}  // namespace
+
+RefineCodec::RefineCodec(size_t dim, Metric metric, const Codebook& coarse, unsigned coarse_bits, unsigned bits)
+    : dim_(dim), metric_factor_(metric == Metric::l2 ? 2.0 : 1.0), coarse_bits_(coarse_bits), bits_(bits),
+      coarse_(coarse) {
+  if (bits < 1 || bits > kMaxRefineBits) {
+    throw Error(ErrorCode::InvalidArgument, "refine_bits must be 0 (no refine plane) or 1.." +
+                                                std::to_string(kMaxRefineBits) + ", got " + std::to_string(bits));
+  }
+  book_ = refine_codebook(dim, coarse, bits);
+}
+
+void RefineCodec::encode(const float* r, double length, uint8_t* row, float& scale) const noexcept {
+  std::memset(row, 0, row_bytes());
+  if (length == 0.0) {
+    scale = 0.0f;
+    return;
+  }
+  double dot = 0.0;  // <r, reconstruction>
+  uint64_t group = 0;
+  for (size_t i = 0; i < dim_; ++i) {
+    const unsigned level = coarse_.encode(r[i]);
+    const unsigned f = book_.encode(level, r[i]);
+    dot += double(r[i]) * book_.value(level, f);
+    group |= uint64_t(f) << ((i % 8) * bits_);
+    if (i % 8 == 7 || i + 1 == dim_) {
+      uint8_t* out = row + (i / 8) * bits_;
+      for (unsigned b = 0; b < bits_; ++b) out[b] = uint8_t(group >> (8 * b));
+      group = 0;
+    }
+  }
+  // The same correction as the fast-scan plane's, for the finer reconstruction.
+  const double correction = dot > 1e-12 ? length / dot : length;
+  scale = static_cast<float>(-metric_factor_ * correction);
+}
+
+float RefineCodec::score(const float* q, CoarseCodes coarse, const uint8_t* row) const noexcept {
+  const unsigned mask = (1u << bits_) - 1;
+  const unsigned per_byte = 8 / coarse_bits_;  // coordinates per coarse byte
+  const unsigned coarse_mask = (1u << coarse_bits_) - 1;
+  const float* values = book_.values.data();
+  // Four partial sums, each over coordinates i = 4m + j in order: no long dependency chain
+  // and the same order, so the same bits, everywhere.
+  float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  size_t i = 0;
+  for (size_t g = 0; i < dim_; ++g) {
+    uint64_t group = 0;
+    for (unsigned b = 0; b < bits_; ++b) group |= uint64_t(row[g * bits_ + b]) << (8 * b);
+    for (unsigned t = 0; t < coarse_bits_ && i < dim_; ++t) {  // coarse bytes of the group
+      const unsigned byte = coarse.bytes[(g * coarse_bits_ + t) * coarse.stride];
+      for (unsigned u = 0; u < per_byte && i < dim_; ++u, ++i) {
+        const unsigned level = (byte >> (u * coarse_bits_)) & coarse_mask;
+        const unsigned f = unsigned(group >> ((i % 8) * bits_)) & mask;
+        sum[i % 4] += q[i] * values[(level << bits_) | f];
+      }
+    }
+  }
+  return (sum[0] + sum[1]) + (sum[2] + sum[3]);
+}
+
+void RefineCodec::decode(CoarseCodes coarse, const uint8_t* row, float* out) const noexcept {
+  for (size_t i = 0; i < dim_; ++i) {
+    const uint8_t* group = row + (i / 8) * bits_;
+    uint64_t g = 0;
+    for (unsigned b = 0; b < bits_; ++b) g |= uint64_t(group[b]) << (8 * b);
+    const unsigned f = unsigned(g >> ((i % 8) * bits_)) & ((1u << bits_) - 1);
+    out[i] = book_.value(coarse_level(coarse, i, coarse_bits_), f);
+  }
+}
+
+std::string RefineCodec::check(const uint8_t* coarse_row, float coarse_scale, const uint8_t* row, float scale) const {
+  // Padding: the bits past the last coordinate of the last group.
+  if (dim_ % 8 != 0) {
+    const uint8_t* last = row + (dim_ / 8) * bits_;
+    uint64_t g = 0;
+    for (unsigned b = 0; b < bits_; ++b) g |= uint64_t(last[b]) << (8 * b);
+    if ((g >> ((dim_ % 8) * bits_)) != 0) return "non-zero refine code padding bits";
+  }
+  if (!std::isfinite(scale)) return "a non-finite refine scale";
+  if (coarse_scale == 0.0f || scale == 0.0f) {
+    if (coarse_scale != scale) return "a refine scale of 0 where the vector is not zero, or the reverse";
+    for (size_t b = 0; b < row_bytes(); ++b) {
+      if (row[b] != 0) return "a zero vector with refine codes that are not all 0";
+    }
+    return {};
+  }
+  if (!(scale < 0.0f)) return "a positive refine scale";
+  // scale / coarse_scale = <r, coarse recon> / <r, refine recon> (r: the rotated unit vector).
+  // Each inner product is at most the reconstruction's norm (|r| = 1) and at least
+  // sum_i min(a_i v_i, b_i v_i), where [a_i, b_i] is the cell the code of coordinate i names
+  // (r_i lies in it) and v_i the cell's value: bounds computed from the codes alone.
+  const CoarseCodes coarse{coarse_row, 1};
+  const size_t cells = coarse_.centroids.size(), levels = size_t(1) << bits_;
+  double coarse_norm2 = 0.0, refine_norm2 = 0.0, coarse_low = 0.0, refine_low = 0.0;
+  for (size_t i = 0; i < dim_; ++i) {
+    const unsigned l = coarse_level(coarse, i, coarse_bits_);
+    const double a = l > 0 ? double(coarse_.boundaries[l - 1]) : -1.0;
+    const double b = l + 1 < cells ? double(coarse_.boundaries[l]) : 1.0;
+    const double c = coarse_.centroids[l];
+    coarse_norm2 += c * c;
+    coarse_low += std::min(a * c, b * c);
+    uint64_t g = 0;
+    for (unsigned k = 0; k < bits_; ++k) g |= uint64_t(row[(i / 8) * bits_ + k]) << (8 * k);
+    const unsigned f = unsigned(g >> ((i % 8) * bits_)) & unsigned(levels - 1);
+    const float* fb = book_.bounds.data() + l * (levels - 1);
+    const double fa = f > 0 ? double(fb[f - 1]) : a;
+    const double fz = f + 1 < levels ? double(fb[f]) : b;
+    const double v = book_.value(l, f);
+    refine_norm2 += v * v;
+    refine_low += std::min(fa * v, fz * v);
+  }
+  constexpr double kTolerance = 1e-3;  // float rounding of the scales, the rotation and |r| ~ 1
+  const double ratio = double(scale) / double(coarse_scale);
+  const double lo = coarse_low / std::sqrt(refine_norm2) * (1.0 - kTolerance);
+  const double hi = refine_low > 0.0 ? std::sqrt(coarse_norm2) / refine_low * (1.0 + kTolerance) : INFINITY;
+  if (!(ratio >= lo && ratio <= hi)) {
+    return "a refine scale " + std::to_string(scale) + " that its codes and fast-scan scale " +
+           std::to_string(coarse_scale) + " do not allow";
+  }
+  return {};
+}
+
+}  // namespace quiver::quant

@@ -1,0 +1,121 @@
+// The refine plane: a second code plane of the quantised index that makes codes-only search
+// accurate without the f32 vectors.
+//
+// The fast-scan plane (4- or 2-bit Lloyd–Max codes of the rotated unit vector, scanned for
+// every vector) stays the first pass. The refine plane stores `bits` more bits per rotated
+// coordinate — where the coordinate lies inside its coarse cell (refine_codebook.hpp) — plus
+// one correction scalar per vector, and is read only for the candidates the first pass keeps.
+// A candidate is re-scored from both planes together:
+//
+//   x_i  ~ v(coarse_i, refine_i)                   the (bits + refine bits)-bit reconstruction
+//   <q, x> ~ length / <r, v> * <R q, v>            r = rotated unit x, length = |x| (1: cosine)
+//
+// The per-vector factor length / <r, v> makes the estimate unbiased, as the fast-scan plane's
+// own scale does for its coarser reconstruction (the extended-RaBitQ construction, with
+// Lloyd–Max cells in place of uniform ones). It is stored in the same form as the fast-scan
+// scale, so a re-scored distance is (c0 + offset) + scale * score with the index's own c0 and
+// offset.
+//
+// Row layout, per vector: ceil(dim / 8) groups of `bits` bytes; group g holds the refine codes
+// of coordinates 8g .. 8g + 7, coordinate 8g + t at bits [t * bits, (t + 1) * bits) of the
+// group read as a little-endian integer. Bits past the dimension are zero. At dim 384 and
+// 3 bits a row is 144 bytes (+ 4 for the scalar).
+//
+// Encoding and scoring are plain scalar code in a fixed order (no FMA: the build turns FP
+// contraction off), so codes, scalars and re-scored distances are the same bits at every ISA
+// level and in every wasm variant. Candidates are few (k * depth), so no SIMD kernel is needed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/aligned_buffer.hpp"
+#include "quant/codebook.hpp"
+#include "quant/refine_codebook.hpp"
+#include "quiver/metric.hpp"
+
+namespace quiver::quant {
+
+inline constexpr unsigned kMaxRefineBits = 4;
+
+// Coarse codes as the fast-scan blocks and the index file hold them: byte j packs
+// sub-quantisers 2j (low nibble) and 2j + 1; at 4 bits a sub-quantiser is one coordinate, at
+// 2 bits coordinates (2s, 2s + 1) as level(2s) | level(2s + 1) << 2. Either way coordinate i
+// sits at byte i * bits / 8, shift (i * bits) % 8. `stride` is the distance between
+// consecutive bytes: 1 for a packed row, kBlockVectors inside a fast-scan block.
+struct CoarseCodes {
+  const uint8_t* bytes;
+  size_t stride;
+};
+
+class RefineCodec {
+ public:
+  RefineCodec() = default;  // no refine plane
+  // `coarse` is the fast-scan codebook (lloyd_max_codebook(dim, coarse_bits)); bits 1..4.
+  RefineCodec(size_t dim, Metric metric, const Codebook& coarse, unsigned coarse_bits, unsigned bits);
+
+  bool enabled() const noexcept { return bits_ != 0; }
+  unsigned bits() const noexcept { return bits_; }
+  size_t dim() const noexcept { return dim_; }
+  size_t row_bytes() const noexcept { return (dim_ + 7) / 8 * bits_; }
+  const RefineCodebook& codebook() const noexcept { return book_; }
+
+  // The refine row and scale of one vector, given its rotated unit vector and its length
+  // (|x| under l2 and ip, 1 under cosine; 0 for a zero vector, which gets an all-zero row and
+  // scale 0 like its fast-scan codes). Writes row_bytes() bytes.
+  void encode(const float* rotated_unit, double length, uint8_t* row, float& scale) const noexcept;
+
+  // <rotated query, reconstruction> of a vector from its coarse codes and refine row.
+  float score(const float* rotated_query, CoarseCodes coarse, const uint8_t* row) const noexcept;
+
+  // The reconstruction v (dim floats) of a vector: what score() takes the inner product with.
+  void decode(CoarseCodes coarse, const uint8_t* row, float* out) const noexcept;
+
+  // Checks a row and scale read from a file against the vector's coarse codes (packed row)
+  // and fast-scan scale: padding bits zero, scale finite and of the fast-scan scale's sign
+  // (both 0 only for a zero vector, whose row is all zero), and the ratio of the two scales
+  // (= <r, coarse reconstruction> / <r, refine reconstruction>) inside the range the two
+  // codebooks allow. Returns an empty string if valid, else what is wrong.
+  std::string check(const uint8_t* coarse_row, float coarse_scale, const uint8_t* row, float scale) const;
+
+ private:
+  size_t dim_ = 0;
+  double metric_factor_ = 1.0;  // 2 under l2 (distance = ... - 2 <q, x>), else 1
+  unsigned coarse_bits_ = 0;
+  unsigned bits_ = 0;
+  Codebook coarse_;
+  RefineCodebook book_;
+};
+
+// Per-slot storage of the plane: rows and scales, grown with the index's slots.
+class RefinePlane {
+ public:
+  RefinePlane() = default;
+  explicit RefinePlane(size_t row_bytes) : row_bytes_(row_bytes) {}
+
+  size_t row_bytes() const noexcept { return row_bytes_; }
+  // Room for `slots` slots, keeping the first `keep`; new slots are zero. Throws
+  // Error(OutOfMemory) and changes nothing if the memory is not there.
+  void reserve(size_t slots, size_t keep) {
+    if (row_bytes_ == 0) return;
+    rows_.reserve(slots * row_bytes_, keep * row_bytes_);
+    scales_.reserve(slots, keep);
+  }
+  void store(uint32_t slot, const uint8_t* row, float scale) noexcept {
+    std::memcpy(rows_.data() + size_t(slot) * row_bytes_, row, row_bytes_);
+    scales_.data()[slot] = scale;
+  }
+  const uint8_t* row(uint32_t slot) const noexcept { return rows_.data() + size_t(slot) * row_bytes_; }
+  float scale(uint32_t slot) const noexcept { return scales_.data()[slot]; }
+  size_t memory_bytes() const noexcept { return rows_.capacity() + scales_.capacity() * sizeof(float); }
+
+ private:
+  size_t row_bytes_ = 0;
+  core::AlignedBuffer<uint8_t> rows_;
+  core::AlignedBuffer<float> scales_;
+};
+
+}  // namespace quiver::quant
