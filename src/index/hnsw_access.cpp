@@ -97,4 +97,6 @@ void HnswIndexAccess::finish_load(HnswIndex& index, const uint32_t* free_slots, 
   m.draws = draws;
 }
 
+HnswIndex::Impl& HnswIndexAccess::graph(HnswIndex& index) { return *index.impl_; }
+
 }  // namespace quiver

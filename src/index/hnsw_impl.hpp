@@ -15,6 +15,9 @@
 //   levels and ids are immutable while the graph is shared.
 // * entry (atomic) holds the entry point and top level; it is changed under entry_mutex,
 //   which an insert that raises the top level holds for its whole insertion (as in hnswlib).
+// * A node's `linked` flag is set when its insertion has finished. Until then its lower lists
+//   may still be empty, so neither a search's greedy descent nor an insert's next-level beam
+//   starts from it (it can still be reached, and linked to, as an ordinary neighbour).
 #pragma once
 
 #include <algorithm>
@@ -34,6 +37,7 @@
 #include "core/rng.hpp"
 #include "core/rw_lock.hpp"
 #include "core/topk.hpp"
+#include "core/validate.hpp"
 #include "index/hnsw_sq8.hpp"
 #include "quiver/error.hpp"
 #include "quiver/hnsw_index.hpp"
@@ -575,6 +579,125 @@ struct HnswIndex::Impl {
 
   // --- build -----------------------------------------------------------------------------
 
+  // add() in three steps: plan_add (validate and allocate; nothing visible changes),
+  // commit_add (under the exclusive lock: the nodes exist, with their vectors and levels, not
+  // linked yet), then insert() of each new node (under the shared lock, in parallel).
+  struct PendingAdd {
+    std::vector<uint32_t> slots;  // the slot of each new node, in batch order
+    std::vector<int> levels;
+    std::vector<std::unique_ptr<uint32_t[]>> upper;
+    size_t reuse = 0;             // slots taken from the free list (the first `reuse`)
+    size_t fresh = 0;             // slots past the high-water mark
+    uint64_t draws = 0;           // draws after this batch
+    std::vector<uint8_t> mark;    // detach()'s scratch when slots are reused
+    std::vector<float> scratch;   // sq8: one normalised vector, then the codec's rotation scratch
+  };
+
+  // Only under writer_mutex (searches may run). Throws Error (bad ids, the slot limit,
+  // OutOfMemory) and changes nothing visible to searches.
+  PendingAdd plan_add(const uint64_t* ids, size_t n, size_t workers) {
+    PendingAdd p;
+    p.reuse = std::min(n, free_slots.size());
+    p.fresh = n - p.reuse;
+    p.draws = draws;
+    try {
+      for (size_t i = 0; i < n; ++i) {
+        if (ids[i] == kNoId) {
+          throw Error(ErrorCode::InvalidArgument, "id 18446744073709551615 is reserved");
+        }
+      }
+      core::check_new_ids(slot_of, ids, n);
+      if (used + p.fresh > UINT32_MAX - 1) {
+        throw Error(ErrorCode::InvalidArgument, "an HNSW index holds at most 4294967294 nodes");
+      }
+      p.slots.resize(n);
+      p.levels.resize(n);
+      p.upper.resize(n);
+      for (size_t i = 0; i < n; ++i) {
+        p.slots[i] = i < p.reuse ? free_slots[free_slots.size() - 1 - i] : uint32_t(used + (i - p.reuse));
+        p.levels[i] = draw_level(p.draws++);
+        if (p.levels[i] > 0) {
+          const size_t words = size_t(p.levels[i]) * (1 + M);
+          p.upper[i].reset(new uint32_t[words]());
+        }
+      }
+      if (p.reuse > 0) p.mark.assign(used, 0);
+      const size_t total = used + p.fresh;
+      if (build_contexts.size() < workers) build_contexts.resize(workers);
+      const size_t pool_size = std::max((1 + M0) * (1 + M0), ef_construction + 1);
+      for (size_t w = 0; w < workers; ++w) {
+        build_contexts[w].reserve(total, ef_construction, M0, dim, pool_size, point_bytes());
+      }
+      if (storage == HnswStorage::sq8) p.scratch.resize(dim + sq8.scratch_floats());
+    } catch (const std::bad_alloc&) {
+      throw_oom();
+    }
+    return p;
+  }
+
+  // Only under the exclusive lock. Throws only OutOfMemory, before changing anything; then
+  // repairs reused slots, writes the new nodes (unlinked) and returns how many of them are
+  // already linked: 1 if the graph was empty (the first becomes the entry point), else 0.
+  size_t commit_add(PendingAdd& p, const uint64_t* ids, const float* vectors) {
+    const size_t n = p.slots.size();
+    reserve_slots(used + p.fresh);  // strong guarantee
+    size_t inserted = 0;
+    try {
+      // Grows the id map's buckets; here, not in plan_add(), because searches read the map
+      // (allow lists, contains()) and a rehash must not run under them.
+      slot_of.reserve(slot_of.size() + n);
+      for (; inserted < n; ++inserted) slot_of.emplace(ids[inserted], p.slots[inserted]);
+    } catch (const std::bad_alloc&) {
+      for (size_t i = 0; i < inserted; ++i) slot_of.erase(ids[i]);
+      throw_oom();
+    }
+    // --- commit: nothing below allocates or throws ---
+    Context& c0 = build_contexts[0];
+    if (p.reuse > 0) {
+      detach(p.slots.data(), p.reuse, p.mark, c0);
+      free_slots.resize(free_slots.size() - p.reuse);
+    }
+    const bool is_sq8 = storage == HnswStorage::sq8;
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t s = p.slots[i];
+      if (s == used) {  // fresh slot (capacity reserved above)
+        slot_ids.push_back(kNoId);
+        levels.push_back(0);
+        deleted.push_back(0);
+        upper.emplace_back();
+        ++used;
+      }
+      slot_ids[s] = ids[i];
+      levels[s] = uint8_t(p.levels[i]);
+      deleted[s] = 0;
+      sync[s].linked.store(0, std::memory_order_relaxed);
+      upper[s] = std::move(p.upper[i]);
+      // f32: the vector goes into the node; sq8: into `full` (kept) or scratch, then its codes
+      // into the node.
+      float* dst = !is_sq8 ? vec(s) : keep_vectors ? full.data() + size_t(s) * stride : p.scratch.data();
+      const float* src = vectors + i * dim;
+      if (metric == Metric::cosine) {
+        double norm2 = 0.0;
+        for (size_t j = 0; j < dim; ++j) norm2 += double(src[j]) * src[j];
+        const double inv = 1.0 / std::sqrt(norm2);
+        for (size_t j = 0; j < dim; ++j) dst[j] = static_cast<float>(src[j] * inv);
+      } else {
+        std::memcpy(dst, src, dim * sizeof(float));
+      }
+      if (dst != p.scratch.data()) std::fill(dst + dim, dst + stride, 0.0f);
+      if (is_sq8) sq8.encode(dst, pt(s), p.scratch.data() + dim);
+      list(s, 0)[0] = 0;
+    }
+    draws = p.draws;
+    // An empty graph gets its first node (the entry point) here, so the parallel part always
+    // starts from a graph with an entry point.
+    if (entry.load(std::memory_order_relaxed) == kNoEntry) {
+      insert(p.slots[0], c0);
+      return 1;
+    }
+    return 0;
+  }
+
   // The selection heuristic (Algorithm 4): walk the candidates closest first and keep one
   // only if it is closer to the base than to every one kept so far. With at most `m`
   // candidates all are kept. cands must be sorted by CandOrderFrom{base}; writes to out, returns count.
@@ -628,31 +751,59 @@ struct HnswIndex::Impl {
     store_count(l, uint32_t(kept));
   }
 
-  // Links node s (vector and level already written, lists empty) into the graph (Algorithm 1).
+  // One node's insertion (Algorithm 1), a level at a time: insert() runs it from begin to
+  // end; with several build workers, insertions interleave between any two of their steps.
+  struct Insertion {
+    uint32_t slot = 0;
+    int level = -1;          // the next level to link; -1 when done
+    uint32_t ep = 0;         // where that level's beam starts: a node whose insertion finished
+    float ep_dist = 0.0f;
+    bool raises_top = false;  // s becomes the new entry point when done
+    std::unique_lock<std::mutex> top_lock;  // held for the whole insertion if raises_top
+  };
+
+  // Links node s (vector and level already written, lists empty) into the graph.
   void insert(uint32_t s, Context& c) {
-    const uint8_t* q = pt(s);
+    Insertion ins = begin_insert(s, c);
+    while (ins.level >= 0) link_level(ins, c);
+  }
+
+  // Finds where s's insertion starts (the greedy descent from the entry point to s's top
+  // level). The first node of an empty graph becomes the entry point at once (level -1).
+  Insertion begin_insert(uint32_t s, Context& c) {
+    Insertion ins;
+    ins.slot = s;
     const int L = levels[s];
-    std::unique_lock<std::mutex> top_lock(entry_mutex);
+    ins.top_lock = std::unique_lock<std::mutex>(entry_mutex);
     const uint64_t e = entry.load(std::memory_order_acquire);
     if (e == kNoEntry) {
       sync[s].linked.store(1, std::memory_order_release);
       entry.store((uint64_t(L) << 32) | s, std::memory_order_release);
-      return;
+      ins.top_lock.unlock();
+      return ins;
     }
     const int top_level = int(e >> 32);
-    if (L <= top_level) top_lock.unlock();  // else: hold it until s is the new entry point
+    ins.raises_top = L > top_level;
+    if (!ins.raises_top) ins.top_lock.unlock();  // else: hold it until s is the new entry point
+    ins.ep = descend(pt(s), e, L, ins.ep_dist, c);
+    ins.level = std::min(L, top_level);
+    return ins;
+  }
 
-    float ep_dist;
-    uint32_t ep = descend(q, e, L, ep_dist, c);
-    for (int l = std::min(L, top_level); l >= 0; --l) {
-      // Tombstones are valid link targets (they keep the graph navigable); s itself is not,
-      // nor a node that does not live on this level (both reachable only through a kept
-      // one-way link to a reused slot).
-      const size_t nt = search_layer(q, ep, ep_dist, ef_construction, l, c,
-                                     [&](uint32_t x) { return x != s && levels[x] >= l; }, CandOrderFrom{s});
-      Cand* w = c.top.data();
-      std::sort(w, w + nt, CandOrderFrom{s});
-      if (nt == 0) continue;
+  // Links s on level ins.level: a beam search from ins.ep, the heuristic's choice becomes s's
+  // list there and each chosen node links back. Then steps one level down (or finishes).
+  void link_level(Insertion& ins, Context& c) {
+    const uint32_t s = ins.slot;
+    const int l = ins.level;
+    const uint8_t* q = pt(s);
+    // Tombstones are valid link targets (they keep the graph navigable); s itself is not,
+    // nor a node that does not live on this level (both reachable only through a kept
+    // one-way link to a reused slot).
+    const size_t nt = search_layer(q, ins.ep, ins.ep_dist, ef_construction, l, c,
+                                   [&](uint32_t x) { return x != s && levels[x] >= l; }, CandOrderFrom{s});
+    Cand* w = c.top.data();
+    std::sort(w, w + nt, CandOrderFrom{s});
+    if (nt > 0) {
       Cand* sel = c.sel.data();
       // add_link uses c.sel and c.pool as scratch: keep the choice in the candidate heap,
       // which is free until the next level's search.
@@ -686,11 +837,25 @@ struct HnswIndex::Impl {
         }
       }
       for (size_t i = 0; i < m; ++i) add_link(chosen[i].slot, s, chosen[i].dist, l, c);
-      ep = w[0].slot;
-      ep_dist = w[0].dist;
+      // The next level's beam starts from the closest node found here whose own insertion
+      // has finished. A node still being inserted by another worker may have linked only
+      // the levels above (its list one level down still empty): a beam started there would
+      // find nothing else, s would get that node as its only link down there, and a search
+      // led to s would be stranded. The previous entry (finished) is the fallback.
+      for (size_t i = 0; i < nt; ++i) {
+        if (sync[w[i].slot].linked.load(std::memory_order_acquire) != 0) {
+          ins.ep = w[i].slot;
+          ins.ep_dist = w[i].dist;
+          break;
+        }
+      }
     }
+    if (--ins.level >= 0) return;
     sync[s].linked.store(1, std::memory_order_release);
-    if (L > top_level) entry.store((uint64_t(L) << 32) | s, std::memory_order_release);
+    if (ins.raises_top) {
+      entry.store((uint64_t(levels[s]) << 32) | s, std::memory_order_release);
+      ins.top_lock.unlock();
+    }
   }
 
   // Before reused slots get new vectors: drop them from their neighbours' lists and refill

@@ -108,104 +108,13 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
   if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
   core::check_vectors(vectors, n, m.dim, m.metric, "vector");
   std::lock_guard<std::mutex> writer(m.writer_mutex);
-
-  // --- validate and allocate; nothing visible changes until the commit ---
-  const size_t reuse = std::min(n, m.free_slots.size());
-  const size_t fresh = n - reuse;
-  std::vector<uint32_t> slots(n);
-  std::vector<int> new_levels(n);
-  std::vector<std::unique_ptr<uint32_t[]>> new_upper(n);
-  std::vector<uint8_t> mark;
-  uint64_t draws = m.draws;  // committed only if the add succeeds
-  const bool sq8 = m.storage == HnswStorage::sq8;
-  std::vector<float> scratch;  // sq8: one normalised vector, then the codec's rotation scratch
   parallel::ThreadPool& pool = parallel::process_pool();
   const size_t workers = std::max<size_t>(1, pool.size());
-  try {
-    for (size_t i = 0; i < n; ++i) {
-      if (ids[i] == kNoId) {
-        throw Error(ErrorCode::InvalidArgument, "id 18446744073709551615 is reserved");
-      }
-    }
-    core::check_new_ids(m.slot_of, ids, n);
-    if (m.used + fresh > UINT32_MAX - 1) {
-      throw Error(ErrorCode::InvalidArgument, "an HNSW index holds at most 4294967294 nodes");
-    }
-    for (size_t i = 0; i < n; ++i) {
-      slots[i] = i < reuse ? m.free_slots[m.free_slots.size() - 1 - i] : uint32_t(m.used + (i - reuse));
-      new_levels[i] = m.draw_level(draws++);
-      if (new_levels[i] > 0) {
-        const size_t words = size_t(new_levels[i]) * (1 + m.M);
-        new_upper[i].reset(new uint32_t[words]());
-      }
-    }
-    if (reuse > 0) mark.assign(m.used, 0);
-    const size_t total = m.used + fresh;
-    if (m.build_contexts.size() < workers) m.build_contexts.resize(workers);
-    const size_t pool_size = std::max((1 + m.M0) * (1 + m.M0), m.ef_construction + 1);
-    for (size_t w = 0; w < workers; ++w) {
-      m.build_contexts[w].reserve(total, m.ef_construction, m.M0, m.dim, pool_size, m.point_bytes());
-    }
-    m.slot_of.reserve(m.slot_of.size() + n);
-    if (sq8) scratch.resize(m.dim + m.sq8.scratch_floats());
-  } catch (const std::bad_alloc&) {
-    throw_oom();
-  }
-
-  size_t first_parallel = 0;
+  Impl::PendingAdd plan = m.plan_add(ids, n, workers);
+  size_t first_parallel;
   {
     core::WriteLock exclusive(m.rw);
-    m.reserve_slots(m.used + fresh);  // strong guarantee
-    size_t inserted = 0;
-    try {
-      for (; inserted < n; ++inserted) m.slot_of.emplace(ids[inserted], slots[inserted]);
-    } catch (const std::bad_alloc&) {
-      for (size_t i = 0; i < inserted; ++i) m.slot_of.erase(ids[i]);
-      throw_oom();
-    }
-    // --- commit: nothing below allocates or throws ---
-    Context& c0 = m.build_contexts[0];
-    if (reuse > 0) {
-      m.detach(slots.data(), reuse, mark, c0);
-      m.free_slots.resize(m.free_slots.size() - reuse);
-    }
-    for (size_t i = 0; i < n; ++i) {
-      const uint32_t s = slots[i];
-      if (s == m.used) {  // fresh slot (capacity reserved above)
-        m.slot_ids.push_back(kNoId);
-        m.levels.push_back(0);
-        m.deleted.push_back(0);
-        m.upper.emplace_back();
-        ++m.used;
-      }
-      m.slot_ids[s] = ids[i];
-      m.levels[s] = uint8_t(new_levels[i]);
-      m.deleted[s] = 0;
-      m.sync[s].linked.store(0, std::memory_order_relaxed);
-      m.upper[s] = std::move(new_upper[i]);
-      // f32: the vector goes into the node; sq8: into `full` (kept) or scratch, then its codes
-      // into the node.
-      float* dst = !sq8 ? m.vec(s) : m.keep_vectors ? m.full.data() + size_t(s) * m.stride : scratch.data();
-      const float* src = vectors + i * m.dim;
-      if (m.metric == Metric::cosine) {
-        double norm2 = 0.0;
-        for (size_t j = 0; j < m.dim; ++j) norm2 += double(src[j]) * src[j];
-        const double inv = 1.0 / std::sqrt(norm2);
-        for (size_t j = 0; j < m.dim; ++j) dst[j] = static_cast<float>(src[j] * inv);
-      } else {
-        std::memcpy(dst, src, m.dim * sizeof(float));
-      }
-      if (dst != scratch.data()) std::fill(dst + m.dim, dst + m.stride, 0.0f);
-      if (sq8) m.sq8.encode(dst, m.pt(s), scratch.data() + m.dim);
-      m.list(s, 0)[0] = 0;
-    }
-    m.draws = draws;
-    // An empty graph gets its first node (the entry point) here, so the parallel part always
-    // starts from a graph with an entry point.
-    if (m.entry.load(std::memory_order_relaxed) == kNoEntry) {
-      m.insert(slots[0], c0);
-      first_parallel = 1;
-    }
+    first_parallel = m.commit_add(plan, ids, vectors);
   }
   {
     // Link the rest in parallel; searches may run meanwhile. With one worker the tasks run in
@@ -213,7 +122,7 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
     core::ReadLock shared(m.rw);
     pool.parallel_for(n - first_parallel, [&](size_t task, size_t worker) {
       Context& c = m.build_contexts[worker < workers ? worker : 0];
-      m.insert(slots[first_parallel + task], c);
+      m.insert(plan.slots[first_parallel + task], c);
     });
   }
 }

@@ -1,4 +1,5 @@
-// Internal access to an HnswIndex's graph, for the index file code (src/io/hnsw_format.cpp).
+// Internal access to an HnswIndex's graph, for the index file code (src/io/hnsw_format.cpp)
+// and the graph's white-box tests.
 // Not a public header: HnswIndex names this struct as its friend, and its functions are
 // defined in hnsw_index.cpp, where the node layout (vector and level-0 links in one padded
 // stride) is known. The file sees a canonical per-slot layout instead.
@@ -61,6 +62,10 @@ struct HnswIndexAccess {
   static uint32_t* mutable_links(HnswIndex& index, uint32_t slot, int level);
   static void finish_load(HnswIndex& index, const uint32_t* free_slots, size_t free_count, uint64_t entry,
                           uint64_t draws);
+
+  // The graph itself (index/hnsw_impl.hpp), for white-box tests that drive its steps directly
+  // (e.g. two insertions interleaved at a chosen point).
+  static HnswIndex::Impl& graph(HnswIndex& index);
 };
 
 }  // namespace quiver
