@@ -13,6 +13,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/check.hpp"
 #include "core/row_blocks.hpp"
 #include "core/rw_lock.hpp"
 #include "core/topk.hpp"
@@ -338,5 +339,46 @@ namespace quiver {
 
 core::ReadLock FlatIndexAccess::read_lock(const FlatIndex& index) { return core::ReadLock(index.impl_->rw); }
 size_t FlatIndexAccess::size(const FlatIndex& index) { return index.impl_->count; }
+
+void FlatIndexAccess::reserve_load(FlatIndex& index, size_t rows) {
+  FlatIndex::Impl& m = *index.impl_;
+  m.rows.reserve(rows);
+  try {
+    m.slots.reserve(rows, rows);
+  } catch (const std::bad_alloc&) {
+    throw_oom();
+  }
+}
+
+float* FlatIndexAccess::load_row(FlatIndex& index, size_t slot) {
+  FlatIndex::Impl& m = *index.impl_;
+  if (slot >= m.rows.capacity_rows()) m.rows.reserve(slot + 1);
+  return m.rows.row(slot);
+}
+
+void FlatIndexAccess::check_loaded_row(const FlatIndex& index, const float* row) {
+  const FlatIndex::Impl& m = *index.impl_;
+  core::check_stored_vectors(row, 1, m.dim, m.metric, "stored");
+}
+
+void FlatIndexAccess::load_id(FlatIndex& index, uint64_t id) {
+  FlatIndex::Impl& m = *index.impl_;
+  if (id == core::kReservedId) {
+    throw Error(ErrorCode::InvalidArgument, "id " + std::to_string(id) + " is reserved");
+  }
+  bool fresh;
+  try {
+    fresh = m.slots.append(id, /*live=*/true);
+  } catch (const std::bad_alloc&) {
+    throw_oom();
+  }
+  if (!fresh) throw Error(ErrorCode::InvalidArgument, "id " + std::to_string(id) + " appears twice");
+}
+
+void FlatIndexAccess::finish_load(FlatIndex& index, size_t count) {
+  FlatIndex::Impl& m = *index.impl_;
+  QUIVER_DCHECK(m.slots.size() == count && m.rows.capacity_rows() >= count, "a flat load finished early");
+  m.count = count;
+}
 
 }  // namespace quiver

@@ -1,10 +1,14 @@
 // FlatIndex <-> index file. Kind 1 (flat), no parameters, seed 0, two required sections:
 //   "IDS "  count x u64   caller id of each stored row, in slot order
 //   "VECS"  count x dim x f32   the rows as stored (unit length under cosine), unpadded
-// Loading decodes in bounded chunks straight into the index (no full temporary copy), and
-// any invalid content (a duplicate id, a NaN, a zero row under cosine) is reported as
-// Error(Corrupt) before the index is handed out.
+// Loading decodes the payloads piece by piece straight into the index's row storage
+// (FlatDecoder: no temporary copy), and any invalid content (a duplicate id, a NaN, a zero row
+// under cosine) is reported as Error(Corrupt) before the index is handed out.
 #include <algorithm>
+#include <cstring>
+#include <new>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "index/flat_state.hpp"
@@ -45,47 +49,110 @@ io::Writer flat_writer(const FlatIndex& index) {
 }  // namespace
 
 namespace io {
+namespace {
 
-FlatIndex load_flat(const Reader& r, Isa isa) {
-  r.expect_kind(IndexKind::flat);
-  r.require_known_sections({kIdsTag, kVecsTag});
-  const Header& h = r.header();
-  SectionCursor ids = r.section(kIdsTag);
-  SectionCursor vecs = r.section(kVecsTag);
+[[noreturn]] void invalid_contents(const std::string& what) {
+  throw Error(ErrorCode::Corrupt, "index file: invalid contents: " + what);
+}
+
+}  // namespace
+
+FlatDecoder::FlatDecoder(const Head& head, Isa isa, bool reserve_all)
+    : count_(0), dim_(0), index_(FlatIndexOptions{size_t(head.header.dim), head.header.metric}, isa) {
+  expect_kind(head.header, IndexKind::flat);
+  require_known_sections(head, {kIdsTag, kVecsTag});
+  const Header& h = head.header;
+  const SectionEntry& ids = required_section(head, kIdsTag);
+  const SectionEntry& vecs = required_section(head, kVecsTag);
   // Compare the declared count with the payloads before multiplying or allocating.
-  if (h.count > ids.remaining() / 8 || h.count > vecs.remaining() / (4 * h.dim)) {
+  if (h.count > ids.size / 8 || h.count > vecs.size / (4 * h.dim)) {
     throw Error(ErrorCode::Corrupt, "index file: impossible vector count " + std::to_string(h.count) +
-                                        ": the IDS and VECS sections hold " +
-                                        std::to_string(ids.remaining()) + " and " +
-                                        std::to_string(vecs.remaining()) + " bytes");
+                                        ": the IDS and VECS sections hold " + std::to_string(ids.size) +
+                                        " and " + std::to_string(vecs.size) + " bytes");
   }
-  ids.expect_size(h.count * 8, "count x 8-byte ids");
-  vecs.expect_size(h.count * h.dim * 4, "count x dim x 4-byte floats");
+  check_section_size(kIdsTag, ids.size, h.count * 8, "count x 8-byte ids");
+  check_section_size(kVecsTag, vecs.size, h.count * h.dim * 4, "count x dim x 4-byte floats");
   if (h.count > UINT32_MAX) {
     throw Error(ErrorCode::Corrupt, "index file: a flat index holds at most 4294967295 vectors");
   }
-  const size_t count = size_t(h.count);
-  const size_t dim = size_t(h.dim);
-  FlatIndex index({dim, h.metric}, isa);
+  count_ = size_t(h.count);
+  dim_ = size_t(h.dim);
+  if (reserve_all) FlatIndexAccess::reserve_load(index_, count_);
+}
+
+void FlatDecoder::feed(uint32_t tag, const uint8_t* data, size_t n) {
   try {
-    index.reserve(count);
-    const size_t chunk = std::max<size_t>(1, (size_t(1) << 20) / (dim * 4));
-    std::vector<uint64_t> id_buf(std::min(chunk, count));
-    std::vector<float> row_buf(std::min(chunk, count) * dim);
-    for (size_t done = 0; done < count;) {
-      const size_t n = std::min(chunk, count - done);
-      ids.u64s(id_buf.data(), n);
-      vecs.f32s(row_buf.data(), n * dim);
-      index.add_stored(id_buf.data(), row_buf.data(), n);
-      done += n;
-    }
+    if (tag == kIdsTag) feed_ids(data, n);
+    if (tag == kVecsTag) feed_rows(data, n);
   } catch (const std::bad_alloc&) {
     throw Error(ErrorCode::OutOfMemory, "out of memory loading the index");
-  } catch (const Error& e) {
-    if (e.code() == ErrorCode::OutOfMemory || e.code() == ErrorCode::UnsupportedIsa) throw;
-    throw Error(ErrorCode::Corrupt, std::string("index file: invalid contents: ") + e.what());
   }
-  return index;
+}
+
+void FlatDecoder::feed_ids(const uint8_t* data, size_t n) {
+  while (n > 0) {
+    const size_t at = size_t(id_bytes_ % 8);
+    const size_t take = std::min(n, 8 - at);
+    std::memcpy(id_carry_ + at, data, take);
+    data += take;
+    n -= take;
+    id_bytes_ += take;
+    if (at + take < 8) break;
+    uint64_t id = 0;
+    for (int b = 7; b >= 0; --b) id = id << 8 | id_carry_[b];  // little-endian on every host
+    const size_t slot = size_t(id_bytes_ / 8 - 1);
+    try {
+      FlatIndexAccess::load_id(index_, id);
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::OutOfMemory) throw;
+      invalid_contents(std::string(e.what()) + " (slot " + std::to_string(slot) + ")");
+    }
+  }
+}
+
+void FlatDecoder::feed_rows(const uint8_t* data, size_t n) {
+  const size_t row_bytes = dim_ * 4;
+  while (n > 0) {
+    const size_t slot = size_t(row_bytes_ / row_bytes);
+    const size_t at = size_t(row_bytes_ % row_bytes);
+    const size_t take = std::min(n, row_bytes - at);
+    float* row = FlatIndexAccess::load_row(index_, slot);  // grows the storage by a chunk when needed
+    std::memcpy(reinterpret_cast<uint8_t*>(row) + at, data, take);
+    data += take;
+    n -= take;
+    row_bytes_ += take;
+    if (at + take < row_bytes) break;
+    if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__) {
+      for (size_t i = 0; i < dim_; ++i) {
+        uint8_t* p = reinterpret_cast<uint8_t*>(row + i);
+        std::swap(p[0], p[3]);
+        std::swap(p[1], p[2]);
+      }
+    }
+    try {
+      FlatIndexAccess::check_loaded_row(index_, row);
+    } catch (const Error& e) {
+      invalid_contents(std::string(e.what()) + " (slot " + std::to_string(slot) + ")");
+    }
+  }
+}
+
+FlatIndex FlatDecoder::finish() {
+  if (id_bytes_ != uint64_t(count_) * 8 || row_bytes_ != uint64_t(count_) * dim_ * 4) {
+    throw Error(ErrorCode::Internal, "flat decoder finished before every id and row arrived");
+  }
+  FlatIndexAccess::finish_load(index_, count_);
+  return std::move(index_);
+}
+
+FlatIndex load_flat(const Reader& r, Isa isa) {
+  FlatDecoder decoder(r.head(), isa, /*reserve_all=*/true);
+  for (uint32_t tag : {kIdsTag, kVecsTag}) {
+    SectionCursor c = r.section(tag);
+    const size_t n = c.remaining();
+    decoder.feed(tag, c.bytes(n), n);
+  }
+  return decoder.finish();
 }
 
 }  // namespace io

@@ -242,12 +242,14 @@ void SectionCursor::f32s(float* out, size_t n) {
     for (size_t i = 0; i < n; ++i) out[i] = f32();
   }
 }
-void SectionCursor::expect_size(uint64_t bytes, const char* what) const {
-  if (bytes != remaining()) {
-    fail(ErrorCode::Corrupt, "section " + tag_name(tag_) + " holds " + std::to_string(remaining()) +
-                                 " bytes but the header implies " + std::to_string(bytes) + " (" +
-                                 what + ")");
+void check_section_size(uint32_t tag, uint64_t size, uint64_t bytes, const char* what) {
+  if (bytes != size) {
+    fail(ErrorCode::Corrupt, "section " + tag_name(tag) + " holds " + std::to_string(size) +
+                                 " bytes but the header implies " + std::to_string(bytes) + " (" + what + ")");
   }
+}
+void SectionCursor::expect_size(uint64_t bytes, const char* what) const {
+  check_section_size(tag_, remaining(), bytes, what);
 }
 void SectionCursor::expect_end() const {
   if (remaining() != 0) {
@@ -258,25 +260,24 @@ void SectionCursor::expect_end() const {
 
 // ---- Reader ----
 
-Reader::Reader(const uint8_t* data, size_t size, ReadOptions options) : data_(data), size_(size) {
-  if (size > 0 && data == nullptr) throw Error(ErrorCode::InvalidArgument, "index bytes are null");
-  const uint64_t have = size;
+bool read_head(const uint8_t* data, size_t have, bool ended, const ReadOptions& options, Head& out) {
   // 1-2. magic, preamble
-  if (size > 0 && std::memcmp(data, kMagic, size < 8 ? size : 8) != 0) {
+  if (have > 0 && std::memcmp(data, kMagic, have < 8 ? have : 8) != 0) {
     fail(ErrorCode::BadMagic, "not a quiver index (the first bytes are not the magic \\x89QVR\\r\\n\\x1a\\n)");
   }
   if (have < kPreambleBytes) {
+    if (!ended) return false;
     fail(ErrorCode::Truncated, "truncated: " + std::to_string(have) +
                                    " bytes, shorter than the 16-byte preamble");
   }
   // 3. version
-  major_ = get_u16(data + 8);
-  minor_ = get_u16(data + 10);
-  if (major_ != kIndexFormatMajor) {
+  out.major = get_u16(data + 8);
+  out.minor = get_u16(data + 10);
+  if (out.major != kIndexFormatMajor) {
     fail(ErrorCode::UnsupportedVersion,
-         "format version " + std::to_string(major_) + "." + std::to_string(minor_) +
+         "format version " + std::to_string(out.major) + "." + std::to_string(out.minor) +
              " is not supported; this reader reads version " + std::to_string(kIndexFormatMajor) +
-             ".x" + (major_ > kIndexFormatMajor ? " (the file was written by a newer quiver)" : ""));
+             ".x" + (out.major > kIndexFormatMajor ? " (the file was written by a newer quiver)" : ""));
   }
   // 4-5. header and table sizes
   const uint32_t header_bytes = get_u32(data + 12);
@@ -285,71 +286,92 @@ Reader::Reader(const uint8_t* data, size_t size, ReadOptions options) : data_(da
                                  " (expected " + std::to_string(kHeaderBytesV1) + " to " +
                                  std::to_string(kMaxHeaderBytes) + ")");
   }
-  const uint64_t header_end = kPreambleBytes + uint64_t(header_bytes);
-  if (have < header_end) {
-    fail(ErrorCode::Truncated, "truncated: the header needs " + std::to_string(header_end) +
+  out.header_end = kPreambleBytes + uint64_t(header_bytes);
+  if (have < out.header_end) {
+    if (!ended) return false;
+    fail(ErrorCode::Truncated, "truncated: the header needs " + std::to_string(out.header_end) +
                                    " bytes, only " + std::to_string(have) + " present");
   }
   const uint8_t* h = data + kPreambleBytes;
-  const uint32_t section_count = get_u32(h + 40);
-  if (section_count > kMaxSections) {
-    fail(ErrorCode::Corrupt, "impossible section count " + std::to_string(section_count) +
+  out.section_count = get_u32(h + 40);
+  if (out.section_count > kMaxSections) {
+    fail(ErrorCode::Corrupt, "impossible section count " + std::to_string(out.section_count) +
                                  " (at most " + std::to_string(kMaxSections) + ")");
   }
-  const uint64_t table_end = header_end + kTableEntryBytes * uint64_t(section_count);
-  if (have < table_end + 4) {
-    fail(ErrorCode::Truncated, "truncated: the section table needs " + std::to_string(table_end + 4) +
+  out.table_end = out.header_end + kTableEntryBytes * uint64_t(out.section_count);
+  if (have < out.table_end + 4) {
+    if (!ended) return false;
+    fail(ErrorCode::Truncated, "truncated: the section table needs " + std::to_string(out.table_end + 4) +
                                    " bytes, only " + std::to_string(have) + " present");
   }
   // 6. checksum of everything so far
-  const uint32_t stored_crc = get_u32(data + table_end);
-  const uint32_t actual_crc = crc32c(data, size_t(table_end));
+  const uint32_t stored_crc = get_u32(data + out.table_end);
+  const uint32_t actual_crc = crc32c(data, size_t(out.table_end));
   if (options.verify_checksums && stored_crc != actual_crc) {
     fail(ErrorCode::ChecksumMismatch, "header checksum mismatch (stored " + hex32(stored_crc) +
                                           ", computed " + hex32(actual_crc) + "): the file is damaged");
   }
+  out.file_bytes = get_u64(h + 32);
+  out.raw_kind = get_u32(h);
+  out.raw_metric = get_u32(h + 4);
+  out.header.dim = get_u64(h + 8);
+  out.header.count = get_u64(h + 16);
+  out.header.seed = get_u64(h + 24);
+  out.header.flags = get_u32(h + 44);
+  for (size_t i = 0; i < out.header.params.size(); ++i) out.header.params[i] = get_u64(h + 48 + 8 * i);
+  return true;
+}
+
+void check_file_size(const Head& head, uint64_t have) {
   // 7. declared total size
-  const uint64_t file_bytes = get_u64(h + 32);
-  if (file_bytes > have) {
-    fail(ErrorCode::Truncated, "truncated: the header declares " + std::to_string(file_bytes) +
+  if (head.file_bytes > have) {
+    fail(ErrorCode::Truncated, "truncated: the header declares " + std::to_string(head.file_bytes) +
                                    " bytes, only " + std::to_string(have) + " present");
   }
-  if (file_bytes < have) {
-    fail(ErrorCode::Corrupt, std::to_string(have - file_bytes) +
+  if (head.file_bytes < have) {
+    fail(ErrorCode::Corrupt, std::to_string(have - head.file_bytes) +
                                  " unexpected bytes after the declared end of the file (" +
-                                 std::to_string(file_bytes) + " bytes)");
+                                 std::to_string(head.file_bytes) + " bytes)");
   }
+}
+
+void check_header_fields(Head& head) {
   // 8. header fields
-  const uint32_t kind = get_u32(h);
-  if (kind < 1 || kind > 3) {
-    fail(ErrorCode::UnknownIndexKind, "unknown index kind " + std::to_string(kind) +
+  if (head.raw_kind < 1 || head.raw_kind > 3) {
+    fail(ErrorCode::UnknownIndexKind, "unknown index kind " + std::to_string(head.raw_kind) +
                                           " (this reader knows 1 flat, 2 quantized, 3 hnsw)");
   }
-  header_.kind = IndexKind(kind);
-  const uint32_t metric = get_u32(h + 4);
-  if (metric > 2) fail(ErrorCode::Corrupt, "unknown metric " + std::to_string(metric));
-  header_.metric = Metric(metric);
-  header_.dim = get_u64(h + 8);
-  if (header_.dim == 0 || header_.dim > (1u << 24)) {
-    fail(ErrorCode::Corrupt, "impossible dimension " + std::to_string(header_.dim) +
+  head.header.kind = IndexKind(head.raw_kind);
+  if (head.raw_metric > 2) fail(ErrorCode::Corrupt, "unknown metric " + std::to_string(head.raw_metric));
+  head.header.metric = Metric(head.raw_metric);
+  if (head.header.dim == 0 || head.header.dim > (1u << 24)) {
+    fail(ErrorCode::Corrupt, "impossible dimension " + std::to_string(head.header.dim) +
                                  " (expected 1 to 16777216)");
   }
-  header_.count = get_u64(h + 16);
-  if (header_.count > file_bytes) {  // every stored vector takes at least one byte
-    fail(ErrorCode::Corrupt, "impossible vector count " + std::to_string(header_.count) + " for a " +
-                                 std::to_string(file_bytes) + "-byte file");
+  if (head.header.count > head.file_bytes) {  // every stored vector takes at least one byte
+    fail(ErrorCode::Corrupt, "impossible vector count " + std::to_string(head.header.count) + " for a " +
+                                 std::to_string(head.file_bytes) + "-byte file");
   }
-  header_.seed = get_u64(h + 24);
-  header_.flags = get_u32(h + 44);
-  for (size_t i = 0; i < header_.params.size(); ++i) header_.params[i] = get_u64(h + 48 + 8 * i);
+}
+
+void throw_padding_error(uint64_t offset) {
+  fail(ErrorCode::Corrupt, "non-zero padding byte at offset " + std::to_string(offset));
+}
+
+void check_table(const uint8_t* head_data, Head& head, void (*padding)(void* context, uint64_t from, uint64_t to),
+                 void* context) {
   // 9. section table
-  sections_.reserve(section_count);
-  uint64_t prev_end = table_end + 4;
-  for (uint32_t i = 0; i < section_count; ++i) {
-    const uint8_t* e = data + header_end + kTableEntryBytes * i;
+  const uint64_t file_bytes = head.file_bytes;
+  head.sections.clear();
+  head.sections.reserve(head.section_count);
+  uint64_t prev_end = head.table_end + 4;
+  for (uint32_t i = 0; i < head.section_count; ++i) {
+    const uint8_t* e = head_data + head.header_end + kTableEntryBytes * i;
     SectionEntry s{get_u32(e), get_u32(e + 4), get_u64(e + 8), get_u64(e + 16), get_u32(e + 24)};
     const std::string name = "section " + tag_name(s.tag);
-    if (find(s.tag) != nullptr) fail(ErrorCode::Corrupt, name + " appears twice");
+    for (const auto& seen : head.sections) {
+      if (seen.tag == s.tag) fail(ErrorCode::Corrupt, name + " appears twice");
+    }
     if (s.offset % kSectionAlign != 0 || s.offset < prev_end) {
       fail(ErrorCode::Corrupt, name + " has an impossible offset " + std::to_string(s.offset) +
                                    " (must be 64-byte aligned, after the previous section)");
@@ -359,78 +381,101 @@ Reader::Reader(const uint8_t* data, size_t size, ReadOptions options) : data_(da
                                    " bytes at offset " + std::to_string(s.offset) + " in a " +
                                    std::to_string(file_bytes) + "-byte file");
     }
-    for (uint64_t at = prev_end; at < s.offset; ++at) {
-      if (data[at] != 0) {
-        fail(ErrorCode::Corrupt, "non-zero padding byte at offset " + std::to_string(at));
-      }
-    }
+    padding(context, prev_end, s.offset);
     prev_end = s.offset + s.size;
-    sections_.push_back(s);
+    head.sections.push_back(s);
   }
   if (prev_end != file_bytes) {
     fail(ErrorCode::Corrupt, std::to_string(file_bytes - prev_end) +
                                  " bytes after the last section that no section claims");
   }
+}
+
+void check_section_crc(const SectionEntry& s, uint32_t computed) {
+  if (computed != s.crc) {
+    fail(ErrorCode::ChecksumMismatch, "section " + tag_name(s.tag) + " checksum mismatch (stored " +
+                                          hex32(s.crc) + ", computed " + hex32(computed) +
+                                          "): the file is damaged");
+  }
+}
+
+Reader::Reader(const uint8_t* data, size_t size, ReadOptions options) : data_(data), size_(size) {
+  if (size > 0 && data == nullptr) throw Error(ErrorCode::InvalidArgument, "index bytes are null");
+  read_head(data, size, /*ended=*/true, options, head_);
+  check_file_size(head_, size);
+  check_header_fields(head_);
+  check_table(data, head_, [](void* bytes, uint64_t from, uint64_t to) {
+    const uint8_t* p = static_cast<const uint8_t*>(bytes);
+    for (uint64_t at = from; at < to; ++at) {
+      if (p[at] != 0) throw_padding_error(at);
+    }
+  }, const_cast<uint8_t*>(data));
   // 10. payload checksums
   if (options.verify_checksums) {
-    for (const auto& s : sections_) {
-      const uint32_t crc = crc32c(data + s.offset, size_t(s.size));
-      if (crc != s.crc) {
-        fail(ErrorCode::ChecksumMismatch, "section " + tag_name(s.tag) + " checksum mismatch (stored " +
-                                              hex32(s.crc) + ", computed " + hex32(crc) +
-                                              "): the file is damaged");
-      }
-    }
+    for (const auto& s : head_.sections) check_section_crc(s, crc32c(data + s.offset, size_t(s.size)));
   }
 }
 
 const SectionEntry* Reader::find(uint32_t tag) const noexcept {
-  for (const auto& s : sections_) {
+  for (const auto& s : head_.sections) {
     if (s.tag == tag) return &s;
   }
   return nullptr;
 }
 
-SectionCursor Reader::section(uint32_t tag) const {
-  const SectionEntry* s = find(tag);
-  if (s == nullptr) fail(ErrorCode::Corrupt, "required section " + tag_name(tag) + " is missing");
-  return SectionCursor(tag, data_ + s->offset, size_t(s->size));
+const SectionEntry& required_section(const Head& head, uint32_t tag) {
+  for (const auto& s : head.sections) {
+    if (s.tag == tag) return s;
+  }
+  fail(ErrorCode::Corrupt, "required section " + tag_name(tag) + " is missing");
 }
 
-void Reader::require_known_sections(std::initializer_list<uint32_t> known) const {
-  for (const auto& s : sections_) {
+SectionCursor Reader::section(uint32_t tag) const {
+  const SectionEntry& s = required_section(head_, tag);
+  return SectionCursor(tag, data_ + s.offset, size_t(s.size));
+}
+
+void require_known_sections(const Head& head, std::initializer_list<uint32_t> known) {
+  for (const auto& s : head.sections) {
     if (!(s.flags & kSectionRequired)) continue;
     bool ok = false;
     for (uint32_t k : known) ok = ok || k == s.tag;
     if (!ok) {
       fail(ErrorCode::UnsupportedVersion,
            "required section " + tag_name(s.tag) + " is not understood by this reader (file format " +
-               std::to_string(major_) + "." + std::to_string(minor_) + ", reader " +
+               std::to_string(head.major) + "." + std::to_string(head.minor) + ", reader " +
                std::to_string(kIndexFormatMajor) + "." + std::to_string(kIndexFormatMinor) + ")");
     }
   }
 }
 
-void Reader::expect_kind(IndexKind kind) const {
-  if (header_.kind != kind) {
+void expect_kind(const Header& header, IndexKind kind) {
+  if (header.kind != kind) {
     throw Error(ErrorCode::InvalidArgument, std::string("index file holds a ") +
-                                                index_kind_name(header_.kind) + " index, not a " +
+                                                index_kind_name(header.kind) + " index, not a " +
                                                 index_kind_name(kind) + " index");
   }
 }
 
+void Reader::require_known_sections(std::initializer_list<uint32_t> known) const {
+  io::require_known_sections(head_, known);
+}
+
+void Reader::expect_kind(IndexKind kind) const { io::expect_kind(head_.header, kind); }
+
 IndexFileInfo Reader::info() const {
   IndexFileInfo info;
-  info.version_major = major_;
-  info.version_minor = minor_;
-  info.kind = header_.kind;
-  info.metric = header_.metric;
-  info.dim = header_.dim;
-  info.count = header_.count;
-  info.seed = header_.seed;
-  info.params = header_.params;
+  const Header& h = head_.header;
+  info.version_major = head_.major;
+  info.version_minor = head_.minor;
+  info.kind = h.kind;
+  info.metric = h.metric;
+  info.dim = h.dim;
+  info.count = h.count;
+  info.seed = h.seed;
+  info.params = h.params;
   info.file_bytes = size_;
-  for (const auto& s : sections_) {
+  for (const auto& s : head_.sections) {
     info.sections.push_back({tag_name(s.tag), s.offset, s.size, s.crc, (s.flags & kSectionRequired) != 0});
   }
   return info;

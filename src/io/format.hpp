@@ -163,17 +163,61 @@ struct ReadOptions {
   bool verify_checksums = true;
 };
 
+// The container's head — preamble, header, section table and the table's CRC — and the
+// checks on it, one function per step of the check order (format.cpp). The Reader runs them
+// over a whole file; the stream loader (io/stream_loader.hpp) runs the same functions as the
+// bytes arrive, so both find the same faults in the same order and say the same thing.
+struct Head {
+  uint16_t major = 0;
+  uint16_t minor = 0;
+  uint32_t raw_kind = 0;    // as stored; check_header_fields() sets header.kind
+  uint32_t raw_metric = 0;  // as stored; check_header_fields() sets header.metric
+  Header header;
+  uint64_t header_end = 0;  // where the section table starts
+  uint64_t table_end = 0;   // where the head's CRC is; the head is table_end + 4 bytes
+  uint32_t section_count = 0;
+  uint64_t file_bytes = 0;  // as declared in the header
+  std::vector<SectionEntry> sections;  // filled by check_table()
+  uint64_t head_bytes() const noexcept { return table_end + 4; }
+};
+
+// Steps 1-6 on the first `have` bytes of a file. `ended`: no byte follows them (a whole file,
+// or a stream that has ended). Returns false when more bytes are needed to decide (only if
+// !ended), true when the head is complete and its CRC matches; throws the step's error.
+bool read_head(const uint8_t* data, size_t have, bool ended, const ReadOptions& options, Head& out);
+// Step 7: the size the header declares against the `have` bytes the file has.
+void check_file_size(const Head& head, uint64_t have);
+// Step 8: kind, metric, dimension, count.
+void check_header_fields(Head& head);
+// Step 9: the section table (`head_data`: the head's bytes), in file order. For each entry
+// that passes its own checks, padding(from, to) checks the gap before it, which must be zero
+// (throw_padding_error), then the next entry is checked; last, no byte may follow the last
+// section. Fills head.sections.
+void check_table(const uint8_t* head_data, Head& head, void (*padding)(void* context, uint64_t from, uint64_t to),
+                 void* context);
+[[noreturn]] void throw_padding_error(uint64_t offset);
+// Step 10, one section: `computed` is the CRC-32C of its payload.
+void check_section_crc(const SectionEntry& section, uint32_t computed);
+// The checks every kind's loader starts with.
+void expect_kind(const Header& header, IndexKind kind);
+void require_known_sections(const Head& head, std::initializer_list<uint32_t> known);
+// The entry of section `tag`; throws Error(Corrupt) if the file has none.
+const SectionEntry& required_section(const Head& head, uint32_t tag);
+// Throws Error(Corrupt) unless the section holds exactly `bytes` (declared counts vs payload).
+void check_section_size(uint32_t tag, uint64_t size, uint64_t bytes, const char* what);
+
 // Validates the whole container on construction (see the check order in format.cpp) and
 // throws quiver::Error with its own code for each kind of damage. Keeps a view: `data`
 // must outlive the Reader.
 class Reader {
  public:
   Reader(const uint8_t* data, size_t size, ReadOptions options = {});
-  const Header& header() const noexcept { return header_; }
-  uint16_t version_major() const noexcept { return major_; }
-  uint16_t version_minor() const noexcept { return minor_; }
+  const Header& header() const noexcept { return head_.header; }
+  const Head& head() const noexcept { return head_; }
+  uint16_t version_major() const noexcept { return head_.major; }
+  uint16_t version_minor() const noexcept { return head_.minor; }
   uint64_t file_bytes() const noexcept { return size_; }
-  const std::vector<SectionEntry>& sections() const noexcept { return sections_; }
+  const std::vector<SectionEntry>& sections() const noexcept { return head_.sections; }
   const SectionEntry* find(uint32_t tag) const noexcept;
   // Throws Error(Corrupt) if the section is missing.
   SectionCursor section(uint32_t tag) const;
@@ -186,10 +230,7 @@ class Reader {
  private:
   const uint8_t* data_;
   size_t size_;
-  uint16_t major_ = 0;
-  uint16_t minor_ = 0;
-  Header header_;
-  std::vector<SectionEntry> sections_;
+  Head head_;
 };
 
 // The kind stored in a file, after validating the whole container.
