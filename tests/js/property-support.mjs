@@ -36,10 +36,16 @@ export const KNOWN_CODES = new Set([
 // Mean recall against the exact answer (an id tied with the k-th neighbour counts), over all
 // the searches of a run, that an approximate kind must reach. Tiny indexes of 1..16 dimensions:
 // runs measure 0.98-1.0, so these are generous floors that a broken search (wrong ids, stale
-// rows) falls far below. HNSW is held to its floor in every sequence (runs of exact duplicates
-// included: every copy stays reachable); the quantised kinds over a whole run, since a sequence
-// of a dozen searches over many exact duplicates can legitimately sit lower with 8-bit codes.
-// Every search is still held to the exact rules above.
+// rows) falls far below. HNSW with M >= 4 is held to its floor in every sequence (runs of exact
+// duplicates included: every copy stays reachable); the quantised kinds, and HNSW with M = 2,
+// over a whole run only. With 8-bit codes a sequence of a dozen searches over many exact
+// duplicates can legitimately sit lower. With M = 2 (four level-0 links) the selection
+// heuristic can leave a far outlier with no level-0 link pointing at it: e.g. dim 1, M 2,
+// efConstruction 2, seed 0, adds [4, 0] then [0, -1, 1] then [0]: the lists of the two first
+// zeros fill up with closer nodes and drop the 4, which no other node links to, so a search for
+// 0 with k = 6 >= size finds 5 of the 6 (HnswIndex::search documents that a beam may not reach
+// every node). That is a property of HNSW, not a lost duplicate. Every search is still held to
+// the exact rules above.
 export const RECALL_FLOORS = {
   'quantized-rerank': 0.9, 'quantized-codes': 0.7, 'hnsw-f32': 0.9, 'hnsw-sq8': 0.85,
 };
@@ -578,7 +584,7 @@ export function runSequence(q, config, ops, stats) {
   }
   for (const key of PER_SEQUENCE_FLOOR) {
     const r = local.recall[key];
-    if (r && r.sum / r.n < RECALL_FLOORS[key]) {
+    if (r && config.M >= 4 && r.sum / r.n < RECALL_FLOORS[key]) {
       assert.fail(`${key}: mean recall ${(r.sum / r.n).toFixed(3)} over the ${r.n} searches of this sequence`);
     }
   }
