@@ -16,7 +16,15 @@ QuantizedIndexAccess::View QuantizedIndexAccess::view(const QuantizedIndex& inde
   const QuantizedIndex::Impl& m = *index.impl_;
   return {m.subq, &m.codebook, &m.rotation, m.slots.used(), m.slots.slot_ids(), m.offset.data(),
           m.scale.data(), m.keep_vectors ? m.vectors.data() : nullptr, m.stride, m.slots.free_slots().data(),
-          m.slots.free_slots().size()};
+          m.slots.free_slots().size(), m.refine_codec.enabled() ? &m.refine_codec : nullptr};
+}
+
+const uint8_t* QuantizedIndexAccess::refine_row(const QuantizedIndex& index, uint32_t slot) {
+  return index.impl_->refine.row(slot);
+}
+
+float QuantizedIndexAccess::refine_scale(const QuantizedIndex& index, uint32_t slot) {
+  return index.impl_->refine.scale(slot);
 }
 
 core::ReadLock QuantizedIndexAccess::read_lock(const QuantizedIndex& index) {
@@ -42,7 +50,8 @@ void QuantizedIndexAccess::reserve(QuantizedIndex& index, size_t slots, size_t f
 
 void QuantizedIndexAccess::append_slots(QuantizedIndex& index, size_t n, const uint64_t* ids,
                                         const uint8_t* packed, const float* offset, const float* scale,
-                                        const float* vectors) {
+                                        const float* vectors, const uint8_t* refine_rows,
+                                        const float* refine_scales) {
   QuantizedIndex::Impl& m = *index.impl_;
   std::vector<uint8_t> c;
   try {
@@ -64,6 +73,7 @@ void QuantizedIndexAccess::append_slots(QuantizedIndex& index, size_t n, const u
     m.offset.data()[slot] = offset[i];
     m.scale.data()[slot] = scale[i];
     if (m.keep_vectors) std::memcpy(m.vectors.data() + size_t(slot) * m.stride, vectors + i * m.dim, m.dim * 4);
+    if (m.refine_codec.enabled()) m.refine.store(slot, refine_rows + i * m.refine.row_bytes(), refine_scales[i]);
   }
 }
 

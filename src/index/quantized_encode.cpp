@@ -34,6 +34,9 @@ QuantizedIndex::Impl::Encoded QuantizedIndex::Impl::encode(const float* rows, si
   e.codes.resize(n * subq);
   e.offset.resize(n);
   e.scale.resize(n);
+  const size_t refine_row = refine.row_bytes();
+  e.refine_rows.resize(n * refine_row);
+  e.refine_scale.resize(refine_codec.enabled() ? n : 0);
   std::vector<float> unit(dim), rotated(dim), tmp(dim);
   for (size_t r = 0; r < n; ++r) {
     const float* x = rows + r * dim;
@@ -46,6 +49,7 @@ QuantizedIndex::Impl::Encoded QuantizedIndex::Impl::encode(const float* rows, si
       std::fill(c, c + subq, uint8_t(0));
       e.offset[r] = 0.0f;
       e.scale[r] = 0.0f;
+      if (refine_codec.enabled()) refine_codec.encode(rotated.data(), 0.0, e.refine_rows.data() + r * refine_row, e.refine_scale[r]);
       continue;
     }
     const double norm = std::sqrt(norm2);
@@ -66,6 +70,8 @@ QuantizedIndex::Impl::Encoded QuantizedIndex::Impl::encode(const float* rows, si
     // Unbiased inner-product estimate: <q, x> ~ correction * <R q, reconstruction>.
     const double length = metric == Metric::cosine ? 1.0 : norm;
     const double correction = dot > 1e-12 ? length / dot : length;
+    // The refine plane's row and its own correction, from the same rotated unit vector.
+    if (refine_codec.enabled()) refine_codec.encode(rotated.data(), length, e.refine_rows.data() + r * refine_row, e.refine_scale[r]);
     switch (metric) {
       case Metric::l2:  // |q|^2 + |x|^2 - 2 <q, x>
         e.offset[r] = static_cast<float>(norm2);
@@ -104,6 +110,7 @@ void QuantizedIndex::Impl::reserve_slots(size_t slots) {
   offset.reserve(new_cap, capacity_slots);
   scale.reserve(new_cap, capacity_slots);
   if (keep_vectors) vectors.reserve(new_cap * stride, capacity_slots * stride);
+  refine.reserve(new_cap, capacity_slots);  // nothing without a refine plane
   for (size_t s = capacity_slots; s < new_cap; ++s) offset.data()[s] = INFINITY;
   capacity_slots = new_cap;
 }

@@ -16,6 +16,7 @@
 #include "index/slot_table.hpp"
 #include "quant/codebook.hpp"
 #include "quant/fastscan.hpp"
+#include "quant/refine_plane.hpp"
 #include "quant/rotation.hpp"
 #include "quiver/quantized_index.hpp"
 #include "simd/kernels.hpp"
@@ -78,6 +79,7 @@ struct QuantizedIndex::Impl {
   quant::FastScanTable fastscan;
   quant::Rotation rotation;
   quant::Codebook codebook;
+  quant::RefineCodec refine_codec;  // disabled without a refine plane (refine_bits 0)
 
   // Slot storage. A slot is live iff slots.id_at(slot) != kNoId; dead and padding slots have
   // offset = +inf, so they can never enter a result.
@@ -85,6 +87,7 @@ struct QuantizedIndex::Impl {
   core::AlignedBuffer<float> offset;   // per slot: c_v in  distance = (c0 + c_v) + scale_v * score
   core::AlignedBuffer<float> scale;    // per slot: scale_v
   core::AlignedBuffer<float> vectors;  // per slot x stride, if keep_vectors
+  quant::RefinePlane refine;           // per slot: refine row + scale, if refine_bits > 0
   // Ids of the slots (size = slots in use, the high-water mark; kNoId for a free slot) and
   // the free list, reused last-in first-out.
   index::SlotTable slots{index::Reuse::free_list, UINT32_MAX, "quantized"};
@@ -102,6 +105,8 @@ struct QuantizedIndex::Impl {
   struct Encoded {
     std::vector<uint8_t> codes;  // n x subq
     std::vector<float> offset, scale;
+    std::vector<uint8_t> refine_rows;  // n x refine row bytes, with a refine plane
+    std::vector<float> refine_scale;   // n, with a refine plane
   };
   // unit = x / |x| (norm2 = |x|^2, summed in double), bit-identical on every target.
   void scale_to_unit(const float* x, double norm2, float* unit) const;
@@ -134,6 +139,8 @@ struct QuantizedIndex::Impl {
   size_t rescore(const float* query, const quantized::QueryTables& t, const quantized::QueryLane& lane,
                  size_t found, size_t k, const QuantizedSearchParams& p, Neighbor* out) const;
   float exact_distance(const float* query, uint32_t slot) const;
+  // The refine plane's estimate of the distance (needs refine_codec.enabled()).
+  float refine_distance(const quantized::QueryTables& t, const float* rotated_query, uint32_t slot) const;
   float float_score(uint32_t slot, const float* ft) const;
   void set_allow_mask(const QuantizedSearchParams& p, quantized::Scratch& s, bool on) const;
 };

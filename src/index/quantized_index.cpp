@@ -47,8 +47,17 @@ QuantizedIndex::Impl::Impl(const QuantizedIndexOptions& o, Isa isa)
   subq = bits == 4 ? dim : (dim + 1) / 2;
   groups = (subq + kGroupSubquantizers - 1) / kGroupSubquantizers;
   stride = padded_stride(dim);
+  if (o.refine_bits > quant::kMaxRefineBits) {
+    throw Error(ErrorCode::InvalidArgument, "refine_bits must be 0 (no refine plane) or 1.." +
+                                                std::to_string(quant::kMaxRefineBits) + ", got " +
+                                                std::to_string(o.refine_bits));
+  }
   rotation = quant::Rotation(dim, seed);
   codebook = quant::lloyd_max_codebook(dim, bits);
+  if (o.refine_bits > 0) {
+    refine_codec = quant::RefineCodec(dim, metric, codebook, bits, o.refine_bits);
+    refine = quant::RefinePlane(refine_codec.row_bytes());
+  }
 }
 
 QuantizedIndex::QuantizedIndex(const QuantizedIndexOptions& options)
@@ -64,6 +73,7 @@ Metric QuantizedIndex::metric() const noexcept { return impl_->metric; }
 unsigned QuantizedIndex::bits() const noexcept { return impl_->bits; }
 uint64_t QuantizedIndex::seed() const noexcept { return impl_->seed; }
 bool QuantizedIndex::keeps_vectors() const noexcept { return impl_->keep_vectors; }
+unsigned QuantizedIndex::refine_bits() const noexcept { return impl_->refine_codec.bits(); }
 Isa QuantizedIndex::isa() const noexcept { return impl_->kernels.isa; }
 size_t QuantizedIndex::size() const noexcept {
   core::ReadLock lock(impl_->rw);
@@ -75,14 +85,15 @@ bool QuantizedIndex::contains(uint64_t id) const noexcept {
 }
 
 size_t QuantizedIndex::code_bytes_per_vector() const noexcept {
-  return impl_->groups * kGroupCodeBytes / kBlockVectors + 2 * sizeof(float);
+  const size_t refine = impl_->refine_codec.enabled() ? impl_->refine_codec.row_bytes() + sizeof(float) : 0;
+  return impl_->groups * kGroupCodeBytes / kBlockVectors + 2 * sizeof(float) + refine;
 }
 
 size_t QuantizedIndex::memory_bytes() const noexcept {
   const Impl& m = *impl_;
   core::ReadLock lock(m.rw);
   return m.codes.capacity() + (m.offset.capacity() + m.scale.capacity() + m.vectors.capacity()) * sizeof(float) +
-         m.slots.memory_bytes();
+         m.refine.memory_bytes() + m.slots.memory_bytes();
 }
 
 void QuantizedIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
@@ -110,6 +121,9 @@ void QuantizedIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
     m.write_codes(slot, encoded.codes.data() + i * m.subq);
     m.offset.data()[slot] = encoded.offset[i];
     m.scale.data()[slot] = encoded.scale[i];
+    if (m.refine_codec.enabled()) {
+      m.refine.store(slot, encoded.refine_rows.data() + i * m.refine.row_bytes(), encoded.refine_scale[i]);
+    }
     if (m.keep_vectors) {
       float* dst = m.vectors.data() + size_t(slot) * m.stride;
       index::store_vector(m.metric, vectors + i * m.dim, dst, m.dim);

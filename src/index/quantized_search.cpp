@@ -3,7 +3,8 @@
 //      dispatched fast-scan kernel (quant/fastscan.hpp), skipping blocks the allow-list rules
 //      out; the best `depth` slots are kept as candidates (id, estimate, slot).
 //   2. re-score: the candidates get better distances — exact ones from the kept f32 vectors
-//      (rerank >= 1), or float-table scores of the same codes — and the best k are returned.
+//      (rerank >= 1), else the refine plane's estimates (quant/refine_plane.hpp), else
+//      float-table scores of the same codes — and the best k are returned.
 // Also the per-thread scratch (warm searches allocate nothing) and the per-call checks.
 #include <algorithm>
 #include <cfloat>
@@ -50,7 +51,18 @@ using quantized::Scratch;
 
 namespace {
 constexpr size_t kRefineFactor = 2;  // 8-bit candidates per result, re-scored in float
+// Candidates per result re-scored from the refine plane when the call gives no depth: the
+// fast-scan codes alone rank the true top 10 inside their top 40 (recall ~0.999 on the
+// clustered workload at 100k), and re-scoring 40 rows costs far less than the scan.
+constexpr size_t kRefinePlaneDepth = 4;
 }  // namespace
+
+float QuantizedIndex::Impl::refine_distance(const QueryTables& t, const float* rotated_query, uint32_t slot) const {
+  const uint8_t* block = codes.data() + size_t(slot / kBlockVectors) * block_bytes();
+  const quant::CoarseCodes coarse{block + slot % kBlockVectors, kBlockVectors};
+  const float score = refine_codec.score(rotated_query, coarse, refine.row(slot));
+  return (t.c0 + offset.data()[slot]) + refine.scale(slot) * score;
+}
 
 float QuantizedIndex::Impl::exact_distance(const float* query, uint32_t slot) const {
   const float* x = vectors.data() + size_t(slot) * stride;
@@ -93,7 +105,8 @@ void QuantizedIndex::Impl::search_many(const float* const* queries, size_t nq, s
   // Candidates: k * rerank for an exact rerank; otherwise the 8-bit scan keeps
   // kRefineFactor * k and their codes are re-scored with float tables, so the 8-bit tables'
   // rounding does not decide the final order.
-  const size_t depth = std::min(p.rerank > 0 ? k * p.rerank : k * kRefineFactor, live());
+  const size_t depth =
+      std::min(p.rerank > 0 ? k * p.rerank : k * (refine_codec.enabled() ? kRefinePlaneDepth : kRefineFactor), live());
   s.reserve(dim, subq, groups, depth, blocks());
   QueryTables t[quant::kMaxQueriesPerPass];
   const uint8_t* table_ptrs[quant::kMaxQueriesPerPass];
@@ -166,9 +179,11 @@ size_t QuantizedIndex::Impl::rescore(const float* query, const QueryTables& t, c
                                      size_t found, size_t k, const QuantizedSearchParams& p, Neighbor* out) const {
   const Candidate* cand = lane.candidates.data();
   core::TopK best(out, std::min(k, found));
-  if (p.rerank > 0) {  // exact distances from the kept vectors
+  if (p.rerank > 0 && keep_vectors) {  // exact distances from the kept vectors
     const float* q = metric == Metric::cosine ? lane.query.data() : query;
     for (size_t c = 0; c < found; ++c) best.push(cand[c].id, exact_distance(q, cand[c].slot));
+  } else if (refine_codec.enabled() && (p.rerank > 0 || !p.float_tables)) {  // the refine plane
+    for (size_t c = 0; c < found; ++c) best.push(cand[c].id, refine_distance(t, lane.rotated.data(), cand[c].slot));
   } else if (!p.float_tables) {  // float-table scores of the same codes
     for (size_t c = 0; c < found; ++c) {
       const uint32_t slot = cand[c].slot;
@@ -190,9 +205,10 @@ size_t QuantizedIndex::Impl::search_one(const float* query, size_t k, Neighbor* 
 void QuantizedIndex::Impl::check_search(size_t k, const QuantizedSearchParams& p) const {
   core::check_k(k);
   if (live() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
-  if (p.rerank > 0 && !keep_vectors) {
+  if (p.rerank > 0 && !keep_vectors && !refine_codec.enabled()) {
     throw Error(ErrorCode::InvalidArgument,
-                "rerank needs the f32 vectors, but this index was created with keep_vectors = false");
+                "rerank needs the f32 vectors or a refine plane, but this index was created with "
+                "keep_vectors = false and refine_bits = 0");
   }
   if (p.allow == nullptr && p.allow_count > 0) {
     throw Error(ErrorCode::InvalidArgument, "allow is null but allow_count is not zero");

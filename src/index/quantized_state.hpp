@@ -10,6 +10,7 @@
 
 #include "core/rw_lock.hpp"
 #include "quant/codebook.hpp"
+#include "quant/refine_plane.hpp"
 #include "quant/rotation.hpp"
 #include "quiver/quantized_index.hpp"
 
@@ -30,6 +31,7 @@ struct QuantizedIndexAccess {
     size_t stride;
     const uint32_t* free_slots; // the free list, in the order adds take from its back
     size_t free_count;
+    const quant::RefineCodec* refine;  // null without a refine plane
   };
   // Holds off writers (searches go on) while a file is written; view() and packed_codes()
   // only under it (or before the index is shared).
@@ -38,15 +40,20 @@ struct QuantizedIndexAccess {
 
   // Packed codes of one slot: ceil(subq / 2) bytes, byte j = code(2j) | code(2j + 1) << 4.
   static void packed_codes(const QuantizedIndex& index, uint32_t slot, uint8_t* out);
+  // The refine plane's row (refine->row_bytes() bytes) and scale of a live slot.
+  static const uint8_t* refine_row(const QuantizedIndex& index, uint32_t slot);
+  static float refine_scale(const QuantizedIndex& index, uint32_t slot);
 
   // Loading into a fresh, empty index made with the file's options, from validated data:
   // reserve(slots) once, then append_slots() in slot order until `slots` are filled (a free
   // slot has id kNoId; its other inputs are ignored), then set_free_slots(). Rows of
-  // `vectors` are dim floats in stored form; null without keep_vectors. Throws only
+  // `vectors` are dim floats in stored form; null without keep_vectors. `refine_rows` (n x
+  // row bytes) and `refine_scales`: null without a refine plane. Throws only
   // Error(OutOfMemory); on a throw the index must be discarded.
   static void reserve(QuantizedIndex& index, size_t slots, size_t free_count);
   static void append_slots(QuantizedIndex& index, size_t n, const uint64_t* ids, const uint8_t* packed_codes,
-                           const float* offset, const float* scale, const float* vectors);
+                           const float* offset, const float* scale, const float* vectors,
+                           const uint8_t* refine_rows = nullptr, const float* refine_scales = nullptr);
   static void set_free_slots(QuantizedIndex& index, const uint32_t* free_slots, size_t n);
 };
 

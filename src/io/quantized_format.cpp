@@ -17,6 +17,8 @@
 //   "SCAL"  slots x f32          per-vector scale of the distance estimate
 //   "VECS"  slots x dim x f32    the kept f32 vectors (unit length under cosine); only when
 //                                keep_vectors is 1
+//   "RFIN"  the refine plane (refine_bits, its sub-codebook CRC, rows and scales); only for
+//           an index with one (src/io/refine_section.hpp)
 // Free slots hold zeros everywhere, so the bytes depend only on the index's logical state.
 // The rotation and the codebook are not stored: they are recomputed from (dim, bits, seed),
 // which gives the same bits on every target; the two CRCs reject a file written by a build
@@ -42,6 +44,7 @@
 #include "io/crc32c.hpp"
 #include "io/file.hpp"
 #include "io/quantized_format.hpp"
+#include "io/refine_section.hpp"
 #include "quiver/error.hpp"
 #include "quiver/quantized_index.hpp"
 
@@ -131,6 +134,7 @@ io::Writer quantized_writer(const QuantizedIndex& index) {
         vecs.f32s(v.slot_ids[s] != kNoId ? v.vectors + s * v.stride : zeros.data(), dim);
       }
     }
+    if (v.refine != nullptr) io::write_refine_section(w, index, v);
   } catch (const std::bad_alloc&) {
     throw Error(ErrorCode::OutOfMemory, "out of memory serialising the index");
   }
@@ -244,7 +248,7 @@ namespace io {
 
 QuantizedIndex load_quantized(const Reader& r, Isa isa) {
   r.expect_kind(IndexKind::quantized);
-  r.require_known_sections({kSlotTag, kFreeTag, kCodeTag, kOffsTag, kScalTag, kVecsTag});
+  r.require_known_sections({kSlotTag, kFreeTag, kCodeTag, kOffsTag, kScalTag, kVecsTag, io::kRefineTag});
   const Header& h = r.header();
   // Header parameters.
   const uint64_t bits = h.params[0], keep = h.params[1], slots = h.params[2], nfree = h.params[3];
@@ -285,7 +289,8 @@ QuantizedIndex load_quantized(const Reader& r, Isa isa) {
     expect_records(vecs, slots, uint64_t(dim) * 4, "slots x dim x 4-byte floats");
   }
 
-  const QuantizedIndexOptions options{dim, h.metric, unsigned(bits), h.seed, keep == 1};
+  RefineSectionReader refine(r, slots, dim);
+  const QuantizedIndexOptions options{dim, h.metric, unsigned(bits), h.seed, keep == 1, refine.bits()};
   try {
     QuantizedIndex index(options, isa);
     // The rotation and codebook this build computes must be the ones the file was written with.
@@ -299,6 +304,7 @@ QuantizedIndex load_quantized(const Reader& r, Isa isa) {
                       " (" + std::to_string(cb) + ", " + std::to_string(rot) +
                       "): the file was written by an incompatible build of quiver");
     }
+    if (v.refine != nullptr) refine.check_codebook(*v.refine);
     const size_t subq = v.subq;
     const EstimateCheck estimates(h.metric, unsigned(bits), dim, *v.codebook);
     QuantizedIndexAccess::reserve(index, size_t(slots), size_t(nfree));
@@ -353,8 +359,10 @@ QuantizedIndex load_quantized(const Reader& r, Isa isa) {
       std::sort(sorted.begin(), sorted.begin() + live);
       const auto dup = std::adjacent_find(sorted.begin(), sorted.begin() + live);
       if (dup != sorted.begin() + live) corrupt("id " + std::to_string(*dup) + " appears twice");
+      if (v.refine != nullptr) refine.read(n, done, id_buf.data(), code_rows, row_bytes, scale_buf.data(), *v.refine);
       QuantizedIndexAccess::append_slots(index, n, id_buf.data(), code_rows, off_buf.data(), scale_buf.data(),
-                                         keep ? vec_buf.data() : nullptr);
+                                         keep ? vec_buf.data() : nullptr, v.refine ? refine.rows() : nullptr,
+                                         v.refine ? refine.scales() : nullptr);
       done += n;
     }
     if (dead != nfree) {

@@ -5,8 +5,11 @@
 // dimension (no training). One correction scalar per vector (norm / <rotated unit vector,
 // its reconstruction>) makes the inner-product estimate unbiased. A query stays in float:
 // it is rotated once, turned into per-coordinate lookup tables quantised to 8 bits, and the
-// codes are scanned 32 vectors at a time with byte shuffles. Optionally the original f32
-// vectors are kept and the best k * rerank candidates are re-scored exactly.
+// codes are scanned 32 vectors at a time with byte shuffles. The scan's best candidates are
+// then re-scored: exactly from the original f32 vectors when they are kept, or from a refine
+// plane (refine_bits more bits per rotated coordinate and one more scalar per vector, read
+// only for the candidates: src/quant/refine_plane.hpp), which reaches recall@10 >= 0.95 from
+// codes alone at 4 + 3 bits per coordinate.
 #pragma once
 
 #include <cstddef>
@@ -27,11 +30,20 @@ struct QuantizedIndexOptions {
   unsigned bits = 4;         // 2 or 4 bits per coordinate
   uint64_t seed = 42;        // rotation seed: same seed, same codes, on every target
   bool keep_vectors = true;  // keep the f32 vectors for exact rerank (dim * 4 bytes each)
+  // 0: no refine plane. 1..4: bits more per coordinate, stored beside the fast-scan codes
+  // (ceil(dim / 8) * refine_bits + 4 bytes per vector; 148 at dim 384 and 3 bits), that
+  // re-score the scan's candidates without the f32 vectors. 3 is the choice for codes-only
+  // search (4-bit codes: recall@10 ~0.97 on the clustered workload where the codes alone give
+  // ~0.80; README, "Codes-only refine plane").
+  unsigned refine_bits = 0;
 };
 
 struct QuantizedSearchParams {
-  // 0: rank by the codes alone. r >= 1: take the best k * r by codes, re-score them exactly
-  // with the kept f32 vectors, return the best k (needs keep_vectors).
+  // Re-scoring depth. r >= 1: take the best k * r by the fast-scan codes, re-score them with
+  // the most accurate data the index holds — exact distances from the kept f32 vectors, else
+  // the refine plane — and return the best k (an index with neither rejects r >= 1).
+  // 0: codes only, never the f32 vectors: with a refine plane the best k * 4 are re-scored
+  // from it, without one the best k * 2 are re-scored with float tables of the same codes.
   size_t rerank = 0;
   // If non-null, only these ids can be returned (ids not in the index are ignored). Blocks of
   // 32 vectors without an allowed id are skipped.
@@ -63,10 +75,13 @@ class QuantizedIndex {
   unsigned bits() const noexcept;
   uint64_t seed() const noexcept;
   bool keeps_vectors() const noexcept;
+  unsigned refine_bits() const noexcept;  // 0 without a refine plane
   Isa isa() const noexcept;
   size_t size() const noexcept;
   bool contains(uint64_t id) const noexcept;
-  // Bytes the search scans per vector: packed codes plus the two per-vector scalars.
+  // Code bytes per vector: the packed fast-scan codes and their two scalars (what the scan
+  // reads), plus the refine plane's row and scalar when there is one. Not the f32 vectors, the
+  // ids or the id table (memory_bytes() counts everything).
   size_t code_bytes_per_vector() const noexcept;
   size_t memory_bytes() const noexcept;
 

@@ -1,0 +1,88 @@
+#include "io/refine_section.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "io/crc32c.hpp"
+#include "quiver/error.hpp"
+
+namespace quiver::io {
+namespace {
+
+[[noreturn]] void corrupt(const std::string& message) {
+  throw Error(ErrorCode::Corrupt, "index file: " + message);
+}
+
+uint32_t refine_codebook_crc(const quant::RefineCodebook& book) {
+  SectionWriter w(0, 0);
+  w.f32s(book.values.data(), book.values.size());
+  w.f32s(book.bounds.data(), book.bounds.size());
+  return crc32c(w.data().data(), w.size());
+}
+
+}  // namespace
+
+void write_refine_section(Writer& w, const QuantizedIndex& index, const QuantizedIndexAccess::View& v) {
+  const quant::RefineCodec& codec = *v.refine;
+  const size_t row_bytes = codec.row_bytes();
+  auto& s = w.add_section(kRefineTag);
+  s.reserve(8 + v.slots * (row_bytes + 4));
+  s.u32(codec.bits());
+  s.u32(refine_codebook_crc(codec.codebook()));
+  const std::vector<uint8_t> zeros(row_bytes, 0);
+  for (size_t slot = 0; slot < v.slots; ++slot) {
+    const bool live = v.slot_ids[slot] != QuantizedIndexAccess::kNoId;
+    s.bytes(live ? QuantizedIndexAccess::refine_row(index, uint32_t(slot)) : zeros.data(), row_bytes);
+    s.f32(live ? QuantizedIndexAccess::refine_scale(index, uint32_t(slot)) : 0.0f);
+  }
+}
+
+RefineSectionReader::RefineSectionReader(const Reader& r, uint64_t slots, uint64_t dim) {
+  if (r.find(kRefineTag) == nullptr) return;
+  cursor_ = r.section(kRefineTag);
+  const uint32_t bits = cursor_.u32();
+  crc_ = cursor_.u32();
+  if (bits < 1 || bits > quant::kMaxRefineBits) {
+    corrupt("impossible refine plane bit width " + std::to_string(bits) + " (expected 1.." +
+            std::to_string(quant::kMaxRefineBits) + ")");
+  }
+  bits_ = bits;
+  row_bytes_ = size_t((dim + 7) / 8 * bits);
+  // slots < 2^32 and dim <= 2^20 (checked from the header first): no overflow.
+  cursor_.expect_size(slots * (row_bytes_ + 4), "slots x (refine row + 4-byte scale)");
+}
+
+void RefineSectionReader::check_codebook(const quant::RefineCodec& codec) const {
+  const uint32_t ours = refine_codebook_crc(codec.codebook());
+  if (ours != crc_) {
+    throw Error(ErrorCode::UnsupportedVersion,
+                "index file: the file's refine plane sub-codebook (CRC " + std::to_string(crc_) +
+                    ") differs from the one this build computes (" + std::to_string(ours) +
+                    "): the file was written by an incompatible build of quiver");
+  }
+}
+
+void RefineSectionReader::read(size_t n, uint64_t first_slot, const uint64_t* ids, const uint8_t* coarse_rows,
+                               size_t coarse_row_bytes, const float* coarse_scales,
+                               const quant::RefineCodec& codec) {
+  rows_.resize(n * row_bytes_);
+  scales_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    uint8_t* row = rows_.data() + i * row_bytes_;
+    const uint8_t* src = cursor_.bytes(row_bytes_);
+    std::copy(src, src + row_bytes_, row);
+    const float scale = scales_[i] = cursor_.f32();
+    const uint64_t slot = first_slot + i;
+    if (ids[i] == QuantizedIndexAccess::kNoId) {
+      bool zero = scale == 0.0f && !std::signbit(scale);
+      for (size_t b = 0; b < row_bytes_; ++b) zero = zero && row[b] == 0;
+      if (!zero) corrupt("free slot " + std::to_string(slot) + " holds refine plane data");
+      continue;
+    }
+    const std::string problem = codec.check(coarse_rows + i * coarse_row_bytes, coarse_scales[i], row, scale);
+    if (!problem.empty()) corrupt("slot " + std::to_string(slot) + " has " + problem);
+  }
+}
+
+}  // namespace quiver::io
