@@ -31,7 +31,7 @@ void exercise(const quiver::QuantizedIndex& index) {
     quiver::Neighbor out[3];
     quiver::QuantizedSearchParams p;
     index.search(query.data(), 3, out, p);
-    if (index.keeps_vectors()) {
+    if (index.keeps_vectors() || index.refine_bits() > 0) {  // exact, or from the refine plane
       p.rerank = 2;
       index.search(query.data(), 3, out, p);
     }

@@ -33,6 +33,9 @@ done
 "$cli" build -q "$tmp/a.base.fbin" -o "$c/index_loader/hnsw-sq8-ip-kept.qvr" --index hnsw --M 4 --ef-construction 8 --storage sq8 --metric ip >/dev/null
 "$cli" build -q "$tmp/b.base.fvecs" -o "$c/index_loader/hnsw-sq8-cosine-codes.qvr" --index hnsw --M 4 --ef-construction 16 --storage sq8 --metric cosine --no-vectors >/dev/null
 "$cli" build -q "$tmp/one.base.fbin" -o "$c/index_loader/hnsw-sq8-l2-one.qvr" --index hnsw --M 2 --storage sq8 --no-vectors >/dev/null
+# quantized with a refine plane (RFIN section): quantized-*-refine*.qvr were written through the
+# C++ API (QuantizedIndexOptions::refine_bits; the CLI has no flag for it yet) and are kept:
+# l2 4+3 bits with a zero vector and free slots, cosine 2+4 bits at dim 12, ip 4+1 with kept vectors.
 # quantized with free slots and a free list (the CLI cannot remove: written through the npm
 # package, so the wasm-simd build must exist)
 node --input-type=module -e "
