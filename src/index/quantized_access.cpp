@@ -14,8 +14,8 @@ using quantized::throw_oom;
 
 QuantizedIndexAccess::View QuantizedIndexAccess::view(const QuantizedIndex& index) {
   const QuantizedIndex::Impl& m = *index.impl_;
-  return {m.subq, &m.codebook, &m.rotation, m.slots.used(), m.slots.slot_ids(), m.offset.data(),
-          m.scale.data(), m.keep_vectors ? m.vectors.data() : nullptr, m.stride, m.slots.free_slots().data(),
+  return {m.subq, &m.codebook, &m.rotation, m.slots.used(), m.slots.slot_ids(),
+          m.keep_vectors ? m.vectors.data() : nullptr, m.stride, m.slots.free_slots().data(),
           m.slots.free_slots().size(), m.refine_codec.enabled() ? &m.refine_codec : nullptr};
 }
 
@@ -38,6 +38,30 @@ void QuantizedIndexAccess::packed_codes(const QuantizedIndex& index, uint32_t sl
   }
 }
 
+void QuantizedIndexAccess::scalars(const QuantizedIndex& index, uint32_t slot, float& offset, float& scale) {
+  offset = index.impl_->offset_of(slot);
+  scale = index.impl_->scale_of(slot);
+}
+
+QuantizedIndexAccess::Partition QuantizedIndexAccess::partition(const QuantizedIndex& index) {
+  const QuantizedIndex::Impl& m = *index.impl_;
+  if (!m.partitioned()) return {0, 0, 0, nullptr, nullptr};
+  return {m.lists_option, m.ivf.lists(), m.trained_on, m.coarse.trained() ? m.coarse.centroids().data() : nullptr,
+          m.slot_list.data()};
+}
+
+void QuantizedIndexAccess::set_partition(QuantizedIndex& index, size_t lists, size_t trained_on,
+                                         std::vector<float> centroids) {
+  QuantizedIndex::Impl& m = *index.impl_;
+  try {
+    if (trained_on > 0) m.coarse = quantized::CoarseQuantizer(lists, m.dim, std::move(centroids));
+    m.ivf = quantized::InvertedLists(lists, m.block_bytes());
+    m.trained_on = trained_on;
+  } catch (const std::bad_alloc&) {
+    throw_oom();
+  }
+}
+
 void QuantizedIndexAccess::reserve(QuantizedIndex& index, size_t slots, size_t free_count) {
   QuantizedIndex::Impl& m = *index.impl_;
   try {
@@ -50,7 +74,7 @@ void QuantizedIndexAccess::reserve(QuantizedIndex& index, size_t slots, size_t f
 
 void QuantizedIndexAccess::append_slots(QuantizedIndex& index, size_t n, const uint64_t* ids,
                                         const uint8_t* packed, const float* offset, const float* scale,
-                                        const float* vectors, const uint8_t* refine_rows,
+                                        const float* vectors, const uint32_t* lists, const uint8_t* refine_rows,
                                         const float* refine_scales) {
   QuantizedIndex::Impl& m = *index.impl_;
   std::vector<uint8_t> c;
@@ -69,9 +93,20 @@ void QuantizedIndexAccess::append_slots(QuantizedIndex& index, size_t n, const u
     if (ids[i] == kNoId) continue;
     const uint8_t* p = packed + i * ((m.subq + 1) / 2);
     for (size_t s = 0; s < m.subq; ++s) c[s] = uint8_t((s % 2 ? p[s / 2] >> 4 : p[s / 2]) & 15);
-    m.write_codes(slot, c.data());
-    m.offset.data()[slot] = offset[i];
-    m.scale.data()[slot] = scale[i];
+    if (m.partitioned()) {
+      const uint32_t l = lists[i];
+      try {
+        m.ivf.reserve(l, 1);
+      } catch (const std::bad_alloc&) {
+        throw_oom();
+      }
+      m.slot_list.data()[slot] = l;
+      m.slot_pos.data()[slot] = m.ivf.append(l, slot, c.data(), m.subq, offset[i], scale[i]);
+    } else {
+      m.write_codes(slot, c.data());
+      m.offset.data()[slot] = offset[i];
+      m.scale.data()[slot] = scale[i];
+    }
     if (m.keep_vectors) std::memcpy(m.vectors.data() + size_t(slot) * m.stride, vectors + i * m.dim, m.dim * 4);
     if (m.refine_codec.enabled()) m.refine.store(slot, refine_rows + i * m.refine.row_bytes(), refine_scales[i]);
   }

@@ -90,22 +90,35 @@ QuantizedIndex::Impl::Encoded QuantizedIndex::Impl::encode(const float* rows, si
   return e;
 }
 
+// Unpartitioned storage only (the lists write their own: InvertedLists::append).
 void QuantizedIndex::Impl::write_codes(uint32_t slot, const uint8_t* c) {
-  uint8_t* block = codes.data() + size_t(slot / kBlockVectors) * block_bytes();
-  const size_t v = slot % kBlockVectors;
-  for (size_t s = 0; s < subq; ++s) {
-    uint8_t& byte = block[(s / 2) * kBlockVectors + v];
-    byte = (s % 2) ? uint8_t((byte & 0x0F) | (c[s] << 4)) : uint8_t((byte & 0xF0) | c[s]);
-  }
+  quantized::write_lane(codes.data() + size_t(slot / kBlockVectors) * block_bytes(), slot % kBlockVectors, c, subq);
+}
+
+size_t QuantizedIndex::Impl::blocks() const {
+  if (!partitioned()) return (slots.used() + kBlockVectors - 1) / kBlockVectors;
+  size_t total = 0;
+  for (size_t l = 0; l < ivf.lists(); ++l) total += ivf.blocks(l);
+  return total;
 }
 
 // Room for `slots` slots in every per-slot array; new slots start dead (offset = +inf).
+// Partitioned, the per-slot arrays are only where each slot is (and the kept vectors): the
+// codes grow in the lists, block by block.
 void QuantizedIndex::Impl::reserve_slots(size_t slots) {
   if (slots <= capacity_slots) return;
   const size_t want = std::max(slots, capacity_slots + capacity_slots / 2);
   const size_t new_blocks = (want + kBlockVectors - 1) / kBlockVectors;
   const size_t new_cap = new_blocks * kBlockVectors;
   const size_t old_blocks = capacity_slots / kBlockVectors;
+  if (partitioned()) {
+    slot_list.reserve(new_cap, capacity_slots);
+    slot_pos.reserve(new_cap, capacity_slots);
+    if (keep_vectors) vectors.reserve(new_cap * stride, capacity_slots * stride);
+    refine.reserve(new_cap, capacity_slots);  // nothing without a refine plane
+    capacity_slots = new_cap;
+    return;
+  }
   codes.reserve(new_blocks * block_bytes(), old_blocks * block_bytes());
   offset.reserve(new_cap, capacity_slots);
   scale.reserve(new_cap, capacity_slots);

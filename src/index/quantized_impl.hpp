@@ -5,6 +5,9 @@
 //   quantized_tables.cpp  query -> rotated query, float tables and 8-bit fast-scan tables
 //   quantized_search.cpp  the block scan that keeps candidates, then their re-scoring
 //   quantized_access.cpp  the index file code's view of the storage (quantized_state.hpp)
+//   quantized_partition.cpp  partitions: when to train, k-means on decoded codes, assignment
+//   quantized_coarse.*    the coarse quantiser (centroids, deterministic k-means)
+//   quantized_lists.*     the inverted lists (blocks of 32, grown one block at a time)
 #pragma once
 
 #include <cstddef>
@@ -13,6 +16,8 @@
 
 #include "core/aligned_buffer.hpp"
 #include "core/rw_lock.hpp"
+#include "index/quantized_coarse.hpp"
+#include "index/quantized_lists.hpp"
 #include "index/slot_table.hpp"
 #include "quant/codebook.hpp"
 #include "quant/fastscan.hpp"
@@ -48,8 +53,14 @@ struct Scratch {
   QueryLane lanes[quant::kMaxQueriesPerPass];
   std::vector<float> rot_tmp;        // rotation scratch
   std::vector<uint32_t> allow_mask;  // one 32-bit word per block
+  // Partitioned search: centroid scores and the probe order, and each list's first block in
+  // allow_mask (lists + 1 entries).
+  std::vector<float> list_scores;
+  std::vector<uint32_t> list_order;
+  std::vector<uint32_t> block_base;
 
   void reserve(size_t dim, size_t subq, size_t groups, size_t cand, size_t blocks);
+  void reserve_lists(size_t lists);
 };
 
 // This thread's scratch (each pool worker has its own).
@@ -63,6 +74,9 @@ struct QueryTables {
 };
 
 [[noreturn]] void throw_oom();
+
+// Partitions (quantized_partition.cpp has the rules and why).
+inline constexpr size_t kMaxLists = size_t(1) << 16;
 
 }  // namespace quantized
 
@@ -95,11 +109,43 @@ struct QuantizedIndex::Impl {
   // Searches share it; add and remove hold it alone (the contract in quantized_index.hpp).
   mutable core::SharedMutex rw;
 
+  // Partitions (quantized_partition.cpp). When partitioned, codes, offsets and scales live
+  // only in the lists (the per-slot arrays above stay empty, except `vectors`), and each slot
+  // records where: list and position.
+  size_t lists_option = 0;              // QuantizedIndexOptions::lists
+  quantized::CoarseQuantizer coarse;    // 0 lists until trained
+  quantized::InvertedLists ivf;         // 1 list until trained, then coarse.lists()
+  core::AlignedBuffer<uint32_t> slot_list, slot_pos;  // per slot
+  size_t trained_on = 0;                // live vectors when the centroids were trained
+
   Impl(const QuantizedIndexOptions& o, Isa isa);  // quantized_index.cpp
 
+  bool partitioned() const { return lists_option != 0; }
   size_t block_bytes() const { return groups * quant::kGroupCodeBytes; }
-  size_t blocks() const { return (slots.used() + quant::kBlockVectors - 1) / quant::kBlockVectors; }
+  // Blocks a search may scan (unpartitioned: by slot; partitioned: over every list).
+  size_t blocks() const;
   size_t live() const { return slots.size(); }
+
+  // Where a slot's codes and scalars are: its block and lane.
+  const uint8_t* code_block(uint32_t slot, size_t& lane) const {
+    if (!partitioned()) {
+      lane = slot % quant::kBlockVectors;
+      return codes.data() + size_t(slot / quant::kBlockVectors) * block_bytes();
+    }
+    const uint32_t pos = slot_pos.data()[slot];
+    lane = pos % quant::kBlockVectors;
+    return ivf.codes(slot_list.data()[slot], pos / quant::kBlockVectors);
+  }
+  float offset_of(uint32_t slot) const {
+    if (!partitioned()) return offset.data()[slot];
+    const uint32_t pos = slot_pos.data()[slot];
+    return ivf.offsets(slot_list.data()[slot], pos / quant::kBlockVectors)[pos % quant::kBlockVectors];
+  }
+  float scale_of(uint32_t slot) const {
+    if (!partitioned()) return scale.data()[slot];
+    const uint32_t pos = slot_pos.data()[slot];
+    return ivf.scales(slot_list.data()[slot], pos / quant::kBlockVectors)[pos % quant::kBlockVectors];
+  }
 
   // --- encoding (quantized_encode.cpp) ---------------------------------------------------
   struct Encoded {
@@ -114,12 +160,31 @@ struct QuantizedIndex::Impl {
   Encoded encode(const float* rows, size_t n) const;
   void write_codes(uint32_t slot, const uint8_t* c);
   uint8_t read_code(uint32_t slot, size_t s) const {
-    const uint8_t* block = codes.data() + size_t(slot / quant::kBlockVectors) * block_bytes();
-    const uint8_t byte = block[(s / 2) * quant::kBlockVectors + slot % quant::kBlockVectors];
-    return (s % 2) ? uint8_t(byte >> 4) : uint8_t(byte & 0x0F);
+    size_t lane;
+    const uint8_t* block = code_block(slot, lane);
+    return quantized::read_lane(block, lane, s);
   }
   // Room for `slots` slots in every per-slot array; new slots start dead (offset = +inf).
   void reserve_slots(size_t slots);
+
+  // --- partitions (quantized_partition.cpp) ---------------------------------------------
+  // What an add does to the partitions, prepared before the slot table commits (so that an
+  // out-of-memory leaves the index as it was) and applied after (noexcept).
+  struct PartitionPlan {
+    bool retrain = false;
+    quantized::CoarseQuantizer coarse;      // the new centroids, when retrain
+    quantized::InvertedLists ivf;           // the new lists holding the old slots, when retrain
+    std::vector<uint32_t> old_list, old_pos;  // per old slot, where it went, when retrain
+    std::vector<uint32_t> row_list;         // the list of each added row
+  };
+  // Trains if due (sample of the live slots and the new rows), assigns the rows, reserves
+  // their room. Throws std::bad_alloc / Error(OutOfMemory) with nothing changed.
+  PartitionPlan plan_partition(const Encoded& rows, size_t n);
+  void apply_partition(PartitionPlan& plan, const Encoded& rows, const uint32_t* row_slots, size_t n) noexcept;
+  void remove_from_partition(uint32_t slot) noexcept;
+  // The vector a slot's codes stand for, in the rotated space (correction x centroid levels).
+  void decode_rotated(const uint8_t* unpacked, float scale, float* out) const;
+  size_t default_probes() const;
 
   // --- query tables (quantized_tables.cpp) -----------------------------------------------
   // Rotates the query and builds the float tables (lane.ftables) and the 8-bit kernel tables
@@ -134,6 +199,11 @@ struct QuantizedIndex::Impl {
                    const QuantizedSearchParams& p, quantized::Scratch& s) const;
   size_t search_one(const float* query, size_t k, Neighbor* out, const QuantizedSearchParams& p,
                     quantized::Scratch& s) const;
+  // The partitioned search: the nearest lists first, until `probes` lists are scanned and the
+  // candidates are full.
+  size_t search_partitioned(const float* query, size_t k, Neighbor* out, const QuantizedSearchParams& p,
+                            quantized::Scratch& s) const;
+  size_t candidate_depth(size_t k, const QuantizedSearchParams& p) const;
   // The scan's candidates (lane.candidates[0, found)) re-scored: exact distances with rerank,
   // else float-table scores of the same codes; writes the best k to out, returns the count.
   size_t rescore(const float* query, const quantized::QueryTables& t, const quantized::QueryLane& lane,

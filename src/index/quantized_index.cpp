@@ -32,7 +32,7 @@ size_t padded_stride(size_t dim) { return (dim + 15) / 16 * 16; }
 }  // namespace
 
 QuantizedIndex::Impl::Impl(const QuantizedIndexOptions& o, Isa isa)
-    : dim(o.dim), metric(o.metric), bits(o.bits), seed(o.seed), keep_vectors(o.keep_vectors) {
+    : dim(o.dim), metric(o.metric), bits(o.bits), seed(o.seed), keep_vectors(o.keep_vectors), lists_option(o.lists) {
   if (dim == 0) throw Error(ErrorCode::InvalidArgument, "dimension must be at least 1");
   if (dim > (1u << 20)) {
     throw Error(ErrorCode::InvalidArgument,
@@ -58,6 +58,11 @@ QuantizedIndex::Impl::Impl(const QuantizedIndexOptions& o, Isa isa)
     refine_codec = quant::RefineCodec(dim, metric, codebook, bits, o.refine_bits);
     refine = quant::RefinePlane(refine_codec.row_bytes());
   }
+  if (lists_option != 0 && lists_option != QuantizedIndexOptions::kAutoLists && lists_option > quantized::kMaxLists) {
+    throw Error(ErrorCode::InvalidArgument, "lists must be at most " + std::to_string(quantized::kMaxLists) + ", got " +
+                                                std::to_string(lists_option));
+  }
+  if (partitioned()) ivf = quantized::InvertedLists(1, block_bytes());  // one list until trained
 }
 
 QuantizedIndex::QuantizedIndex(const QuantizedIndexOptions& options)
@@ -93,7 +98,30 @@ size_t QuantizedIndex::memory_bytes() const noexcept {
   const Impl& m = *impl_;
   core::ReadLock lock(m.rw);
   return m.codes.capacity() + (m.offset.capacity() + m.scale.capacity() + m.vectors.capacity()) * sizeof(float) +
-         m.refine.memory_bytes() + m.slots.memory_bytes();
+         (m.slot_list.capacity() + m.slot_pos.capacity()) * sizeof(uint32_t) + m.ivf.memory_bytes() +
+         m.coarse.memory_bytes() + m.refine.memory_bytes() + m.slots.memory_bytes();
+}
+
+size_t QuantizedIndex::lists_option() const noexcept { return impl_->lists_option; }
+size_t QuantizedIndex::lists() const noexcept {
+  core::ReadLock lock(impl_->rw);
+  return impl_->ivf.lists();
+}
+size_t QuantizedIndex::default_probes() const noexcept {
+  core::ReadLock lock(impl_->rw);
+  return impl_->default_probes();
+}
+std::vector<float> QuantizedIndex::centroids() const {
+  core::ReadLock lock(impl_->rw);
+  return impl_->coarse.centroids();
+}
+size_t QuantizedIndex::list_of(uint64_t id) const {
+  core::ReadLock lock(impl_->rw);
+  uint32_t slot;
+  if (!impl_->slots.find(id, slot)) {
+    throw Error(ErrorCode::UnknownId, "id " + std::to_string(id) + " is not in the index");
+  }
+  return impl_->partitioned() ? impl_->slot_list.data()[slot] : 0;
 }
 
 void QuantizedIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
@@ -104,11 +132,13 @@ void QuantizedIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
   m.slots.check_room(n);
   core::check_vectors(vectors, n, m.dim, m.metric, "vector");
   Impl::Encoded encoded;
+  Impl::PartitionPlan partition;
   std::vector<uint32_t> slots(n);
   try {
     m.slots.check_ids(ids, n);
     encoded = m.encode(vectors, n);
     // Reserve everything, so the commit below cannot fail half way.
+    if (m.partitioned()) partition = m.plan_partition(encoded, n);
     m.slots.plan(n, slots.data());
     m.reserve_slots(m.slots.used() + (n - m.slots.reused_for(n)));
   } catch (const std::bad_alloc&) {
@@ -116,11 +146,14 @@ void QuantizedIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
   }
   m.slots.bind(ids, slots.data(), n);
   m.slots.commit(ids, slots.data(), n);
+  if (m.partitioned()) m.apply_partition(partition, encoded, slots.data(), n);
   for (size_t i = 0; i < n; ++i) {
     const uint32_t slot = slots[i];
-    m.write_codes(slot, encoded.codes.data() + i * m.subq);
-    m.offset.data()[slot] = encoded.offset[i];
-    m.scale.data()[slot] = encoded.scale[i];
+    if (!m.partitioned()) {
+      m.write_codes(slot, encoded.codes.data() + i * m.subq);
+      m.offset.data()[slot] = encoded.offset[i];
+      m.scale.data()[slot] = encoded.scale[i];
+    }
     if (m.refine_codec.enabled()) {
       m.refine.store(slot, encoded.refine_rows.data() + i * m.refine.row_bytes(), encoded.refine_scale[i]);
     }
@@ -144,7 +177,11 @@ void QuantizedIndex::remove(const uint64_t* ids, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     uint32_t unused;
     const uint32_t slot = m.slots.remove(ids[i], unused);  // onto the free list, id cleared
-    m.offset.data()[slot] = INFINITY;  // the scan can never return it
+    if (m.partitioned()) {
+      m.remove_from_partition(slot);  // its list's last vector moves into its place
+    } else {
+      m.offset.data()[slot] = INFINITY;  // the scan can never return it
+    }
   }
 }
 
@@ -189,7 +226,8 @@ size_t QuantizedIndex::search_batch(const float* queries, size_t nq, size_t k, N
   const size_t kk = std::min(k, impl_->live());
   // Queries go through the codes kMaxQueriesPerPass at a time; the passes are spread over the
   // process thread pool (each worker thread has its own scratch).
-  const size_t per_pass = quant::kMaxQueriesPerPass;
+  // Partitioned, each query probes its own lists: one query per task.
+  const size_t per_pass = impl_->partitioned() ? 1 : quant::kMaxQueriesPerPass;
   const size_t passes = (nq + per_pass - 1) / per_pass;
   const Impl& m = *impl_;
   parallel::process_pool().parallel_for(passes, [&](size_t pass, size_t) {

@@ -37,6 +37,14 @@ void Scratch::reserve(size_t dim, size_t subq, size_t groups, size_t cand, size_
   if (allow_mask.size() < blocks) allow_mask.resize(blocks, 0);
 }
 
+void Scratch::reserve_lists(size_t lists) {
+  if (list_order.size() < lists) {
+    list_scores.resize(lists);
+    list_order.resize(lists);
+    block_base.resize(lists + 1);
+  }
+}
+
 Scratch& thread_scratch() {
   static thread_local Scratch scratch;
   return scratch;
@@ -58,10 +66,11 @@ constexpr size_t kRefinePlaneDepth = 4;
 }  // namespace
 
 float QuantizedIndex::Impl::refine_distance(const QueryTables& t, const float* rotated_query, uint32_t slot) const {
-  const uint8_t* block = codes.data() + size_t(slot / kBlockVectors) * block_bytes();
-  const quant::CoarseCodes coarse{block + slot % kBlockVectors, kBlockVectors};
-  const float score = refine_codec.score(rotated_query, coarse, refine.row(slot));
-  return (t.c0 + offset.data()[slot]) + refine.scale(slot) * score;
+  size_t lane;
+  const uint8_t* block = code_block(slot, lane);
+  const quant::CoarseCodes coarse_codes{block + lane, kBlockVectors};
+  const float score = refine_codec.score(rotated_query, coarse_codes, refine.row(slot));
+  return (t.c0 + offset_of(slot)) + refine.scale(slot) * score;
 }
 
 float QuantizedIndex::Impl::exact_distance(const float* query, uint32_t slot) const {
@@ -78,8 +87,17 @@ void QuantizedIndex::Impl::set_allow_mask(const QuantizedSearchParams& p, Scratc
   for (size_t i = 0; i < p.allow_count; ++i) {
     uint32_t slot;
     if (!slots.find(p.allow[i], slot)) continue;
-    uint32_t& word = s.allow_mask[slot / kBlockVectors];
-    const uint32_t bit = 1u << (slot % kBlockVectors);
+    size_t word_index, lane;
+    if (partitioned()) {  // block_base set by search_partitioned
+      const uint32_t pos = slot_pos.data()[slot];
+      word_index = s.block_base[slot_list.data()[slot]] + pos / kBlockVectors;
+      lane = pos % kBlockVectors;
+    } else {
+      word_index = slot / kBlockVectors;
+      lane = slot % kBlockVectors;
+    }
+    uint32_t& word = s.allow_mask[word_index];
+    const uint32_t bit = 1u << lane;
     word = on ? (word | bit) : 0u;
   }
 }
@@ -87,8 +105,8 @@ void QuantizedIndex::Impl::set_allow_mask(const QuantizedSearchParams& p, Scratc
 // Float score of one slot's codes against the float tables (the 8-bit tables' reference).
 // Four partial sums in a fixed order: no long dependency chain, same bits everywhere.
 float QuantizedIndex::Impl::float_score(uint32_t slot, const float* ft) const {
-  const uint8_t* block = codes.data() + size_t(slot / kBlockVectors) * block_bytes();
-  const size_t v = slot % kBlockVectors;
+  size_t v;
+  const uint8_t* block = code_block(slot, v);
   float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
   const size_t pairs = subq / 2;
   for (size_t p = 0; p < pairs; ++p) {
@@ -100,13 +118,21 @@ float QuantizedIndex::Impl::float_score(uint32_t slot, const float* ft) const {
   return (sum[0] + sum[1]) + (sum[2] + sum[3]);
 }
 
+// Candidates: k * rerank for an exact rerank; otherwise the 8-bit scan keeps kRefineFactor * k
+// and their codes are re-scored with float tables, so the 8-bit tables' rounding does not
+// decide the final order.
+size_t QuantizedIndex::Impl::candidate_depth(size_t k, const QuantizedSearchParams& p) const {
+  return std::min(p.rerank > 0 ? k * p.rerank : k * (refine_codec.enabled() ? kRefinePlaneDepth : kRefineFactor),
+                  live());
+}
+
 void QuantizedIndex::Impl::search_many(const float* const* queries, size_t nq, size_t k, Neighbor* const* outs,
-                 size_t* counts, const QuantizedSearchParams& p, Scratch& s) const {
-  // Candidates: k * rerank for an exact rerank; otherwise the 8-bit scan keeps
-  // kRefineFactor * k and their codes are re-scored with float tables, so the 8-bit tables'
-  // rounding does not decide the final order.
-  const size_t depth =
-      std::min(p.rerank > 0 ? k * p.rerank : k * (refine_codec.enabled() ? kRefinePlaneDepth : kRefineFactor), live());
+                                       size_t* counts, const QuantizedSearchParams& p, Scratch& s) const {
+  if (partitioned()) {
+    for (size_t i = 0; i < nq; ++i) counts[i] = search_partitioned(queries[i], k, outs[i], p, s);
+    return;
+  }
+  const size_t depth = candidate_depth(k, p);
   s.reserve(dim, subq, groups, depth, blocks());
   QueryTables t[quant::kMaxQueriesPerPass];
   const uint8_t* table_ptrs[quant::kMaxQueriesPerPass];
@@ -187,12 +213,91 @@ size_t QuantizedIndex::Impl::rescore(const float* query, const QueryTables& t, c
   } else if (!p.float_tables) {  // float-table scores of the same codes
     for (size_t c = 0; c < found; ++c) {
       const uint32_t slot = cand[c].slot;
-      best.push(cand[c].id, (t.c0 + offset.data()[slot]) + scale.data()[slot] * float_score(slot, lane.ftables.data()));
+      best.push(cand[c].id, (t.c0 + offset_of(slot)) + scale_of(slot) * float_score(slot, lane.ftables.data()));
     }
   } else {
     for (size_t c = 0; c < found; ++c) best.push(cand[c].id, cand[c].distance);
   }
   return best.finish();
+}
+
+size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Neighbor* out,
+                                                const QuantizedSearchParams& p, Scratch& s) const {
+  const size_t depth = candidate_depth(k, p);
+  const size_t nlists = ivf.lists();
+  s.reserve(dim, subq, groups, depth, blocks());
+  s.reserve_lists(nlists);
+  quantized::QueryLane& lane = s.lanes[0];
+  const QueryTables t = build_tables(query, lane, s.rot_tmp.data());
+  core::BasicTopK<Candidate> top(lane.candidates.data(), depth);
+
+  // Probe order: nearest centroid first (ties to the lower list), from the rotated query
+  // (unit length under cosine) against the centroids in the same space; fixed-order scalar
+  // sums (quantized_coarse.cpp), so every ISA probes the same lists.
+  uint32_t* order = s.list_order.data();
+  for (size_t l = 0; l < nlists; ++l) order[l] = uint32_t(l);
+  if (coarse.trained()) {
+    float* score = s.list_scores.data();
+    if (metric == Metric::ip) {
+      coarse.ip_scores(lane.rotated.data(), score);
+    } else {
+      coarse.l2_scores(lane.rotated.data(), score);
+    }
+    std::sort(order, order + nlists, [score](uint32_t a, uint32_t b) {
+      return score[a] < score[b] || (score[a] == score[b] && a < b);
+    });
+  }
+
+  // Allow-list: one mask word per block of every list, at block_base[list] + block.
+  const bool filtered = p.allow != nullptr;
+  if (filtered) {
+    uint32_t* base = s.block_base.data();
+    base[0] = 0;
+    for (size_t l = 0; l < nlists; ++l) base[l + 1] = base[l] + uint32_t(ivf.blocks(l));
+    set_allow_mask(p, s, true);
+  }
+
+  const size_t probes = p.probes > 0 ? p.probes : default_probes();
+  float dist[kBlockVectors];
+  for (size_t i = 0; i < nlists; ++i) {
+    // Past `probes` lists, go on only while the candidates are short (a tight allow-list,
+    // tiny lists): a search returns min(k, allowed) results, as the full scan does.
+    if (i >= probes && top.threshold() < INFINITY) break;
+    const uint32_t l = order[i];
+    const size_t nblocks = ivf.blocks(l);
+    for (size_t b = 0; b < nblocks; ++b) {
+      uint32_t allowed = ~0u;
+      if (filtered) {
+        allowed = s.allow_mask[s.block_base[l] + b];
+        if (allowed == 0) continue;
+      }
+      const float* off = ivf.offsets(l, b);
+      const float* sc = ivf.scales(l, b);
+      const uint32_t* slot_of = ivf.slots(l, b);
+      // Padding positions score +inf and never enter, even while the heap has room.
+      const quant::BlockScoring bs{t.c0, t.bias, t.step, std::min(top.threshold(), FLT_MAX)};
+      uint32_t hits;
+      if (p.float_tables) {
+        hits = 0;
+        const size_t in_block = std::min(kBlockVectors, ivf.size(l) - b * kBlockVectors);
+        for (size_t v = 0; v < kBlockVectors; ++v) {
+          const float score = v < in_block ? float_score(slot_of[v], lane.ftables.data()) : 0.0f;
+          dist[v] = (t.c0 + off[v]) + sc[v] * score;
+          hits |= uint32_t(dist[v] <= bs.threshold) << v;
+        }
+      } else {
+        hits = fastscan.scan_block(ivf.codes(l, b), lane.tables.data(), groups, off, sc, bs, dist);
+      }
+      hits &= allowed;
+      while (hits) {
+        const unsigned v = unsigned(__builtin_ctz(hits));
+        hits &= hits - 1;
+        top.push(slots.id_at(slot_of[v]), dist[v], slot_of[v]);
+      }
+    }
+  }
+  if (filtered) set_allow_mask(p, s, false);
+  return rescore(query, t, lane, top.finish(), k, p, out);
 }
 
 size_t QuantizedIndex::Impl::search_one(const float* query, size_t k, Neighbor* out, const QuantizedSearchParams& p,

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "core/rw_lock.hpp"
 #include "quant/codebook.hpp"
@@ -25,8 +26,6 @@ struct QuantizedIndexAccess {
     const quant::Rotation* rotation;
     size_t slots;               // slots in use (high-water mark), live and free
     const uint64_t* slot_ids;   // kNoId for a free slot
-    const float* offset;        // per slot (+inf for a free slot)
-    const float* scale;         // per slot
     const float* vectors;       // per slot x stride floats, null without keep_vectors
     size_t stride;
     const uint32_t* free_slots; // the free list, in the order adds take from its back
@@ -43,17 +42,32 @@ struct QuantizedIndexAccess {
   // The refine plane's row (refine->row_bytes() bytes) and scale of a live slot.
   static const uint8_t* refine_row(const QuantizedIndex& index, uint32_t slot);
   static float refine_scale(const QuantizedIndex& index, uint32_t slot);
+  // The distance-estimate scalars of a live slot.
+  static void scalars(const QuantizedIndex& index, uint32_t slot, float& offset, float& scale);
+
+  // Partitions (all zero / null when the index is not partitioned).
+  struct Partition {
+    size_t lists_option;      // QuantizedIndexOptions::lists
+    size_t lists;             // lists now: 1 before training, else the centroid count
+    size_t trained_on;        // live vectors at the last training (0: never trained)
+    const float* centroids;   // lists x dim when trained, else null
+    const uint32_t* slot_list;  // per slot (meaningful for live slots only)
+  };
+  static Partition partition(const QuantizedIndex& index);
 
   // Loading into a fresh, empty index made with the file's options, from validated data:
-  // reserve(slots) once, then append_slots() in slot order until `slots` are filled (a free
+  // set_partition() (partitioned only), reserve(slots) once, then append_slots() in slot order until `slots` are filled (a free
   // slot has id kNoId; its other inputs are ignored), then set_free_slots(). Rows of
   // `vectors` are dim floats in stored form; null without keep_vectors. `refine_rows` (n x
   // row bytes) and `refine_scales`: null without a refine plane. Throws only
   // Error(OutOfMemory); on a throw the index must be discarded.
   static void reserve(QuantizedIndex& index, size_t slots, size_t free_count);
+  // `lists`: the list of each slot (null when not partitioned); each list is filled in slot order.
   static void append_slots(QuantizedIndex& index, size_t n, const uint64_t* ids, const uint8_t* packed_codes,
-                           const float* offset, const float* scale, const float* vectors,
+                           const float* offset, const float* scale, const float* vectors, const uint32_t* lists,
                            const uint8_t* refine_rows = nullptr, const float* refine_scales = nullptr);
+  // centroids: lists x dim (empty when trained_on == 0, and then lists == 1).
+  static void set_partition(QuantizedIndex& index, size_t lists, size_t trained_on, std::vector<float> centroids);
   static void set_free_slots(QuantizedIndex& index, const uint32_t* free_slots, size_t n);
 };
 

@@ -19,6 +19,14 @@
 //                                keep_vectors is 1
 //   "RFIN"  the refine plane (refine_bits, its sub-codebook CRC, rows and scales); only for
 //           an index with one (src/io/refine_section.hpp)
+// Partitioned indexes (QuantizedIndexOptions::lists != 0) add three sections, all required, so
+// a reader from before partitions rejects the file (UNSUPPORTED_VERSION) instead of loading a
+// different index:
+//   "PART"  4 x u64              lists option (2^64 - 1 = auto), lists now (1 before
+//                                training), vectors at the last training (0 = never), 0
+//   "CENT"  lists x dim x f32    the centroids, in the rotated space; absent before training
+//   "LIST"  slots x u32          the list of each slot (0 for a free slot)
+// Lists are rebuilt in slot order on load (the order inside a list never changes an answer).
 // Free slots hold zeros everywhere, so the bytes depend only on the index's logical state.
 // The rotation and the codebook are not stored: they are recomputed from (dim, bits, seed),
 // which gives the same bits on every target; the two CRCs reject a file written by a build
@@ -57,6 +65,10 @@ constexpr uint32_t kCodeTag = io::fourcc("CODE");
 constexpr uint32_t kOffsTag = io::fourcc("OFFS");
 constexpr uint32_t kScalTag = io::fourcc("SCAL");
 constexpr uint32_t kVecsTag = io::fourcc("VECS");
+constexpr uint32_t kPartTag = io::fourcc("PART");
+constexpr uint32_t kCentTag = io::fourcc("CENT");
+constexpr uint32_t kListTag = io::fourcc("LIST");
+constexpr uint64_t kMaxLists = uint64_t(1) << 16;  // quantized::kMaxLists
 constexpr uint64_t kEncodingVersion = 1;
 static_assert(kNoId == QuantizedIndexAccess::kNoId, "a free slot is written with the public no-result id");
 
@@ -122,9 +134,10 @@ io::Writer quantized_writer(const QuantizedIndex& index) {
     offs.reserve(v.slots * 4);
     scal.reserve(v.slots * 4);
     for (size_t s = 0; s < v.slots; ++s) {
-      const bool live = v.slot_ids[s] != kNoId;
-      offs.f32(live ? v.offset[s] : 0.0f);
-      scal.f32(live ? v.scale[s] : 0.0f);
+      float off = 0.0f, sc = 0.0f;
+      if (v.slot_ids[s] != kNoId) QuantizedIndexAccess::scalars(index, uint32_t(s), off, sc);
+      offs.f32(off);
+      scal.f32(sc);
     }
     if (index.keeps_vectors()) {  // even when empty: the loader requires VECS whenever the flag is set
       auto& vecs = w.add_section(kVecsTag);
@@ -135,6 +148,18 @@ io::Writer quantized_writer(const QuantizedIndex& index) {
       }
     }
     if (v.refine != nullptr) io::write_refine_section(w, index, v);
+    const QuantizedIndexAccess::Partition part = QuantizedIndexAccess::partition(index);
+    if (part.lists > 0) {
+      auto& p = w.add_section(kPartTag);
+      p.u64(part.lists_option == QuantizedIndexOptions::kAutoLists ? UINT64_MAX : uint64_t(part.lists_option));
+      p.u64(part.lists);
+      p.u64(part.trained_on);
+      p.u64(0);
+      if (part.centroids != nullptr) w.add_section(kCentTag).f32s(part.centroids, part.lists * dim);
+      auto& lists = w.add_section(kListTag);
+      lists.reserve(v.slots * 4);
+      for (size_t s = 0; s < v.slots; ++s) lists.u32(v.slot_ids[s] != kNoId ? part.slot_list[s] : 0u);
+    }
   } catch (const std::bad_alloc&) {
     throw Error(ErrorCode::OutOfMemory, "out of memory serialising the index");
   }
@@ -248,7 +273,8 @@ namespace io {
 
 QuantizedIndex load_quantized(const Reader& r, Isa isa) {
   r.expect_kind(IndexKind::quantized);
-  r.require_known_sections({kSlotTag, kFreeTag, kCodeTag, kOffsTag, kScalTag, kVecsTag, io::kRefineTag});
+  r.require_known_sections({kSlotTag, kFreeTag, kCodeTag, kOffsTag, kScalTag, kVecsTag, io::kRefineTag, kPartTag,
+                            kCentTag, kListTag});
   const Header& h = r.header();
   // Header parameters.
   const uint64_t bits = h.params[0], keep = h.params[1], slots = h.params[2], nfree = h.params[3];
@@ -289,8 +315,42 @@ QuantizedIndex load_quantized(const Reader& r, Isa isa) {
     expect_records(vecs, slots, uint64_t(dim) * 4, "slots x dim x 4-byte floats");
   }
 
+  // Partitions: PART says whether, CENT and LIST hold them.
+  uint64_t lists_option = 0, lists = 0, trained_on = 0;
+  SectionCursor list_section(kListTag, nullptr, 0);
+  SectionCursor cent_section(kCentTag, nullptr, 0);
+  if (r.find(kPartTag) != nullptr) {
+    SectionCursor part = r.section(kPartTag);
+    expect_records(part, 4, 8, "4 x 8-byte partition parameters");
+    uint64_t pv[4];
+    part.u64s(pv, 4);
+    lists_option = pv[0];
+    lists = pv[1];
+    trained_on = pv[2];
+    if (lists_option == 0 || (lists_option != UINT64_MAX && lists_option > kMaxLists)) {
+      corrupt("impossible lists option " + std::to_string(lists_option));
+    }
+    if (lists == 0 || lists > kMaxLists || pv[3] != 0 || trained_on > UINT32_MAX ||
+        (trained_on == 0 && lists != 1) || (lists_option != UINT64_MAX && trained_on > 0 && lists != lists_option)) {
+      corrupt("impossible partition parameters (" + std::to_string(lists) + " lists, trained on " +
+              std::to_string(trained_on) + ")");
+    }
+    if ((trained_on > 0) != (r.find(kCentTag) != nullptr)) {
+      corrupt(trained_on > 0 ? "section CENT is missing for a trained partition" : "section CENT is present before training");
+    }
+    if (trained_on > 0) {
+      cent_section = r.section(kCentTag);
+      expect_records(cent_section, lists, uint64_t(dim) * 4, "lists x dim x 4-byte centroids");
+    }
+    list_section = r.section(kListTag);
+    expect_records(list_section, slots, 4, "slots x 4-byte list numbers");
+  } else if (r.find(kCentTag) != nullptr || r.find(kListTag) != nullptr) {
+    corrupt("sections CENT or LIST are present without PART");
+  }
+
   RefineSectionReader refine(r, slots, dim);
-  const QuantizedIndexOptions options{dim, h.metric, unsigned(bits), h.seed, keep == 1, refine.bits()};
+  const QuantizedIndexOptions options{dim, h.metric, unsigned(bits), h.seed, keep == 1, refine.bits(),
+                                      lists_option == UINT64_MAX ? QuantizedIndexOptions::kAutoLists : size_t(lists_option)};
   try {
     QuantizedIndex index(options, isa);
     // The rotation and codebook this build computes must be the ones the file was written with.
@@ -307,6 +367,21 @@ QuantizedIndex load_quantized(const Reader& r, Isa isa) {
     if (v.refine != nullptr) refine.check_codebook(*v.refine);
     const size_t subq = v.subq;
     const EstimateCheck estimates(h.metric, unsigned(bits), dim, *v.codebook);
+    if (lists > 0) {
+      std::vector<float> centroids(size_t(trained_on > 0 ? lists * dim : 0));
+      cent_section.f32s(centroids.data(), centroids.size());
+      for (size_t c = 0; c < centroids.size(); c += dim) {
+        double n2 = 0.0;
+        for (size_t d = 0; d < dim; ++d) {
+          if (!std::isfinite(centroids[c + d])) corrupt("centroid " + std::to_string(c / dim) + " is not finite");
+          n2 += double(centroids[c + d]) * centroids[c + d];
+        }
+        // Centroids are means of decoded vectors, whose norms are within the norm bound
+        // (times the estimate's correction, well under 2^4).
+        if (n2 > core::kMaxSquaredNorm * 256.0) corrupt("centroid " + std::to_string(c / dim) + " is impossibly large");
+      }
+      QuantizedIndexAccess::set_partition(index, size_t(lists), size_t(trained_on), std::move(centroids));
+    }
     QuantizedIndexAccess::reserve(index, size_t(slots), size_t(nfree));
     const size_t chunk = size_t(std::max<uint64_t>(1, std::min<uint64_t>(4096, (uint64_t(1) << 20) / (dim * 4 + row_bytes + 16))));
     const size_t buf_rows = size_t(std::min<uint64_t>(chunk, slots));
@@ -314,6 +389,7 @@ QuantizedIndex load_quantized(const Reader& r, Isa isa) {
     std::vector<uint64_t> sorted(buf_rows);
     std::vector<float> off_buf(buf_rows), scale_buf(buf_rows);
     std::vector<float> vec_buf(keep ? buf_rows * dim : 0);
+    std::vector<uint32_t> list_buf(lists > 0 ? buf_rows : 0);
     uint64_t dead = 0;
     for (uint64_t done = 0; done < slots;) {
       const size_t n = size_t(std::min<uint64_t>(chunk, slots - done));
@@ -322,11 +398,16 @@ QuantizedIndex load_quantized(const Reader& r, Isa isa) {
       offs.f32s(off_buf.data(), n);
       scal.f32s(scale_buf.data(), n);
       if (keep) vecs.f32s(vec_buf.data(), n * dim);
+      if (lists > 0) list_section.u32s(list_buf.data(), n);
       size_t live = 0;
       for (size_t i = 0; i < n; ++i) {
         const uint64_t slot = done + i;
         const uint8_t* c = code_rows + i * row_bytes;
         const float* x = keep ? vec_buf.data() + i * dim : nullptr;
+        if (lists > 0 && list_buf[i] >= (id_buf[i] == kNoId ? 1 : lists)) {
+          corrupt("slot " + std::to_string(slot) + " is in list " + std::to_string(list_buf[i]) + " of " +
+                  std::to_string(lists) + (id_buf[i] == kNoId ? " (a free slot is in list 0)" : ""));
+        }
         if (id_buf[i] == kNoId) {
           ++dead;
           if (!all_zero(c, row_bytes) || off_buf[i] != 0.0f || scale_buf[i] != 0.0f ||
@@ -361,8 +442,8 @@ QuantizedIndex load_quantized(const Reader& r, Isa isa) {
       if (dup != sorted.begin() + live) corrupt("id " + std::to_string(*dup) + " appears twice");
       if (v.refine != nullptr) refine.read(n, done, id_buf.data(), code_rows, row_bytes, scale_buf.data(), *v.refine);
       QuantizedIndexAccess::append_slots(index, n, id_buf.data(), code_rows, off_buf.data(), scale_buf.data(),
-                                         keep ? vec_buf.data() : nullptr, v.refine ? refine.rows() : nullptr,
-                                         v.refine ? refine.scales() : nullptr);
+                                         keep ? vec_buf.data() : nullptr, lists > 0 ? list_buf.data() : nullptr,
+                                         v.refine ? refine.rows() : nullptr, v.refine ? refine.scales() : nullptr);
       done += n;
     }
     if (dead != nfree) {

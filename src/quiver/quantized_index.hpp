@@ -36,6 +36,15 @@ struct QuantizedIndexOptions {
   // search (4-bit codes: recall@10 ~0.97 on the clustered workload where the codes alone give
   // ~0.80; README, "Codes-only refine plane").
   unsigned refine_bits = 0;
+  // Partitions (inverted lists over the fast-scan blocks; a search scans only the `probes`
+  // lists whose centroids are nearest the query). 0: not partitioned, every search scans every
+  // code. kAutoLists: partitioned, the count chosen from the size, round(sqrt(n)) when the
+  // centroids are trained. N: partitioned into N lists. Until the index holds enough vectors
+  // to train (kAutoLists: 4096; N lists: 32 * N) it is one list and searches scan everything;
+  // the centroids are re-trained (and the vectors re-assigned) whenever the index has grown to
+  // 4x the size they were trained at. See src/index/quantized_partition.cpp.
+  static constexpr size_t kAutoLists = SIZE_MAX;
+  size_t lists = 0;
 };
 
 struct QuantizedSearchParams {
@@ -52,6 +61,11 @@ struct QuantizedSearchParams {
   // Score the codes with float tables instead of 8-bit ones (slow; the reference that the
   // 8-bit tables are measured against).
   bool float_tables = false;
+  // Partitioned index: how many lists to scan, nearest centroid first (0: the index's default,
+  // QuantizedIndex::default_probes()). More lists are scanned when the ones probed hold fewer
+  // than the candidates the search needs (a tight allow-list, tiny lists), so a search
+  // returns min(k, allowed vectors) results like the unpartitioned index. Ignored otherwise.
+  size_t probes = 0;
 };
 
 // Threads: any number of threads may search (search, search_batch) and read (size, contains,
@@ -84,6 +98,18 @@ class QuantizedIndex {
   // ids or the id table (memory_bytes() counts everything).
   size_t code_bytes_per_vector() const noexcept;
   size_t memory_bytes() const noexcept;
+
+  // Partitions. lists_option(): QuantizedIndexOptions::lists as given. lists(): the lists the
+  // index is split into now (0 when not partitioned; 1 while partitioned but not yet
+  // trained). default_probes(): the probes a search uses when the call does not say:
+  // round(1.5 * sqrt(lists())), at least 8, at most lists(). centroids(): lists() x dim floats
+  // in the rotated space of the codes (empty before training). list_of(id): the list holding
+  // `id` (0 when not partitioned); throws UnknownId.
+  size_t lists_option() const noexcept;
+  size_t lists() const noexcept;
+  size_t default_probes() const noexcept;
+  std::vector<float> centroids() const;
+  size_t list_of(uint64_t id) const;
 
   // All-or-nothing, with FlatIndex::add's rules: nothing is added if any row or id is bad.
   // A zero vector is a valid point under l2 and ip (stored with scale 0, so its distance

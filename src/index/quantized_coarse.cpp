@@ -1,0 +1,129 @@
+// The coarse quantiser (quantized_coarse.hpp): centroid scores in a fixed summation order, and
+// deterministic k-means. Compiled at the baseline like all non-kernel code.
+#include "index/quantized_coarse.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "core/rng.hpp"
+#include "parallel/thread_pool.hpp"
+
+namespace quiver::quantized {
+
+CoarseQuantizer::CoarseQuantizer(size_t lists, size_t dim, std::vector<float> centroids)
+    : lists_(lists), dim_(dim), rows_(std::move(centroids)) {
+  cols_.resize(lists * dim);
+  norms_.resize(lists);
+  for (size_t c = 0; c < lists; ++c) {
+    double n2 = 0.0;
+    for (size_t d = 0; d < dim; ++d) {
+      const float v = rows_[c * dim + d];
+      cols_[d * lists + c] = v;
+      n2 += double(v) * v;
+    }
+    norms_[c] = static_cast<float>(n2);
+  }
+}
+
+size_t CoarseQuantizer::memory_bytes() const noexcept {
+  return (rows_.capacity() + cols_.capacity() + norms_.capacity()) * sizeof(float);
+}
+
+// out[c] = sum over d of x[d] * c[d], d ascending: the same order for every c, whichever way
+// the compiler vectorises the inner loop (across c).
+static void dots(const float* x, const float* cols, size_t lists, size_t dim, float* out) noexcept {
+  std::fill(out, out + lists, 0.0f);
+  for (size_t d = 0; d < dim; ++d) {
+    const float xd = x[d];
+    const float* col = cols + d * lists;
+    for (size_t c = 0; c < lists; ++c) out[c] += xd * col[c];
+  }
+}
+
+void CoarseQuantizer::l2_scores(const float* x, float* out) const noexcept {
+  dots(x, cols_.data(), lists_, dim_, out);
+  for (size_t c = 0; c < lists_; ++c) out[c] = norms_[c] - 2.0f * out[c];
+}
+
+void CoarseQuantizer::ip_scores(const float* x, float* out) const noexcept {
+  dots(x, cols_.data(), lists_, dim_, out);
+  for (size_t c = 0; c < lists_; ++c) out[c] = -out[c];
+}
+
+uint32_t CoarseQuantizer::nearest(const float* x, float* scores) const noexcept {
+  l2_scores(x, scores);
+  uint32_t best = 0;
+  for (size_t c = 1; c < lists_; ++c) {
+    if (scores[c] < scores[best]) best = uint32_t(c);  // NaN cannot arise: inputs are finite
+  }
+  return best;
+}
+
+std::vector<float> train_kmeans(size_t dim, size_t lists, size_t n, const std::function<void(size_t, float*)>& get,
+                                uint64_t seed, int iterations) {
+  // Initial centroids: `lists` distinct training vectors, by a seeded partial Fisher–Yates.
+  std::vector<uint32_t> pick(n);
+  for (size_t i = 0; i < n; ++i) pick[i] = uint32_t(i);
+  core::Rng rng(seed ^ 0x1f0c0a5e5eedULL);
+  for (size_t i = 0; i < lists; ++i) {
+    const size_t j = i + size_t(rng.next() % uint64_t(n - i));
+    std::swap(pick[i], pick[j]);
+  }
+  std::vector<float> centroids(lists * dim);
+  for (size_t c = 0; c < lists; ++c) get(pick[c], centroids.data() + c * dim);
+  pick = {};
+
+  std::vector<uint32_t> assign(n);
+  std::vector<double> sums(lists * dim);
+  std::vector<size_t> counts(lists);
+  std::vector<float> x(dim);
+  constexpr size_t kChunk = 256;  // rows per task; results do not depend on the thread count
+  const size_t chunks = (n + kChunk - 1) / kChunk;
+  for (int it = 0; it < iterations; ++it) {
+    const CoarseQuantizer q(lists, dim, centroids);
+    // Assignment: each row on its own, so any split over threads gives the same answer.
+    parallel::process_pool().parallel_for(chunks, [&](size_t chunk, size_t) {
+      std::vector<float> row(dim), scores(lists);
+      const size_t end = std::min(n, (chunk + 1) * kChunk);
+      for (size_t i = chunk * kChunk; i < end; ++i) {
+        get(i, row.data());
+        assign[i] = q.nearest(row.data(), scores.data());
+      }
+    });
+    // Update, in row order (double sums: the same bits everywhere).
+    std::fill(sums.begin(), sums.end(), 0.0);
+    std::fill(counts.begin(), counts.end(), size_t(0));
+    for (size_t i = 0; i < n; ++i) {
+      get(i, x.data());
+      double* s = sums.data() + size_t(assign[i]) * dim;
+      for (size_t d = 0; d < dim; ++d) s[d] += x[d];
+      ++counts[assign[i]];
+    }
+    for (size_t c = 0; c < lists; ++c) {
+      if (counts[c] == 0) continue;
+      for (size_t d = 0; d < dim; ++d) centroids[c * dim + d] = static_cast<float>(sums[c * dim + d] / double(counts[c]));
+    }
+    // An empty cluster takes half of the largest: both centroids move a little apart from
+    // the large one's position (alternating signs per coordinate), so the next round splits it.
+    for (size_t c = 0; c < lists; ++c) {
+      if (counts[c] != 0) continue;
+      size_t big = 0;
+      for (size_t j = 1; j < lists; ++j) {
+        if (counts[j] > counts[big]) big = j;
+      }
+      constexpr float kSplit = 1.0f / 1024.0f;
+      for (size_t d = 0; d < dim; ++d) {
+        const float v = centroids[big * dim + d];
+        const float e = (d % 2 == 0) ? kSplit : -kSplit;
+        centroids[c * dim + d] = v * (1.0f + e);
+        centroids[big * dim + d] = v * (1.0f - e);
+      }
+      counts[c] = counts[big] / 2;
+      counts[big] -= counts[c];
+    }
+  }
+  return centroids;
+}
+
+}  // namespace quiver::quantized

@@ -1,0 +1,57 @@
+// The coarse quantiser of the partitioned quantised index: L centroids, trained by k-means,
+// that split the collection into L inverted lists. It lives in the rotated space of the codes
+// and works on the vectors the codes stand for (decode_rotated: correction x centroid levels),
+// so training, assignment and re-training need only the codes — never the f32 vectors, which
+// an index without keep_vectors does not have.
+//
+// Determinism: the centroids and every assignment must be the same bits natively at every ISA
+// level and in every wasm variant, so nothing here uses the dispatched kernels (their summation
+// order differs by ISA). Scores are plain float sums over the dimension in a fixed order; the
+// centroids are stored transposed (dimension-major) so the compiler may vectorise *across*
+// centroids, which keeps every centroid's own sum in the same order. The project builds with
+// -ffp-contract=off and without -ffast-math (cmake/QuiverFlags.cmake), so no FMA or
+// reassociation can change a result between targets. k-means sums in double.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace quiver::quantized {
+
+class CoarseQuantizer {
+ public:
+  CoarseQuantizer() = default;
+  // Takes lists x dim centroids, row-major. Throws std::bad_alloc.
+  CoarseQuantizer(size_t lists, size_t dim, std::vector<float> centroids);
+
+  size_t lists() const noexcept { return lists_; }
+  bool trained() const noexcept { return lists_ > 0; }
+  const std::vector<float>& centroids() const noexcept { return rows_; }  // lists x dim
+  size_t memory_bytes() const noexcept;
+
+  // out[c] = |c|^2 - 2 <x, c>: the order of squared l2 distance from x (|x|^2 left out).
+  void l2_scores(const float* x, float* out) const noexcept;
+  // out[c] = -<x, c>: the order of inner-product distance.
+  void ip_scores(const float* x, float* out) const noexcept;
+  // The list x belongs to: the smallest l2 score, ties to the lower list. `scores` holds lists().
+  uint32_t nearest(const float* x, float* scores) const noexcept;
+
+ private:
+  size_t lists_ = 0;
+  size_t dim_ = 0;
+  std::vector<float> rows_;   // lists x dim
+  std::vector<float> cols_;   // dim x lists (transposed, for the scans)
+  std::vector<float> norms_;  // |c|^2, from a double sum
+};
+
+// k-means (Lloyd) with `lists` centroids over n >= lists training vectors of `dim` floats;
+// get(i, out) writes vector i. Seeded initialisation (lists distinct vectors picked with
+// core::Rng), `iterations` rounds; a cluster left empty takes half of the largest one (its
+// centroid split by a small deterministic perturbation). Returns lists x dim centroids.
+// Throws std::bad_alloc.
+std::vector<float> train_kmeans(size_t dim, size_t lists, size_t n, const std::function<void(size_t, float*)>& get,
+                                uint64_t seed, int iterations);
+
+}  // namespace quiver::quantized

@@ -1,0 +1,203 @@
+// Partitions of the quantised index: when the coarse quantiser is trained, what it is trained
+// on, and how adds and removes keep the inverted lists in step.
+//
+// Lists hold the *raw* codes (the same data-oblivious codes as the unpartitioned index), not
+// codes of the residual from the list's centroid. Why: one set of query lookup tables then
+// scores every probed list (residual codes need a table per probed list, i.e. `probes` table
+// builds per query); a vector's codes never depend on the centroids, so re-training only moves
+// codes between lists, without re-encoding — which matters because the index may not have the
+// f32 vectors (keep_vectors = false). Residual codes would be more accurate per bit; the refine
+// plane (src/quant) recovers accuracy instead, for all vectors alike.
+//
+// Training works on the vectors the codes stand for (decode_rotated), in the rotated space, so
+// it needs only the codes and gives the same centroids from an index file as from the live
+// index. k-means (quantized_coarse.cpp) on a seeded sample of kTrainPerList vectors per list.
+//
+// When:
+//   * lists = N: the first add that brings the index to 32 * N vectors (32 = one block per
+//     list on average) trains N centroids; before that, one list (a full scan).
+//   * lists = kAutoLists: the first add reaching kAutoTrainAt (4096) vectors trains
+//     round(sqrt(n)) lists (n = the size then), at most kMaxLists.
+//   * Re-training: whenever an add brings the index to 4 x the size of the last training,
+//     the centroids are trained again on a fresh sample (auto: round(sqrt(n)) lists again, so
+//     the count doubles every 4x) and every vector is re-assigned. The cost is one assignment
+//     of every vector per 4x of growth, so the total stays within 4/3 of the assignments adds
+//     do anyway; the collection never drifts more than 4x past its centroids. The new lists are
+//     built before the old ones are freed, so a re-training add holds the codes twice for a
+//     moment (the only time the index does).
+//   Removals never re-train.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/rng.hpp"
+#include "index/quantized_impl.hpp"
+#include "parallel/thread_pool.hpp"
+
+namespace quiver {
+
+using quantized::CoarseQuantizer;
+using quantized::InvertedLists;
+
+namespace {
+
+constexpr size_t kAutoTrainAt = 4096;
+constexpr size_t kMinPerList = 32;
+constexpr size_t kRetrainGrowth = 4;
+constexpr size_t kTrainPerList = 40;
+constexpr int kIterations = 8;
+constexpr size_t kAssignChunk = 256;  // rows per task of a parallel assignment
+
+size_t auto_lists(size_t n) {
+  const size_t l = size_t(std::llround(std::sqrt(double(n))));
+  return std::clamp<size_t>(l, 1, quantized::kMaxLists);
+}
+
+}  // namespace
+
+// Probes when a call does not say: round(1.5 sqrt(lists)), at least 8 (or every list). The
+// lists a query's neighbours fall into grow more slowly than the list count, so a fixed
+// fraction of the lists would over-scan large indexes. Measured on the embedding-like
+// workload at 100,000 x 384 (200 lists: 21 probes, about 10% of the codes): recall@10 0.98
+// with rerank 4, 0.91 from the codes alone (whose limit, at every probe count, is ~0.93 there).
+size_t QuantizedIndex::Impl::default_probes() const {
+  const size_t l = ivf.lists();
+  const size_t p = size_t(std::llround(1.5 * std::sqrt(double(l))));
+  return std::min(l, std::max<size_t>(8, p));
+}
+
+void QuantizedIndex::Impl::decode_rotated(const uint8_t* unpacked, float scale, float* out) const {
+  // scale = -m * correction (m = 2 under l2, else 1); the estimate of <q, x> is
+  // correction * <R q, reconstruction>, so correction * reconstruction is the vector the codes
+  // stand for.
+  const float correction = -scale / (metric == Metric::l2 ? 2.0f : 1.0f);
+  const float* cent = codebook.centroids.data();
+  if (bits == 4) {
+    for (size_t d = 0; d < dim; ++d) out[d] = correction * cent[unpacked[d]];
+  } else {
+    for (size_t d = 0; d < dim; ++d) out[d] = correction * cent[(unpacked[d / 2] >> (2 * (d % 2))) & 3];
+  }
+}
+
+QuantizedIndex::Impl::PartitionPlan QuantizedIndex::Impl::plan_partition(const Encoded& rows, size_t n) {
+  PartitionPlan plan;
+  plan.row_list.assign(n, 0);
+  const size_t old_used = slots.used();
+  const size_t live_after = live() + n;
+  const size_t want = lists_option == QuantizedIndexOptions::kAutoLists ? auto_lists(live_after) : lists_option;
+  bool due;
+  if (!coarse.trained()) {
+    due = lists_option == QuantizedIndexOptions::kAutoLists ? live_after >= kAutoTrainAt
+                                                            : live_after >= kMinPerList * want;
+  } else {
+    due = live_after >= kRetrainGrowth * trained_on;
+  }
+
+  // The training and assignment input: live slots in slot order, then the new rows.
+  std::vector<uint32_t> live_slots;
+  if (due) {
+    live_slots.reserve(live());
+    for (size_t s = 0; s < old_used; ++s) {
+      if (slots.id_at(uint32_t(s)) != kNoId) live_slots.push_back(uint32_t(s));
+    }
+  }
+  const size_t olds = live_slots.size();
+  auto get = [&](size_t i, float* out) {
+    if (i >= olds) {
+      const size_t r = i - olds;
+      decode_rotated(rows.codes.data() + r * subq, rows.scale[r], out);
+      return;
+    }
+    const uint32_t slot = live_slots[i];
+    const float correction = -scale_of(slot) / (metric == Metric::l2 ? 2.0f : 1.0f);
+    const float* cent = codebook.centroids.data();
+    for (size_t d = 0; d < dim; ++d) {
+      const unsigned level = bits == 4 ? read_code(slot, d) : (read_code(slot, d / 2) >> (2 * (d % 2))) & 3;
+      out[d] = correction * cent[level];
+    }
+  };
+
+  const CoarseQuantizer* assign_with = &coarse;
+  const size_t total = olds + n;
+  std::vector<uint32_t> assignment;
+  if (due) {
+    plan.retrain = true;
+    const size_t lists = std::min(want, total);
+    // A seeded sample of the input, in input order.
+    const size_t sample_n = std::min(total, kTrainPerList * lists);
+    std::vector<uint32_t> sample(total);
+    for (size_t i = 0; i < total; ++i) sample[i] = uint32_t(i);
+    core::Rng rng(seed ^ (uint64_t(total) << 20) ^ 0x5a3c1e);
+    for (size_t i = 0; i < sample_n; ++i) std::swap(sample[i], sample[i + size_t(rng.next() % uint64_t(total - i))]);
+    sample.resize(sample_n);
+    std::sort(sample.begin(), sample.end());
+    plan.coarse = CoarseQuantizer(
+        lists, dim, quantized::train_kmeans(dim, lists, sample_n, [&](size_t i, float* out) { get(sample[i], out); },
+                                            seed, kIterations));
+    plan.ivf = InvertedLists(lists, block_bytes());
+    assign_with = &plan.coarse;
+    assignment.resize(total);
+  } else if (coarse.trained()) {
+    assignment.resize(total);
+  }
+
+  // Nearest centroid of every input (each on its own: any thread split gives the same lists).
+  if (!assignment.empty()) {
+    const size_t chunks = (total + kAssignChunk - 1) / kAssignChunk;
+    parallel::process_pool().parallel_for(chunks, [&](size_t chunk, size_t) {
+      std::vector<float> x(dim), scores(assign_with->lists());
+      for (size_t i = chunk * kAssignChunk; i < std::min(total, (chunk + 1) * kAssignChunk); ++i) {
+        get(i, x.data());
+        assignment[i] = assign_with->nearest(x.data(), scores.data());
+      }
+    });
+    for (size_t r = 0; r < n; ++r) plan.row_list[r] = assignment[olds + r];
+  }
+
+  // Room for everything, before anything is committed.
+  InvertedLists& target = plan.retrain ? plan.ivf : ivf;
+  std::vector<size_t> count(target.lists(), 0);
+  for (size_t i = 0; i < total; ++i) ++count[assignment.empty() ? 0 : assignment[i]];
+  // (Reserving room in the live lists changes only their capacity, never what they hold.)
+  for (size_t l = 0; l < target.lists(); ++l) {
+    if (count[l] > 0) target.reserve(l, count[l]);
+  }
+  if (plan.retrain) {
+    // The old vectors go into the new lists now (the plan owns them until apply).
+    plan.old_list.assign(old_used, 0);
+    plan.old_pos.assign(old_used, 0);
+    std::vector<uint8_t> unpacked(subq);
+    for (size_t i = 0; i < olds; ++i) {
+      const uint32_t slot = live_slots[i];
+      for (size_t s = 0; s < subq; ++s) unpacked[s] = read_code(slot, s);
+      const uint32_t l = assignment[i];
+      plan.old_list[slot] = l;
+      plan.old_pos[slot] = plan.ivf.append(l, slot, unpacked.data(), subq, offset_of(slot), scale_of(slot));
+    }
+  }
+  return plan;
+}
+
+void QuantizedIndex::Impl::apply_partition(PartitionPlan& plan, const Encoded& rows, const uint32_t* row_slots,
+                                           size_t n) noexcept {
+  if (plan.retrain) {
+    coarse = std::move(plan.coarse);
+    ivf = std::move(plan.ivf);
+    std::copy(plan.old_list.begin(), plan.old_list.end(), slot_list.data());
+    std::copy(plan.old_pos.begin(), plan.old_pos.end(), slot_pos.data());
+    trained_on = live();  // the slot table has committed the rows
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t slot = row_slots[i], l = plan.row_list[i];
+    slot_list.data()[slot] = l;
+    slot_pos.data()[slot] = ivf.append(l, slot, rows.codes.data() + i * subq, subq, rows.offset[i], rows.scale[i]);
+  }
+}
+
+void QuantizedIndex::Impl::remove_from_partition(uint32_t slot) noexcept {
+  const uint32_t l = slot_list.data()[slot], pos = slot_pos.data()[slot];
+  const uint32_t moved = ivf.remove(l, pos);
+  if (moved != InvertedLists::kNone) slot_pos.data()[moved] = pos;
+}
+
+}  // namespace quiver

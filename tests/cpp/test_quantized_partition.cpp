@@ -1,0 +1,299 @@
+// The partitioned quantised index (QuantizedIndexOptions::lists): recall floors against exact
+// search on clustered data, probing every list == the unpartitioned index, the determinism
+// fingerprint of the coarse quantiser (same constant natively at every ISA level and in wasm),
+// training and re-training rules, add / remove / slot reuse, allow-lists, batch search, files.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <set>
+#include <vector>
+
+#include "io/format.hpp"
+#include "io_test_support.hpp"
+#include "quiver/quiver.hpp"
+#include "test_support.hpp"
+
+namespace quiver {
+namespace {
+
+struct Data {
+  size_t n, dim;
+  std::vector<float> base, queries;
+  std::vector<uint64_t> ids;
+};
+
+// Clustered data (the project's clustered workload, small): 32 mixture components.
+Data clustered(size_t n, size_t nq, size_t dim) {
+  Data d{n, dim, clustered_vectors(n, dim, 32, 42, 43), clustered_vectors(nq, dim, 32, 42, 13), {}};
+  for (size_t i = 0; i < n; ++i) d.ids.push_back(i * 7 + 1);
+  return d;
+}
+
+QuantizedIndexOptions options(size_t dim, Metric metric, size_t lists, bool keep = true, unsigned bits = 4) {
+  QuantizedIndexOptions o;
+  o.dim = dim;
+  o.metric = metric;
+  o.bits = bits;
+  o.seed = 42;
+  o.keep_vectors = keep;
+  o.lists = lists;
+  return o;
+}
+
+std::vector<Neighbor> batch(const QuantizedIndex& index, const Data& d, size_t nq, size_t k,
+                            const QuantizedSearchParams& p = {}) {
+  std::vector<Neighbor> out(nq * k);
+  index.search_batch(d.queries.data(), nq, k, out.data(), p);
+  return out;
+}
+
+std::vector<Neighbor> exact(const Data& d, Metric metric, size_t nq, size_t k) {
+  FlatIndex flat({d.dim, metric});
+  flat.add(d.ids, d.base);
+  std::vector<Neighbor> out(nq * k);
+  flat.search_batch(d.queries.data(), nq, k, out.data());
+  return out;
+}
+
+double recall(const std::vector<Neighbor>& got, const std::vector<Neighbor>& truth, size_t nq, size_t k) {
+  size_t hit = 0;
+  for (size_t q = 0; q < nq; ++q) {
+    std::set<uint64_t> want;
+    for (size_t j = 0; j < k; ++j) want.insert(truth[q * k + j].id);
+    for (size_t j = 0; j < k; ++j) hit += want.count(got[q * k + j].id);
+  }
+  return double(hit) / double(nq * k);
+}
+
+void expect_same(const std::vector<Neighbor>& a, const std::vector<Neighbor>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].id, b[i].id) << "row entry " << i;
+    EXPECT_EQ(a[i].distance, b[i].distance) << "row entry " << i;
+  }
+}
+
+TEST(QuantizedPartition, TrainsOnceLargeEnoughThenProbesFewLists) {
+  const Data d = clustered(2000, 10, 32);
+  QuantizedIndex index(options(d.dim, Metric::l2, 16));
+  EXPECT_EQ(index.lists_option(), 16u);
+  // 32 x 16 = 512 vectors train it; below that it is one list.
+  index.add(std::vector<uint64_t>(d.ids.begin(), d.ids.begin() + 511),
+            std::vector<float>(d.base.begin(), d.base.begin() + 511 * d.dim));
+  EXPECT_EQ(index.lists(), 1u);
+  EXPECT_TRUE(index.centroids().empty());
+  index.add(std::vector<uint64_t>(d.ids.begin() + 511, d.ids.end()),
+            std::vector<float>(d.base.begin() + 511 * d.dim, d.base.end()));
+  EXPECT_EQ(index.lists(), 16u);
+  EXPECT_EQ(index.centroids().size(), 16u * d.dim);
+  EXPECT_EQ(index.default_probes(), 8u);  // round(1.5 sqrt(16)) = 6, at least 8
+  std::vector<size_t> per_list(16, 0);
+  for (uint64_t id : d.ids) ++per_list[index.list_of(id)];
+  for (size_t l = 0; l < 16; ++l) EXPECT_GT(per_list[l], 0u) << "list " << l << " is empty";
+  // Not partitioned: one list, list_of 0, no centroids.
+  QuantizedIndex flat(options(d.dim, Metric::l2, 0));
+  flat.add(d.ids, d.base);
+  EXPECT_EQ(flat.lists(), 0u);
+  EXPECT_EQ(flat.list_of(d.ids[5]), 0u);
+}
+
+TEST(QuantizedPartition, AutoListsFollowTheSizeAndRetrainAtFourTimes) {
+  const size_t dim = 8;
+  const std::vector<float> base = clustered_vectors(16384, dim, 16, 1, 2);
+  std::vector<uint64_t> ids(16384);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = i;
+  QuantizedIndex index(options(dim, Metric::l2, QuantizedIndexOptions::kAutoLists, false));
+  auto add_range = [&](size_t from, size_t to) {
+    index.add(ids.data() + from, base.data() + from * dim, to - from);
+  };
+  add_range(0, 4095);
+  EXPECT_EQ(index.lists(), 1u);
+  add_range(4095, 4096);  // 4096 vectors: round(sqrt(4096)) = 64 lists
+  EXPECT_EQ(index.lists(), 64u);
+  add_range(4096, 16383);
+  EXPECT_EQ(index.lists(), 64u);
+  add_range(16383, 16384);  // 4 x 4096: re-trained with round(sqrt(16384)) = 128 lists
+  EXPECT_EQ(index.lists(), 128u);
+  for (uint64_t id : {uint64_t(0), uint64_t(9000), uint64_t(16383)}) EXPECT_LT(index.list_of(id), 128u);
+}
+
+struct RecallCase {
+  Metric metric;
+  bool rerank;
+  double floor;
+};
+
+class QuantizedPartitionRecall : public ::testing::TestWithParam<RecallCase> {};
+
+// Recall against exact search at the default probes on clustered data, 6000 x 64, 48 lists.
+// Floors sit a few points under what the method gives here.
+TEST_P(QuantizedPartitionRecall, MeetsTheFloorAtDefaultProbes) {
+  const RecallCase c = GetParam();
+  const Data d = clustered(6000, 100, 64);
+  QuantizedIndex index(options(d.dim, c.metric, 48));
+  index.add(d.ids, d.base);
+  ASSERT_EQ(index.lists(), 48u);
+  QuantizedSearchParams p;
+  p.rerank = c.rerank ? 4 : 0;
+  const double r = recall(batch(index, d, 100, 10, p), exact(d, c.metric, 100, 10), 100, 10);
+  EXPECT_GE(r, c.floor) << "recall@10 " << r;
+  // More probes never lose recall on this data; all of them is the full scan.
+  p.probes = 48;
+  QuantizedIndex full(options(d.dim, c.metric, 0));
+  full.add(d.ids, d.base);
+  QuantizedSearchParams fp;
+  fp.rerank = p.rerank;
+  expect_same(batch(index, d, 100, 10, p), batch(full, d, 100, 10, fp));
+}
+
+INSTANTIATE_TEST_SUITE_P(Metrics, QuantizedPartitionRecall,
+                         ::testing::Values(RecallCase{Metric::l2, false, 0.80}, RecallCase{Metric::l2, true, 0.95},
+                                           RecallCase{Metric::cosine, false, 0.80},
+                                           RecallCase{Metric::cosine, true, 0.95},
+                                           RecallCase{Metric::ip, true, 0.90}));
+
+// The coarse quantiser is the same bits everywhere: centroids, every vector's list and the
+// answers hash to one constant natively at every ISA level (ctest runs this suite under each
+// QUIVER_ISA) and in every wasm variant.
+TEST(QuantizedPartition, DeterminismFingerprint) {
+  const Data d = clustered(3000, 20, 48);
+  for (Metric metric : {Metric::l2, Metric::cosine}) {
+    QuantizedIndex index(options(d.dim, metric, 24, false));
+    index.add(d.ids, d.base);
+    ASSERT_EQ(index.lists(), 24u);
+    const std::vector<float> cent = index.centroids();
+    uint64_t h = test::fnv1a(cent.data(), cent.size() * sizeof(float));
+    for (uint64_t id : d.ids) {
+      const uint32_t l = uint32_t(index.list_of(id));
+      h = test::fnv1a(&l, sizeof l, h);
+    }
+    QuantizedSearchParams p;
+    p.probes = 3;
+    for (const Neighbor& nb : batch(index, d, 20, 10, p)) {
+      h = test::fnv1a(&nb.id, sizeof nb.id, h);
+      h = test::fnv1a(&nb.distance, sizeof nb.distance, h);
+    }
+    EXPECT_EQ(h, metric == Metric::l2 ? 0xb25f938a806a3fe3ULL : 0x8162b4465c0d60aaULL) << "metric " << metric_name(metric) << " fingerprint 0x"
+                                                          << std::hex << h;
+  }
+}
+
+TEST(QuantizedPartition, RemoveReuseAndAllowListsMatchTheUnpartitionedIndex) {
+  const Data d = clustered(3000, 30, 32);
+  QuantizedIndex part(options(d.dim, Metric::l2, 16));
+  QuantizedIndex full(options(d.dim, Metric::l2, 0));
+  for (QuantizedIndex* index : {&part, &full}) index->add(d.ids, d.base);
+  // Remove every third id, then re-add a third of those (slots come back from the free list).
+  std::vector<uint64_t> gone, back;
+  for (size_t i = 0; i < d.n; i += 3) gone.push_back(d.ids[i]);
+  std::vector<float> back_rows;
+  for (size_t i = 0; i < d.n; i += 9) {
+    back.push_back(d.ids[i]);
+    back_rows.insert(back_rows.end(), d.base.begin() + i * d.dim, d.base.begin() + (i + 1) * d.dim);
+  }
+  for (QuantizedIndex* index : {&part, &full}) {
+    index->remove(gone);
+    EXPECT_FALSE(index->contains(gone[1]));
+    index->add(back, back_rows);
+  }
+  EXPECT_EQ(part.size(), full.size());
+  const std::set<uint64_t> removed(gone.begin(), gone.end());
+  const std::set<uint64_t> readded(back.begin(), back.end());
+  QuantizedSearchParams all;
+  all.probes = 16;
+  for (size_t rerank : {0, 3}) {
+    all.rerank = rerank;
+    QuantizedSearchParams fp;
+    fp.rerank = rerank;
+    expect_same(batch(part, d, 30, 10, all), batch(full, d, 30, 10, fp));
+  }
+  for (const Neighbor& nb : batch(part, d, 30, 10)) {
+    EXPECT_TRUE(removed.count(nb.id) == 0 || readded.count(nb.id) == 1) << "removed id " << nb.id << " returned";
+  }
+  // A tight allow-list: every allowed id comes back even with one probe (the search goes on
+  // past `probes` until it has the candidates it needs).
+  const std::vector<uint64_t> allow = {d.ids[1], d.ids[2], d.ids[500], d.ids[2999], 123456789};
+  QuantizedSearchParams p;
+  p.probes = 1;
+  p.allow = allow.data();
+  p.allow_count = allow.size();
+  const std::vector<Neighbor> hits = part.search(std::vector<float>(d.queries.begin(), d.queries.begin() + d.dim), 10, p);
+  std::set<uint64_t> got;
+  for (const Neighbor& nb : hits) got.insert(nb.id);
+  EXPECT_EQ(got, (std::set<uint64_t>{d.ids[1], d.ids[2], d.ids[500], d.ids[2999]}));
+  // Batch rows equal single searches.
+  const std::vector<Neighbor> rows = batch(part, d, 30, 10);
+  for (size_t q = 0; q < 30; ++q) {
+    const std::vector<Neighbor> one =
+        part.search(std::vector<float>(d.queries.begin() + q * d.dim, d.queries.begin() + (q + 1) * d.dim), 10);
+    expect_same(one, std::vector<Neighbor>(rows.begin() + q * 10, rows.begin() + (q + 1) * 10));
+  }
+  // Emptying a list entirely and searching still works.
+  part.remove(std::vector<uint64_t>(readded.begin(), readded.end()));
+  std::vector<uint64_t> rest;
+  for (uint64_t id : d.ids) {
+    if (part.contains(id)) rest.push_back(id);
+  }
+  part.remove(std::vector<uint64_t>(rest.begin(), rest.end() - 5));
+  EXPECT_EQ(part.search(std::vector<float>(d.queries.begin(), d.queries.begin() + d.dim), 10).size(), 5u);
+}
+
+TEST(QuantizedPartition, FilesRoundTripAndAnswerTheSame) {
+  const Data d = clustered(2500, 20, 24);
+  for (bool keep : {false, true}) {
+    for (size_t lists : {size_t(12), QuantizedIndexOptions::kAutoLists, size_t(500)}) {
+      QuantizedIndex index(options(d.dim, Metric::cosine, lists, keep));
+      index.add(d.ids, d.base);
+      index.remove(std::vector<uint64_t>(d.ids.begin() + 10, d.ids.begin() + 40));
+      const std::vector<uint8_t> bytes = index.serialize();
+      const QuantizedIndex copy = QuantizedIndex::load(bytes);
+      EXPECT_EQ(copy.lists_option(), lists);
+      EXPECT_EQ(copy.lists(), index.lists());
+      EXPECT_EQ(copy.centroids(), index.centroids());
+      EXPECT_EQ(copy.serialize(), bytes);
+      QuantizedSearchParams p;
+      p.rerank = keep ? 2 : 0;
+      expect_same(batch(copy, d, 20, 10, p), batch(index, d, 20, 10, p));
+      EXPECT_EQ(copy.list_of(d.ids[100]), index.list_of(d.ids[100]));
+    }
+  }
+}
+
+TEST(QuantizedPartition, CorruptPartitionSectionsAreRejected) {
+  const Data d = clustered(1000, 1, 16);
+  QuantizedIndex index(options(d.dim, Metric::l2, 8, false));
+  index.add(d.ids, d.base);
+  const test::Bytes good = index.serialize();
+  auto edited = [&](uint32_t tag, const std::function<void(test::Bytes&)>& edit) {
+    test::RawFile raw = test::split(good);
+    for (auto& s : raw.sections) {
+      if (s.tag == tag) edit(s.payload);
+    }
+    return test::assemble(raw);
+  };
+  const uint32_t list_tag = io::fourcc("LIST"), part_tag = io::fourcc("PART"), cent_tag = io::fourcc("CENT");
+  auto code_of = [](const test::Bytes& b) { return test::failure_of([&] { QuantizedIndex::load(b); }).code; };
+  EXPECT_EQ(code_of(edited(list_tag, [](test::Bytes& p) { test::wr32(p, 4, 8); })), ErrorCode::Corrupt);
+  EXPECT_EQ(code_of(edited(part_tag, [](test::Bytes& p) { test::wr64(p, 8, 9); })), ErrorCode::Corrupt);
+  EXPECT_EQ(code_of(edited(part_tag, [](test::Bytes& p) { test::wr64(p, 0, 0); })), ErrorCode::Corrupt);
+  EXPECT_EQ(code_of(edited(cent_tag, [](test::Bytes& p) { test::wr32(p, 8, 0x7fc00000); })), ErrorCode::Corrupt);
+  EXPECT_EQ(code_of(edited(cent_tag, [](test::Bytes& p) { p.resize(p.size() - 4); })), ErrorCode::Corrupt);
+  // PART removed but LIST kept; every partition section removed is a valid unpartitioned file.
+  test::RawFile raw = test::split(good);
+  raw.sections.erase(std::remove_if(raw.sections.begin(), raw.sections.end(),
+                                    [&](const test::RawSection& s) { return s.tag == part_tag; }),
+                     raw.sections.end());
+  EXPECT_EQ(code_of(test::assemble(raw)), ErrorCode::Corrupt);
+  raw.sections.erase(std::remove_if(raw.sections.begin(), raw.sections.end(),
+                                    [&](const test::RawSection& s) { return s.tag == list_tag || s.tag == cent_tag; }),
+                     raw.sections.end());
+  EXPECT_EQ(QuantizedIndex::load(test::assemble(raw)).lists(), 0u);
+  // Options are checked.
+  EXPECT_EQ(test::failure_of([&] { QuantizedIndex(options(8, Metric::l2, (size_t(1) << 16) + 1)); }).code,
+            ErrorCode::InvalidArgument);
+}
+
+}  // namespace
+}  // namespace quiver
