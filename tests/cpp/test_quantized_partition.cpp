@@ -154,6 +154,27 @@ INSTANTIATE_TEST_SUITE_P(Metrics, QuantizedPartitionRecall,
                                            RecallCase{Metric::cosine, true, 0.95},
                                            RecallCase{Metric::ip, true, 0.90}));
 
+// The refine plane re-scores the candidates of the probed lists: codes only (no f32), the
+// recall floor holds at the default probes, and probing every list equals the unpartitioned
+// index with the same plane.
+TEST(QuantizedPartition, RefinePlaneRescoresTheProbedCandidates) {
+  const Data d = clustered(6000, 100, 64);
+  QuantizedIndexOptions o = options(d.dim, Metric::cosine, 48, false);
+  o.refine_bits = 3;
+  QuantizedIndex index(o);
+  index.add(d.ids, d.base);
+  const double r = recall(batch(index, d, 100, 10), exact(d, Metric::cosine, 100, 10), 100, 10);
+  EXPECT_GE(r, 0.93) << "recall@10 " << r;
+  o.lists = 0;
+  QuantizedIndex full(o);
+  full.add(d.ids, d.base);
+  QuantizedSearchParams all;
+  all.probes = 48;
+  expect_same(batch(index, d, 100, 10, all), batch(full, d, 100, 10));
+  const QuantizedIndex copy = QuantizedIndex::load(index.serialize());
+  expect_same(batch(copy, d, 100, 10), batch(index, d, 100, 10));
+}
+
 // The coarse quantiser is the same bits everywhere: centroids, every vector's list and the
 // answers hash to one constant natively at every ISA level (ctest runs this suite under each
 // QUIVER_ISA) and in every wasm variant.
