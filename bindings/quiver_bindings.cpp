@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "errors.hpp"
+#include "index_stream.hpp"
 #include "index/hnsw_state.hpp"
 #include "index/quantized_state.hpp"
 #include "io/format.hpp"
@@ -127,6 +128,12 @@ class FlatIndexBinding {
     });
   }
 
+  // The index a finished IndexStream loaded (index_stream.hpp).
+  static FlatIndexBinding* from_stream(IndexStreamBinding* stream) {
+    return guarded<FlatIndexBinding*>(nullptr, [&] {
+      return checked_ids(std::make_unique<FlatIndexBinding>(stream->loader().take_flat())).release();
+    });
+  }
   static FlatIndexBinding* load(uintptr_t bytes, size_t size) {
     return guarded<FlatIndexBinding*>(nullptr, [&] {
       return checked_ids(std::make_unique<FlatIndexBinding>(FlatIndex::load(ptr<const uint8_t>(bytes), size))).release();
@@ -193,6 +200,12 @@ class QuantizedIndexBinding {
     });
   }
 
+  // The index a finished IndexStream loaded (index_stream.hpp).
+  static QuantizedIndexBinding* from_stream(IndexStreamBinding* stream) {
+    return guarded<QuantizedIndexBinding*>(nullptr, [&] {
+      return checked_ids(std::make_unique<QuantizedIndexBinding>(stream->loader().take_quantized())).release();
+    });
+  }
   static QuantizedIndexBinding* load(uintptr_t bytes, size_t size) {
     return guarded<QuantizedIndexBinding*>(nullptr, [&] {
       return checked_ids(std::make_unique<QuantizedIndexBinding>(QuantizedIndex::load(ptr<const uint8_t>(bytes), size))).release();
@@ -276,6 +289,12 @@ class HnswIndexBinding {
     });
   }
 
+  // The index a finished IndexStream loaded (index_stream.hpp).
+  static HnswIndexBinding* from_stream(IndexStreamBinding* stream) {
+    return guarded<HnswIndexBinding*>(nullptr, [&] {
+      return checked_ids(std::make_unique<HnswIndexBinding>(stream->loader().take_hnsw())).release();
+    });
+  }
   static HnswIndexBinding* load(uintptr_t bytes, size_t size) {
     return guarded<HnswIndexBinding*>(nullptr, [&] {
       return checked_ids(std::make_unique<HnswIndexBinding>(HnswIndex::load(ptr<const uint8_t>(bytes), size))).release();
@@ -390,6 +409,7 @@ EMSCRIPTEN_BINDINGS(quiver) {
   class_<FlatIndexBinding>("FlatIndex")
       .class_function("create", &FlatIndexBinding::create, allow_raw_pointers())
       .class_function("load", &FlatIndexBinding::load, allow_raw_pointers())
+      .class_function("fromStream", &FlatIndexBinding::from_stream, allow_raw_pointers())
       .function("serialize", &FlatIndexBinding::serialize)
       .function("serializedBytes", &FlatIndexBinding::serialized_bytes)
       .function("releaseSerialized", &FlatIndexBinding::release_serialized)
@@ -406,6 +426,7 @@ EMSCRIPTEN_BINDINGS(quiver) {
   class_<QuantizedIndexBinding>("QuantizedIndex")
       .class_function("create", &QuantizedIndexBinding::create, allow_raw_pointers())
       .class_function("load", &QuantizedIndexBinding::load, allow_raw_pointers())
+      .class_function("fromStream", &QuantizedIndexBinding::from_stream, allow_raw_pointers())
       .function("serialize", &QuantizedIndexBinding::serialize)
       .function("serializedBytes", &QuantizedIndexBinding::serialized_bytes)
       .function("releaseSerialized", &QuantizedIndexBinding::release_serialized)
@@ -425,6 +446,7 @@ EMSCRIPTEN_BINDINGS(quiver) {
   class_<HnswIndexBinding>("HnswIndex")
       .class_function("create", &HnswIndexBinding::create, allow_raw_pointers())
       .class_function("load", &HnswIndexBinding::load, allow_raw_pointers())
+      .class_function("fromStream", &HnswIndexBinding::from_stream, allow_raw_pointers())
       .function("serialize", &HnswIndexBinding::serialize)
       .function("serializedBytes", &HnswIndexBinding::serialized_bytes)
       .function("releaseSerialized", &HnswIndexBinding::release_serialized)
