@@ -5,6 +5,7 @@
 import { QuiverError, checked } from './errors.js';
 import { checkK, toIds, toLookupId, toVectors } from './inputs.js';
 import { NEIGHBOR_BYTES, heapAlloc } from './staging.js';
+import { loadFromBytes } from './stream-load.js';
 
 export { NEIGHBOR_BYTES, checkK };
 // new SomeIndex({ [FROM_NATIVE]: handle }) wraps a C++ index made by a loader.
@@ -80,13 +81,7 @@ export function makeIndexBase(mod, staging, variantName) {
         throw new QuiverError('DIMENSION_MISMATCH',
           `${idArray.length} ids but ${data.length / native.dim()} vectors of dimension ${native.dim()}`);
       }
-      try {
-        const idPtr = staging.putFloat64('ids', idArray);
-        const vecPtr = staging.putFloat32('vectors', data);
-        checked(mod, call(native, idPtr, vecPtr, idArray.length));
-      } finally {
-        staging.trim();
-      }
+      staging.addInSlices(native, idArray, data, native.dim(), call);  // bounded staging, all or nothing
     }
 
     remove(ids) {
@@ -163,10 +158,11 @@ export function makeIndexBase(mod, staging, variantName) {
       }
     }
 
-    // A subclass's static load(bytes): the C++ class `nativeClass` reads the bytes.
+    // A subclass's static load(bytes): a file of that kind, fed to the C++ stream loader a
+    // slice at a time (stream-load.js), so the file is never copied whole into the heap.
     static loadAs(Cls, nativeClass, bytes) {
-      const native = withHeapBytes(mod, staging, bytes, (ptr, n) => checked(mod, nativeClass.load(ptr, n)));
-      return new Cls({ [FROM_NATIVE]: native });
+      const kind = nativeClass === mod.FlatIndex ? 'flat' : nativeClass === mod.QuantizedIndex ? 'quantized' : 'hnsw';
+      return loadFromBytes(mod, { [kind]: [Cls, nativeClass] }, toBytes(bytes), kind);
     }
 
     // Frees the C++ index. Calling it again does nothing; any other use afterwards throws

@@ -13,12 +13,12 @@
 import { QuiverError } from './errors.js';
 import { loadModule, chooseVariant, VARIANTS } from './loader.js';
 import { Staging } from './staging.js';
-import { makeIndexBase, withHeapBytes, FROM_NATIVE } from './index-base.js';
+import { makeIndexBase, toBytes } from './index-base.js';
 import { makeFlatIndexClass } from './flat-index.js';
 import { makeQuantizedIndexClass } from './quantized-index.js';
 import { makeHnswIndexClass } from './hnsw-index.js';
 import { checked } from './errors.js';
-import { isStreamSource, loadFromSource } from './stream-load.js';
+import { isStreamSource, loadFromBytes, loadFromSource } from './stream-load.js';
 
 async function init(options = {}) {
   const { mod, variant } = await loadModule(options);
@@ -41,16 +41,9 @@ async function init(options = {}) {
     // Reads index file bytes (Uint8Array/ArrayBuffer) and returns an index of the class the
     // file holds (FlatIndex, QuantizedIndex or HnswIndex). Corrupt bytes throw QuiverError (BAD_MAGIC,
     // TRUNCATED, CHECKSUM_MISMATCH, UNSUPPORTED_VERSION, CORRUPT, UNKNOWN_INDEX_KIND).
+    // The bytes stay in JS and reach the C++ stream loader a slice at a time (stream-load.js).
     load(bytes) {
-      return withHeapBytes(mod, staging, bytes, (ptr, n) => {
-        const kind = checked(mod, mod.indexKindOf(ptr, n));
-        const entry = classes[kind];
-        if (!entry) {
-          throw new QuiverError('UNKNOWN_INDEX_KIND', `the ${kind} index is not available yet in this build of quiver`);
-        }
-        const [Cls, nativeClass] = entry;
-        return new Cls({ [FROM_NATIVE]: checked(mod, nativeClass.load(ptr, n)) });
-      });
+      return loadFromBytes(mod, classes, toBytes(bytes));
     },
     // The same from a Response, a ReadableStream or a Blob (or bytes): the file goes into the
     // wasm heap chunk by chunk, never whole in JS (stream-load.js). options.size: its length,

@@ -5,16 +5,20 @@
 // Heap addresses are unsigned: past 2 GiB a wasm32 pointer comes back from an export as a
 // negative i32, so every pointer is taken `>>> 0` and byte counts are plain numbers (never
 // `| 0`, which wraps past 2^31).
-import { QuiverError } from './errors.js';
+import { QuiverError, checked } from './errors.js';
 
 // The most one block can hold: wasm32 memory ends at 4 GiB (minus the module's own data).
 export const MAX_BLOCK_BYTES = 2 ** 32 - 2 ** 16;
 // Blocks above this are handed back to the C++ heap after the call that needed them, so one
-// huge batch does not keep hundreds of MB away from the indexes for the life of the module.
-const KEEP_BYTES = 64 * 2 ** 20;
+// big batch does not keep memory away from the indexes for the life of the module.
+const KEEP_BYTES = 8 * 2 ** 20;
 // Slack for buffers that grow a little from call to call, capped so that a big request does
 // not grow the (never shrinking) wasm memory by half again.
-const MAX_SLACK_BYTES = 16 * 2 ** 20;
+const MAX_SLACK_BYTES = 2 ** 20;
+// An add() whose vectors take more than this reaches wasm in slices of at most this size (see
+// addInSlices), so staging never holds a whole large batch beside the index it grows.
+export const ADD_SLICE_BYTES = 4 * 2 ** 20;
+const MAX_ID = 2 ** 53 - 1;
 // 16-byte {u64 id, f32 distance, 4 bytes padding} records written by the C++ search.
 export const NEIGHBOR_BYTES = 16;
 const NO_ID_WORD = 0xffffffff; // both halves of kNoId (UINT64_MAX): a padded slot
@@ -166,5 +170,67 @@ export class Staging {
   dispose() {
     for (const { ptr } of this.slots.values()) this.mod._free(ptr);
     this.slots.clear();
+  }
+
+  // add(ids, vectors) of n rows of `dim` floats to `native`, with `call(native, idsPtr,
+  // vectorsPtr, count)` running the C++ add of one staged piece. Up to `sliceBytes` of vectors
+  // go in one call, as before. A larger batch goes in slices of at most sliceBytes, all or
+  // nothing all the same:
+  //   1. every slice's vectors are checked by the C++ rule of add() (checkVectors: NaN/Inf, the
+  //      norm bound, zero under cosine) before anything is added;
+  //   2. every id is checked: an integer in [0, 2^53 - 1], not repeated, not already present;
+  //   3. the slices are added in order. With all input valid, only running out of memory can
+  //      fail a slice now; then the rows already added are removed again, last first (the
+  //      flat index is then exactly as before; the quantised index keeps their slots on its
+  //      free list and HNSW as tombstones, as after any remove).
+  // Staging holds one slice at a time, instead of the whole batch beside the index it grows.
+  addInSlices(native, ids, vectors, dim, call, sliceBytes = ADD_SLICE_BYTES) {
+    const n = ids.length;
+    const rows = Math.max(1, Math.floor(sliceBytes / (dim * 4)));
+    try {
+      if (n <= rows) {
+        const idPtr = this.putFloat64('ids', ids);
+        const vecPtr = this.putFloat32('vectors', vectors);
+        checked(this.mod, call(native, idPtr, vecPtr, n));
+        return;
+      }
+      const metric = native.metric();
+      for (let first = 0; first < n; first += rows) {
+        const count = Math.min(rows, n - first);
+        const vecPtr = this.putFloat32('vectors', vectors.subarray(first * dim, (first + count) * dim));
+        checked(this.mod, this.mod.checkVectors(vecPtr, count, dim, metric, first));
+      }
+      const seen = new Set();
+      for (let i = 0; i < n; i++) {
+        const id = ids[i];
+        if (!(Number.isInteger(id) && id >= 0 && id <= MAX_ID)) {
+          throw new QuiverError('INVALID_ARGUMENT', `id at position ${i} is not an integer in [0, 2^53 - 1]`);
+        }
+        if (seen.has(id) || native.has(id)) {
+          throw new QuiverError('DUPLICATE_ID', seen.has(id) ? `id ${id} appears twice in one add` : `id ${id} is already in the index`);
+        }
+        seen.add(id);
+      }
+      let added = 0;
+      try {
+        for (; added < n; added += rows) {
+          const count = Math.min(rows, n - added);
+          const idPtr = this.putFloat64('ids', ids.subarray(added, added + count));
+          const vecPtr = this.putFloat32('vectors', vectors.subarray(added * dim, (added + count) * dim));
+          checked(this.mod, call(native, idPtr, vecPtr, count));
+        }
+      } catch (e) {
+        if (added > 0) {
+          const undo = ids.slice(0, added).reverse();
+          for (let at = 0; at < undo.length; at += rows) {
+            const part = undo.subarray(at, Math.min(at + rows, undo.length));
+            native.remove(this.putFloat64('ids', part), part.length);
+          }
+        }
+        throw e;
+      }
+    } finally {
+      this.trim();
+    }
   }
 }

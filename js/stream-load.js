@@ -1,16 +1,18 @@
-// Loading an index file from a Response (fetch, R2, the Cache API), a ReadableStream or a Blob
-// without holding the whole file in JS: the chunks are copied into one wasm heap block as they
-// arrive, the C++ loader reads the block, and the block is freed. When the length is known
-// (Content-Length, Blob.size, or the `size` option) the block has that size from the start;
-// otherwise it grows by half again when full (a heap-to-heap copy).
+// Loading an index file — from bytes, a Response (fetch, R2, the Cache API), a ReadableStream
+// or a Blob — through the C++ stream loader (src/io/stream_loader.hpp, bindings/index_stream.hpp):
+// the bytes go into the wasm heap one bounded slice at a time (the stream's own 256 KiB staging
+// block), never as a whole file. A flat index is decoded straight into its storage as the
+// slices arrive, so the heap holds the index and one slice; the quantised and HNSW kinds are
+// still gathered into one block before their loader reads it (the file + the index at the peak).
 //
-// Peak memory of a load: the file once in the wasm heap plus the index the C++ loader builds
-// from it (plus one network chunk in JS), instead of the file in JS + a heap copy + the index.
+// All or nothing: a truncated, damaged or cut-off source rejects with the code the same bytes
+// give to q.load(bytes) (BAD_MAGIC, TRUNCATED, CHECKSUM_MISMATCH, CORRUPT, ...) and leaves
+// nothing allocated. A fault of the file's head stops the read at once (the stream is
+// cancelled); other faults are reported when the source ends, because a later fault can
+// outrank them (a truncated file is TRUNCATED whatever else is wrong with it).
 import { QuiverError, checked } from './errors.js';
-import { heapAlloc } from './staging.js';
 import { FROM_NATIVE } from './index-base.js';
-
-const UNKNOWN_LENGTH_START = 1 << 20;
+import { MAX_BLOCK_BYTES } from './staging.js';
 
 export function isStreamSource(source) {
   return (typeof Response === 'function' && source instanceof Response)
@@ -18,81 +20,104 @@ export function isStreamSource(source) {
     || (typeof Blob === 'function' && source instanceof Blob);
 }
 
+// { stream, exact, hint }: the source as a ReadableStream and what is known of its length —
+// exact (a Blob's size) or a hint (Content-Length, which a compressed body exceeds; the `size`
+// option).
 function streamOf(source, size) {
+  if (size !== undefined && size > MAX_BLOCK_BYTES) {
+    throw new QuiverError('OUT_OF_MEMORY', `an index file of ${size} bytes cannot fit in a wasm32 heap (4 GiB); nothing was loaded`);
+  }
   if (typeof Response === 'function' && source instanceof Response) {
     if (!source.ok) throw new QuiverError('IO_ERROR', `the index response failed: HTTP ${source.status}`);
-    if (!source.body) return { stream: null, size: 0 };
-    // A compressed body is longer than its Content-Length: then the block grows as needed.
     const declared = Number(source.headers.get('content-length'));
-    return { stream: source.body, size: size ?? (declared > 0 ? declared : undefined) };
+    return { stream: source.body, hint: size ?? (declared > 0 ? declared : undefined) };
   }
-  if (typeof Blob === 'function' && source instanceof Blob) return { stream: source.stream(), size: size ?? source.size };
-  return { stream: source, size };
+  if (typeof Blob === 'function' && source instanceof Blob) {
+    return { stream: source.stream(), exact: size === undefined ? source.size : undefined, hint: size };
+  }
+  return { stream: source, hint: size };
 }
 
 function heapU8(mod) {
   return new Uint8Array(mod.wasmMemory ? mod.wasmMemory.buffer : mod.HEAPU8.buffer);
 }
 
-// heapAlloc refuses a size past the wasm32 heap before malloc (its size_t argument would
-// wrap: a declared size of 2^32 + 64 gave a 64-byte block that the stream then overran).
-function malloc(mod, bytes) {
-  const ptr = heapAlloc(mod, bytes, 'an index file');
-  if (!ptr) throw new QuiverError('OUT_OF_MEMORY', `out of memory reserving ${bytes} bytes for an index file`);
-  return ptr;
+// A C++ IndexStream; the caller deletes it.
+function open(mod, { expected, exact, hint }) {
+  return checked(mod, mod.IndexStream.create(expected ?? '', exact ?? -1, hint ?? -1));
 }
 
-// { ptr, length }: the whole stream in one heap block (the caller frees ptr).
-// onProgress({ done, total }) after each chunk (total: the known length, else undefined);
-// signal: an AbortSignal that stops the read (the stream is cancelled, the block freed).
-export async function readIntoHeap(mod, source, { size, onProgress, signal } = {}) {
-  if (signal?.aborted) throw new QuiverError('ABORTED', 'the load was cancelled before it started');
-  const { stream, size: known } = streamOf(source, size);
-  let capacity = known ?? UNKNOWN_LENGTH_START;
-  let ptr = malloc(mod, capacity);
-  let length = 0;
+// Copies `bytes` into the stream slice by slice. Throws QuiverError once the load has surely
+// failed.
+function push(mod, stream, bytes) {
+  const capacity = stream.capacity();
+  const base = stream.buffer() >>> 0;
+  for (let at = 0; at < bytes.length; at += capacity) {
+    const slice = bytes.subarray(at, Math.min(at + capacity, bytes.length));
+    heapU8(mod).set(slice, base);
+    checked(mod, stream.push(slice.length));
+  }
+}
+
+// The index the stream holds, as an instance of its class. `classes` maps a kind to
+// [JS class, native class].
+function finish(mod, classes, stream) {
+  const kind = checked(mod, stream.finish());
+  const entry = classes[kind];
+  if (!entry) throw new QuiverError('UNKNOWN_INDEX_KIND', `the ${kind} index is not available in this build`);
+  const [Cls, nativeClass] = entry;
+  return new Cls({ [FROM_NATIVE]: checked(mod, nativeClass.fromStream(stream)) });
+}
+
+// The index in `bytes` (a Uint8Array), synchronously: the bytes stay in JS and go into the heap
+// a slice at a time. `expected`: the kind the file must hold ('' or undefined for any).
+export function loadFromBytes(mod, classes, bytes, expected) {
+  const stream = open(mod, { expected, exact: bytes.length });
   try {
-    if (stream) {
-      const reader = stream.getReader();
+    push(mod, stream, bytes);
+    return finish(mod, classes, stream);
+  } finally {
+    stream.delete();
+  }
+}
+
+// The index in `source` (Response, ReadableStream or Blob). Options: size (the length, when
+// the source does not say), onProgress({ done, total }) after each chunk (total: the known
+// length, else undefined), signal (an AbortSignal that stops the read: ABORTED, nothing loaded).
+export async function loadFromSource(mod, classes, source, { size, onProgress, signal, expected } = {}) {
+  if (signal?.aborted) throw new QuiverError('ABORTED', 'the load was cancelled before it started');
+  const { stream: body, exact, hint } = streamOf(source, size);
+  const total = exact ?? hint;
+  const stream = open(mod, { expected, exact, hint });
+  let reader;
+  try {
+    if (body) {
+      reader = body.getReader();
+      let done = 0;
       for (;;) {
-        if (signal?.aborted) {
-          await reader.cancel().catch(() => {});
-          throw new QuiverError('ABORTED', `the load was cancelled after ${length} bytes; nothing was loaded`);
+        if (signal?.aborted) throw new QuiverError('ABORTED', `the load was cancelled after ${done} bytes; nothing was loaded`);
+        let next;
+        try {
+          next = await reader.read();
+        } catch (e) {
+          throw new QuiverError('IO_ERROR', `reading the index stream: ${e?.message ?? e}`);
         }
-        const { done, value } = await reader.read();
-        if (done) break;
-        const chunk = value instanceof Uint8Array ? value : new Uint8Array(value);
-        if (length + chunk.length > capacity) {
-          const grown = Math.max(length + chunk.length, Math.ceil(capacity * 1.5));
-          const next = malloc(mod, grown);
-          heapU8(mod).copyWithin(next, ptr, ptr + length);
-          mod._free(ptr);
-          ptr = next;
-          capacity = grown;
+        if (next.done) {
+          reader = null;
+          break;
         }
-        heapU8(mod).set(chunk, ptr + length);
-        length += chunk.length;
-        onProgress?.({ done: length, total: known });
+        const value = next.value;
+        const chunk = value instanceof Uint8Array ? value : new Uint8Array(value.buffer ?? value, value.byteOffset ?? 0, value.byteLength);
+        push(mod, stream, chunk);
+        done += chunk.length;
+        onProgress?.({ done, total });
       }
     }
+    return finish(mod, classes, stream);
   } catch (e) {
-    mod._free(ptr);
     throw e instanceof QuiverError ? e : new QuiverError('IO_ERROR', `reading the index stream: ${e?.message ?? e}`);
-  }
-  return { ptr, length };
-}
-
-// The index in `source`, as an instance of the class the file holds. `classes` maps the
-// file's kind to [JS class, native class].
-export async function loadFromSource(mod, classes, source, options) {
-  const { ptr, length } = await readIntoHeap(mod, source, options);
-  try {
-    const kind = checked(mod, mod.indexKindOf(ptr, length));
-    const entry = classes[kind];
-    if (!entry) throw new QuiverError('UNKNOWN_INDEX_KIND', `the ${kind} index is not available in this build`);
-    const [Cls, nativeClass] = entry;
-    return new Cls({ [FROM_NATIVE]: checked(mod, nativeClass.load(ptr, length)) });
   } finally {
-    mod._free(ptr);
+    if (reader) await reader.cancel().catch(() => {});
+    stream.delete();
   }
 }

@@ -62,3 +62,38 @@ test('bad sources are rejected with a code; the heap does not grow over repeated
   }
   assert.equal(q.heapBytes(), heap, 'every heap block was freed');
 });
+
+// The C++ stream loader decides, not JS: a damaged flat file fed as a stream of small chunks
+// (and as a Blob, whose length is exact) fails with the same code and message as the same
+// bytes given to q.load — every truncation, and a flipped bit in every byte.
+test('a damaged flat file fails the same way from a stream as from bytes', async () => {
+  const flat = new q.FlatIndex({ dim: 4, metric: 'cosine' });
+  flat.add([3, 1, 4, 15], new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 2, 2, 2, 0.5]));
+  const good = flat.serialize();
+  flat.dispose();
+  const outcome = async (loading) => {
+    try {
+      const index = await loading;
+      const r = [...index.search(new Float32Array([1, 0, 0, 0]), 4).ids];
+      index.dispose();
+      return `loaded ${r}`;
+    } catch (e) {
+      assert.ok(e instanceof QuiverError, `${e}`);
+      return `${e.code}: ${e.message}`;
+    }
+  };
+  const damaged = [];
+  for (let len = 0; len < good.length; len++) damaged.push([`truncated to ${len}`, good.slice(0, len)]);
+  for (let i = 0; i < good.length; i++) {
+    const b = good.slice();
+    b[i] ^= 1 << (i % 8);
+    damaged.push([`byte ${i} flipped`, b]);
+  }
+  const heap = q.heapBytes();
+  for (const [label, b] of damaged) {
+    const want = await outcome(Promise.resolve().then(() => q.load(b)));
+    assert.equal(await outcome(q.loadFrom(chunked(b, 7))), want, `${label}, stream`);
+    assert.equal(await outcome(q.loadFrom(new Blob([b]))), want, `${label}, Blob`);
+  }
+  assert.equal(q.heapBytes(), heap, 'failed loads left nothing allocated that grew the heap');
+});
