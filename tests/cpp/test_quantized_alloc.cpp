@@ -80,5 +80,31 @@ TEST(QuantizedIndex, WarmPartitionedSearchesAllocateNothing) {
   EXPECT_EQ(test::allocation_count() - before, 0u);
 }
 
+// A codes-only index with a refine plane: the candidates are re-scored from the plane in place
+// (rerank 0 and 4 both read it), flat and partitioned.
+TEST(QuantizedIndex, WarmRefinePlaneSearchesAllocateNothing) {
+  const Data d = make_data(3000, 10, 128);
+  for (size_t lists : {0, 16}) {
+    QuantizedIndexOptions o{d.dim, Metric::l2, 4, 1, false};
+    o.refine_bits = 3;
+    o.lists = lists;
+    QuantizedIndex index(o);
+    index.add(d.ids, d.base);
+    std::vector<Neighbor> out(40);
+    auto search_all = [&] {
+      for (size_t rerank : {0, 4}) {
+        QuantizedSearchParams p;
+        p.rerank = rerank;
+        for (size_t q = 0; q < 10; ++q) index.search(d.queries.data() + q * d.dim, 10, out.data(), p);
+        index.search_batch(d.queries.data(), 4, 10, out.data(), p);
+      }
+    };
+    for (int i = 0; i < 20; ++i) search_all();  // cold, on every pool worker (see above)
+    const size_t before = test::allocation_count();
+    for (int i = 0; i < 50; ++i) search_all();
+    EXPECT_EQ(test::allocation_count() - before, 0u) << lists << " lists";
+  }
+}
+
 }  // namespace
 }  // namespace quiver
