@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/check.hpp"
 #include "index/hnsw_impl.hpp"
 #include "index/hnsw_state.hpp"
 #include "quiver/error.hpp"
@@ -18,8 +19,8 @@ std::unique_lock<std::mutex> HnswIndexAccess::lock_updates(const HnswIndex& inde
 
 HnswIndexAccess::View HnswIndexAccess::view(const HnswIndex& index) {
   const HnswIndex::Impl& m = *index.impl_;
-  return {m.used, m.slot_ids.data(), m.levels.data(), m.deleted.data(), m.free_slots.data(),
-          m.free_slots.size(), m.entry.load(std::memory_order_acquire), m.draws};
+  return {m.used(), m.slots.slot_ids(), m.levels.data(), m.deleted.data(), m.slots.free_slots().data(),
+          m.slots.free_slots().size(), m.entry.load(std::memory_order_acquire), m.draws};
 }
 
 const float* HnswIndexAccess::vector(const HnswIndex& index, uint32_t slot) { return index.impl_->f32_vector(slot); }
@@ -39,29 +40,26 @@ void HnswIndexAccess::begin_load(HnswIndex& index, size_t slots, size_t free_cou
   HnswIndex::Impl& m = *index.impl_;
   m.reserve_slots(slots);
   try {
-    m.slot_ids.assign(slots, kNoId);
+    m.slots.reserve(slots, slots - free_count);  // set_node() appends the slots in order
     m.levels.assign(slots, 0);
     m.deleted.assign(slots, 0);
     m.upper.resize(slots);
-    m.free_slots.reserve(free_count);
-    m.slot_of.reserve(slots - free_count);
   } catch (const std::bad_alloc&) {
     throw_oom();
   }
-  m.used = slots;
 }
 
 void HnswIndexAccess::set_node(HnswIndex& index, uint32_t slot, uint64_t id, bool tombstone, int level) {
   HnswIndex::Impl& m = *index.impl_;
+  QUIVER_DCHECK(slot == m.used(), "set_node() must be called for every slot in order");
   try {
     if (level > 0) m.upper[slot].reset(new uint32_t[size_t(level) * (1 + m.M)]());
-    if (!tombstone && !m.slot_of.emplace(id, slot).second) {
+    if (!m.slots.append(tombstone ? kNoId : id, !tombstone)) {
       throw Error(ErrorCode::Corrupt, "index file: id " + std::to_string(id) + " appears twice");
     }
   } catch (const std::bad_alloc&) {
     throw_oom();
   }
-  m.slot_ids[slot] = tombstone ? kNoId : id;
   m.levels[slot] = uint8_t(level);
   m.deleted[slot] = tombstone ? 1 : 0;
   m.sync[slot].linked.store(1, std::memory_order_relaxed);
@@ -92,7 +90,7 @@ uint32_t* HnswIndexAccess::mutable_links(HnswIndex& index, uint32_t slot, int le
 void HnswIndexAccess::finish_load(HnswIndex& index, const uint32_t* free_slots, size_t free_count, uint64_t entry,
                                   uint64_t draws) {
   HnswIndex::Impl& m = *index.impl_;
-  m.free_slots.assign(free_slots, free_slots + free_count);  // capacity reserved
+  m.slots.set_free_slots(free_slots, free_count);  // capacity reserved by begin_load()
   m.entry.store(entry, std::memory_order_release);
   m.draws = draws;
 }

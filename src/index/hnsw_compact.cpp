@@ -16,8 +16,9 @@ namespace quiver {
 void HnswIndex::compact() {
   Impl& m = *impl_;
   std::lock_guard<std::mutex> writer(m.writer_mutex);
-  if (m.free_slots.empty()) return;
+  if (m.slots.free_slots().empty()) return;
   const size_t live = m.live();
+  const size_t used = m.used();
   // --- allocate everything first; nothing visible changes until the commit ---
   core::AlignedBuffer<uint8_t> nodes;
   core::AlignedBuffer<float> full;
@@ -25,18 +26,27 @@ void HnswIndex::compact() {
   std::unique_ptr<Impl::NodeSync[]> sync;
   std::vector<uint8_t> mark;
   std::vector<uint32_t> renumber;
+  // The slot table after compaction: the live ids in slot order, no free slot.
+  index::SlotTable dense(index::Reuse::free_list, kMaxNodes, "HNSW");
+  dense.keep_removed_ids(true);
   try {
+    std::vector<uint64_t> live_ids;
+    live_ids.reserve(live);
+    for (uint32_t s = 0; s < used; ++s) {
+      if (!m.deleted[s]) live_ids.push_back(m.slots.id_at(s));
+    }
+    dense.assign_dense(live_ids.data(), live_ids.size());
     if (live > 0) {
       nodes.reserve(live * m.node_bytes, 0);
       if (has_full) full.reserve(live * m.stride, 0);
       sync.reset(new Impl::NodeSync[live]);
       for (size_t i = 0; i < live; ++i) sync[i].linked.store(1, std::memory_order_relaxed);
     }
-    mark.assign(m.used, 0);
-    renumber.assign(m.used, 0);
+    mark.assign(used, 0);
+    renumber.assign(used, 0);
     if (m.build_contexts.empty()) m.build_contexts.resize(1);
     const size_t pool_size = std::max((1 + m.M0) * (1 + m.M0), m.ef_construction + 1);
-    m.build_contexts[0].reserve(m.used, m.ef_construction, m.M0, m.dim, pool_size, m.point_bytes());
+    m.build_contexts[0].reserve(used, m.ef_construction, m.M0, m.dim, pool_size, m.point_bytes());
   } catch (const std::bad_alloc&) {
     throw Error(ErrorCode::OutOfMemory, "out of memory while compacting; the index is unchanged");
   }
@@ -49,34 +59,31 @@ void HnswIndex::compact() {
     m.full = core::AlignedBuffer<float>();
     m.sync.reset();
     m.capacity_slots = 0;
-    m.used = 0;
-    m.slot_ids.clear();
+    m.slots = std::move(dense);
     m.levels.clear();
     m.deleted.clear();
     m.upper.clear();
-    m.free_slots.clear();
     m.entry.store(kNoEntry, std::memory_order_release);
     m.shrink_arrays();
     return;
   }
   // 1. Rebuild every list that links to a tombstone from the live nodes around it, and move
   //    the entry point off a tombstone.
-  m.detach(m.free_slots.data(), m.free_slots.size(), mark, c, /*sweep=*/true);
+  m.detach(m.slots.free_slots().data(), m.slots.free_slots().size(), mark, c, /*sweep=*/true);
   // 2. A live node whose level-0 neighbours were all tombstones (with tombstone neighbours)
   //    has lost its level-0 links: insert it again (it keeps its level and inbound links).
   //    The sweep cleared every link to a tombstone, so the walk sees live nodes only.
-  for (uint32_t s = 0; s < m.used; ++s) {
+  for (uint32_t s = 0; s < used; ++s) {
     if (!m.deleted[s] && m.list(s, 0)[0] == 0 && live > 1) m.insert(s, c);
   }
   // 3. Renumber the live nodes in slot order into the new storage.
   uint32_t next = 0;
-  for (uint32_t s = 0; s < m.used; ++s) renumber[s] = m.deleted[s] ? UINT32_MAX : next++;
-  for (uint32_t s = 0; s < m.used; ++s) {
+  for (uint32_t s = 0; s < used; ++s) renumber[s] = m.deleted[s] ? UINT32_MAX : next++;
+  for (uint32_t s = 0; s < used; ++s) {
     if (m.deleted[s]) continue;
     const uint32_t t = renumber[s];
     std::memcpy(nodes.data() + size_t(t) * m.node_bytes, m.nodes.data() + size_t(s) * m.node_bytes, m.node_bytes);
     if (has_full) std::memcpy(full.data() + size_t(t) * m.stride, m.full.data() + size_t(s) * m.stride, m.stride * 4);
-    m.slot_ids[t] = m.slot_ids[s];
     m.levels[t] = m.levels[s];
     m.deleted[t] = 0;
     m.upper[t] = std::move(m.upper[s]);
@@ -85,12 +92,10 @@ void HnswIndex::compact() {
   if (has_full) m.full = std::move(full);
   m.sync = std::move(sync);
   m.capacity_slots = live;
-  m.used = live;
-  m.slot_ids.resize(live);
+  m.slots = std::move(dense);  // the ids renumbered the same way (built above)
   m.levels.resize(live);
   m.deleted.resize(live);
   m.upper.resize(live);
-  m.free_slots.clear();
   for (uint32_t s = 0; s < live; ++s) {
     for (int l = 0; l <= m.levels[s]; ++l) {
       uint32_t* list = m.list(s, l);
@@ -102,7 +107,6 @@ void HnswIndex::compact() {
       list[0] = uint32_t(kept);
     }
   }
-  for (auto& entry : m.slot_of) entry.second = renumber[entry.second];
   const uint64_t e = m.entry.load(std::memory_order_relaxed);
   m.entry.store((e >> 32 << 32) | renumber[uint32_t(e)], std::memory_order_release);
   m.shrink_arrays();

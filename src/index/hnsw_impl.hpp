@@ -39,6 +39,7 @@
 #include "core/topk.hpp"
 #include "core/validate.hpp"
 #include "index/hnsw_sq8.hpp"
+#include "index/slot_table.hpp"
 #include "quiver/error.hpp"
 #include "quiver/hnsw_index.hpp"
 #include "simd/kernels.hpp"
@@ -51,6 +52,7 @@ using quiver::kNoId;  // neighbor.hpp: the id of "no result", reserved
 constexpr uint64_t kNoEntry = UINT64_MAX;
 constexpr int kMaxLevel = 31;
 constexpr size_t kMaxM = 128;
+constexpr size_t kMaxNodes = UINT32_MAX - 1;  // slots are 32-bit; UINT32_MAX marks "no slot"
 constexpr size_t kMaxEf = size_t(1) << 20;
 constexpr size_t kMaxSq8Dim = 65536;  // keeps the u8 kernels' integer sums below 2^32
 constexpr size_t kRing = 4;           // neighbours scored this many positions after their prefetch
@@ -223,13 +225,12 @@ struct HnswIndex::Impl {
     std::atomic<uint8_t> linked{0};
   };
   std::unique_ptr<NodeSync[]> sync;
-  size_t used = 0;                                 // slots ever used (high-water mark)
-  std::vector<uint64_t> slot_ids;                  // per used slot; kept for tombstones
+  // Ids <-> slots (index/slot_table.hpp): used() slots, live and tombstones; a tombstone keeps
+  // its id in its slot until the slot is reused; free slots are reused last-in first-out.
+  index::SlotTable slots{index::Reuse::free_list, kMaxNodes, "HNSW"};
   std::vector<uint8_t> levels;                     // per used slot
   std::vector<uint8_t> deleted;                    // per used slot: 1 = tombstone
   std::vector<std::unique_ptr<uint32_t[]>> upper;  // per used slot: levels x (1 + M)
-  std::vector<uint32_t> free_slots;                // tombstones, reused last-in first-out
-  std::unordered_map<uint64_t, uint32_t> slot_of;  // live ids only
   std::atomic<uint64_t> entry{kNoEntry};           // (level << 32) | slot
   uint64_t draws = 0;  // levels drawn so far: the next node's level is draw_level(draws)
   std::vector<Context> build_contexts;  // one per pool worker, kept between adds
@@ -272,6 +273,7 @@ struct HnswIndex::Impl {
     prefetch_bytes = std::min(kPrefetchLines * core::kAlignment, links_offset);
     level_mult = 1.0 / core::portable_log(double(M));
     if (storage == HnswStorage::sq8) sq8 = Sq8Codec(dim, metric, seed);
+    slots.keep_removed_ids(true);
   }
 
   // --- storage ---------------------------------------------------------------------------
@@ -303,7 +305,8 @@ struct HnswIndex::Impl {
     return const_cast<Impl*>(this)->list(slot, level);
   }
   size_t cap(int level) const noexcept { return level == 0 ? M0 : M; }
-  size_t live() const noexcept { return slot_of.size(); }
+  size_t live() const noexcept { return slots.size(); }
+  size_t used() const noexcept { return slots.used(); }  // slots in use (high-water mark)
 
   // Copies slot's list at level into out (capacity >= M0), lock-free (see load_word). A node
   // reached on a level above its own (through a kept one-way link to a reused slot, see
@@ -348,20 +351,19 @@ struct HnswIndex::Impl {
     return x >= kMaxLevel ? kMaxLevel : int(x);
   }
 
-  // Grows node storage, locks and the per-slot arrays to hold `slots` nodes. Only under the
+  // Grows node storage, locks and the per-slot arrays to hold `total` nodes. Only under the
   // exclusive lock (or before the index is shared). Strong guarantee: throws OutOfMemory and
   // changes nothing visible if an allocation fails.
-  void reserve_slots(size_t slots) {
-    if (slots > UINT32_MAX - 1) {
-      throw Error(ErrorCode::InvalidArgument, "an HNSW index holds at most 4294967294 nodes");
-    }
+  void reserve_slots(size_t total) {
+    slots.check_capacity(total);
+    const size_t used = this->used();
     try {
-      slot_ids.reserve(slots);
-      levels.reserve(slots);
-      deleted.reserve(slots);
-      upper.reserve(slots);
-      if (slots <= capacity_slots) return;
-      const size_t want = std::max(slots, capacity_slots + capacity_slots / 2);
+      slots.reserve_ids(total);
+      levels.reserve(total);
+      deleted.reserve(total);
+      upper.reserve(total);
+      if (total <= capacity_slots) return;
+      const size_t want = std::max(total, capacity_slots + capacity_slots / 2);
       if (want > SIZE_MAX / node_bytes) throw_oom();
       std::unique_ptr<NodeSync[]> fresh_sync(new NodeSync[want]);
       if (storage == HnswStorage::sq8 && keep_vectors) {
@@ -382,11 +384,9 @@ struct HnswIndex::Impl {
   // shrink keeps the old capacity.
   void shrink_arrays() noexcept {
     try {
-      slot_ids.shrink_to_fit();
       levels.shrink_to_fit();
       deleted.shrink_to_fit();
       upper.shrink_to_fit();
-      free_slots.shrink_to_fit();
     } catch (...) {
     }
   }
@@ -519,6 +519,7 @@ struct HnswIndex::Impl {
   size_t search_one(const float* query, size_t k, Neighbor* out, const HnswSearchParams& p,
                     Context& c) const {
     size_t ef = std::max(p.ef == 0 ? ef_search : p.ef, k);
+    const size_t used = this->used();
     ef = std::min(ef, used);  // a beam wider than the graph holds all of it already
     c.reserve(used, ef, M0, dim, 0, point_bytes(), storage == HnswStorage::sq8 ? sq8.scratch_floats() : 0);
     const float* qf = prepare_query(query, c);
@@ -536,9 +537,9 @@ struct HnswIndex::Impl {
       c.next_allow_epoch();
       size_t allowed = 0;
       for (size_t i = 0; i < p.allow_count; ++i) {
-        auto it = slot_of.find(p.allow[i]);
-        if (it == slot_of.end() || c.allowed[it->second] == c.allow_epoch) continue;
-        c.allowed[it->second] = c.allow_epoch;
+        uint32_t slot;
+        if (!slots.find(p.allow[i], slot) || c.allowed[slot] == c.allow_epoch) continue;
+        c.allowed[slot] = c.allow_epoch;
         ++allowed;
       }
       if (allowed == 0) return 0;
@@ -547,11 +548,11 @@ struct HnswIndex::Impl {
         // graph to find them, and exact). Each slot is unmarked once scored, so repeated ids
         // in the allow list count once.
         for (size_t i = 0; i < p.allow_count; ++i) {
-          auto it = slot_of.find(p.allow[i]);
-          if (it == slot_of.end() || c.allowed[it->second] != c.allow_epoch) continue;
-          c.allowed[it->second] = 0;
+          uint32_t slot;
+          if (!slots.find(p.allow[i], slot) || c.allowed[slot] != c.allow_epoch) continue;
+          c.allowed[slot] = 0;
           if (p.predicate != nullptr && !p.predicate(p.predicate_ctx, p.allow[i])) continue;
-          best.push(p.allow[i], rescore ? final_dist(it->second, 0.0f) : dist(q, pt(it->second)));
+          best.push(p.allow[i], rescore ? final_dist(slot, 0.0f) : dist(q, pt(slot)));
         }
         return best.finish();
       }
@@ -565,7 +566,7 @@ struct HnswIndex::Impl {
       // Cheapest test first: the predicate runs only for live nodes the allow list admits.
       const uint16_t* allow = c.allowed.data();
       const uint16_t allow_epoch = c.allow_epoch;
-      const uint64_t* ids = slot_ids.data();
+      const uint64_t* ids = slots.slot_ids();
       nt = search_layer(q, ep, ep_dist, ef, 0, c, [&](uint32_t s) {
         return dead[s] == 0 && (!filtered || allow[s] == allow_epoch) &&
                (p.predicate == nullptr || p.predicate(p.predicate_ctx, ids[s]));
@@ -573,7 +574,7 @@ struct HnswIndex::Impl {
     } else {
       nt = search_layer(q, ep, ep_dist, ef, 0, c, [&](uint32_t s) { return dead[s] == 0; });
     }
-    for (size_t i = 0; i < nt; ++i) best.push(slot_ids[c.top[i].slot], final_dist(c.top[i].slot, c.top[i].dist));
+    for (size_t i = 0; i < nt; ++i) best.push(slots.id_at(c.top[i].slot), final_dist(c.top[i].slot, c.top[i].dist));
     return best.finish();
   }
 
@@ -593,28 +594,21 @@ struct HnswIndex::Impl {
     std::vector<float> scratch;   // sq8: one normalised vector, then the codec's rotation scratch
   };
 
-  // Only under writer_mutex (searches may run). Throws Error (bad ids, the slot limit,
-  // OutOfMemory) and changes nothing visible to searches.
+  // Only under writer_mutex (searches may run), after slots.check_room(n). Throws Error (bad
+  // ids, OutOfMemory) and changes nothing visible to searches. The slots themselves are
+  // planned in commit_add(): planning reserves the id map, which searches read.
   PendingAdd plan_add(const uint64_t* ids, size_t n, size_t workers) {
     PendingAdd p;
-    p.reuse = std::min(n, free_slots.size());
+    p.reuse = slots.reused_for(n);
     p.fresh = n - p.reuse;
     p.draws = draws;
+    const size_t used = this->used();
     try {
-      for (size_t i = 0; i < n; ++i) {
-        if (ids[i] == kNoId) {
-          throw Error(ErrorCode::InvalidArgument, "id 18446744073709551615 is reserved");
-        }
-      }
-      core::check_new_ids(slot_of, ids, n);
-      if (used + p.fresh > UINT32_MAX - 1) {
-        throw Error(ErrorCode::InvalidArgument, "an HNSW index holds at most 4294967294 nodes");
-      }
+      slots.check_ids(ids, n);
       p.slots.resize(n);
       p.levels.resize(n);
       p.upper.resize(n);
       for (size_t i = 0; i < n; ++i) {
-        p.slots[i] = i < p.reuse ? free_slots[free_slots.size() - 1 - i] : uint32_t(used + (i - p.reuse));
         p.levels[i] = draw_level(p.draws++);
         if (p.levels[i] > 0) {
           const size_t words = size_t(p.levels[i]) * (1 + M);
@@ -640,34 +634,25 @@ struct HnswIndex::Impl {
   // already linked: 1 if the graph was empty (the first becomes the entry point), else 0.
   size_t commit_add(PendingAdd& p, const uint64_t* ids, const float* vectors) {
     const size_t n = p.slots.size();
-    reserve_slots(used + p.fresh);  // strong guarantee
-    size_t inserted = 0;
+    reserve_slots(used() + p.fresh);  // strong guarantee
     try {
-      // Grows the id map's buckets; here, not in plan_add(), because searches read the map
-      // (allow lists, contains()) and a rehash must not run under them.
-      slot_of.reserve(slot_of.size() + n);
-      for (; inserted < n; ++inserted) slot_of.emplace(ids[inserted], p.slots[inserted]);
+      // Reserves the id map (a rehash): here, not in plan_add(), because searches read the
+      // map (allow lists, contains()) and a rehash must not run under them.
+      slots.plan(n, p.slots.data());
     } catch (const std::bad_alloc&) {
-      for (size_t i = 0; i < inserted; ++i) slot_of.erase(ids[i]);
       throw_oom();
     }
+    slots.bind(ids, p.slots.data(), n);  // undone on OutOfMemory
     // --- commit: nothing below allocates or throws ---
     Context& c0 = build_contexts[0];
-    if (p.reuse > 0) {
-      detach(p.slots.data(), p.reuse, p.mark, c0);
-      free_slots.resize(free_slots.size() - p.reuse);
-    }
+    if (p.reuse > 0) detach(p.slots.data(), p.reuse, p.mark, c0);  // before used() grows
+    slots.commit(ids, p.slots.data(), n);
+    levels.resize(used());   // capacity reserved above
+    deleted.resize(used());
+    upper.resize(used());
     const bool is_sq8 = storage == HnswStorage::sq8;
     for (size_t i = 0; i < n; ++i) {
       const uint32_t s = p.slots[i];
-      if (s == used) {  // fresh slot (capacity reserved above)
-        slot_ids.push_back(kNoId);
-        levels.push_back(0);
-        deleted.push_back(0);
-        upper.emplace_back();
-        ++used;
-      }
-      slot_ids[s] = ids[i];
       levels[s] = uint8_t(p.levels[i]);
       deleted[s] = 0;
       sync[s].linked.store(0, std::memory_order_relaxed);
@@ -891,6 +876,7 @@ struct HnswIndex::Impl {
       for (size_t i = 0; i < kept; ++i) l[1 + i] = c.sel[i].slot;
       l[0] = uint32_t(kept);
     };
+    const size_t used = this->used();
     if (sweep || count * 32 >= used) {  // many reused slots: sweep every list, catching one-way links
       for (uint32_t n = 0; n < used; ++n) {
         if (mark[n]) continue;

@@ -62,7 +62,7 @@ size_t HnswIndex::bytes_per_vector() const noexcept {
   size_t used;
   {
     core::ReadLock lock(impl_->rw);
-    used = impl_->used;
+    used = impl_->used();
   }
   return used == 0 ? 0 : memory_bytes() / used;
 }
@@ -74,7 +74,7 @@ size_t HnswIndex::size() const noexcept {
 
 bool HnswIndex::contains(uint64_t id) const noexcept {
   core::ReadLock lock(impl_->rw);
-  return impl_->slot_of.count(id) != 0;
+  return impl_->slots.contains(id);
 }
 
 int HnswIndex::max_level() const noexcept {
@@ -86,13 +86,10 @@ size_t HnswIndex::memory_bytes() const noexcept {
   const Impl& m = *impl_;
   core::ReadLock lock(m.rw);
   size_t upper = 0;
-  for (size_t s = 0; s < m.used; ++s) upper += size_t(m.levels[s]) * (1 + m.M) * sizeof(uint32_t);
+  for (size_t s = 0; s < m.used(); ++s) upper += size_t(m.levels[s]) * (1 + m.M) * sizeof(uint32_t);
   const size_t codec = m.storage == HnswStorage::sq8 ? m.sq8.memory_bytes() : 0;
   return codec + m.nodes.capacity() + m.full.capacity() * sizeof(float) + m.capacity_slots * sizeof(Impl::NodeSync) + upper +
-         m.upper.capacity() * sizeof(void*) + m.slot_ids.capacity() * sizeof(uint64_t) +
-         m.levels.capacity() + m.deleted.capacity() + m.free_slots.capacity() * sizeof(uint32_t) +
-         m.slot_of.bucket_count() * sizeof(void*) +
-         m.slot_of.size() * (sizeof(uint64_t) + sizeof(uint32_t) + 2 * sizeof(void*));
+         m.upper.capacity() * sizeof(void*) + m.levels.capacity() + m.deleted.capacity() + m.slots.memory_bytes();
 }
 
 void HnswIndex::reserve(size_t n) {
@@ -106,8 +103,9 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
   Impl& m = *impl_;
   if (n == 0) return;
   if (ids == nullptr) throw Error(ErrorCode::InvalidArgument, "ids is null");
-  core::check_vectors(vectors, n, m.dim, m.metric, "vector");
   std::lock_guard<std::mutex> writer(m.writer_mutex);
+  m.slots.check_room(n);  // before a row is read: n may be more rows than can exist
+  core::check_vectors(vectors, n, m.dim, m.metric, "vector");
   parallel::ThreadPool& pool = parallel::process_pool();
   const size_t workers = std::max<size_t>(1, pool.size());
   Impl::PendingAdd plan = m.plan_add(ids, n, workers);
@@ -136,19 +134,11 @@ void HnswIndex::remove(const uint64_t* ids, size_t n) {
   Impl& m = *impl_;
   if (n == 0) return;
   std::lock_guard<std::mutex> writer(m.writer_mutex);
-  try {
-    core::check_known_ids(m.slot_of, ids, n);
-    m.free_slots.reserve(m.free_slots.size() + n);
-  } catch (const std::bad_alloc&) {
-    throw Error(ErrorCode::OutOfMemory, "out of memory while removing; the index is unchanged");
-  }
+  m.slots.check_remove(ids, n);
   core::WriteLock exclusive(m.rw);
   for (size_t i = 0; i < n; ++i) {
-    auto it = m.slot_of.find(ids[i]);
-    const uint32_t slot = it->second;
-    m.slot_of.erase(it);
-    m.deleted[slot] = 1;
-    m.free_slots.push_back(slot);
+    uint32_t moved_from;  // (a free-list table moves nothing)
+    m.deleted[m.slots.remove(ids[i], moved_from)] = 1;
   }
 }
 

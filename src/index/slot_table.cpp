@@ -28,6 +28,8 @@ void SlotTable::check_room(size_t n) const {
   core::check_slot_limit(used(), n - reused_for(n), max_slots_, kind_);
 }
 
+void SlotTable::check_capacity(size_t total) const { core::check_slot_limit(0, total, max_slots_, kind_); }
+
 void SlotTable::check_ids(const uint64_t* ids, size_t n) const { core::check_new_ids(slot_of_, ids, n); }
 
 void SlotTable::plan(size_t n, uint32_t* slots) {

@@ -60,11 +60,18 @@ class SlotTable {
   // Throws Error(InvalidArgument) if n more ids would pass the slot limit. Reads no id or
   // row, so it runs first (a batch too large to exist is refused before anything is read).
   void check_room(size_t n) const;
-  // Throws Error(InvalidArgument) for the reserved id or an id already present,
-  // Error(DuplicateId) for an id repeated in `ids` (std::bad_alloc possible). Changes nothing.
+  // Throws Error(InvalidArgument) for the reserved id, Error(DuplicateId) for an id already
+  // present or repeated in `ids` (std::bad_alloc possible). Changes nothing.
   void check_ids(const uint64_t* ids, size_t n) const;
+  // Throws like check_room() if a table of `total` slots would pass the limit (a kind's
+  // reserve(n), where n counts every slot).
+  void check_capacity(size_t total) const;
+  size_t max_slots() const noexcept { return max_slots_; }
+  // Makes room for `total` slots in the id array, so adds up to that many do not reallocate it.
+  void reserve_ids(size_t total) { slot_ids_.reserve(total); }
   // Writes the slot each of the n ids will take into `slots` and reserves the table's memory
-  // (std::bad_alloc possible, nothing visible changes).
+  // (std::bad_alloc possible, nothing visible changes). The map's buckets may be rehashed: run
+  // it where no reader of the table runs (HNSW: under its exclusive lock).
   void plan(size_t n, uint32_t* slots);
   // Makes the ids findable at their planned slots. On std::bad_alloc removes what it added
   // and throws Error(OutOfMemory, "out of memory while adding vectors; the index is unchanged").

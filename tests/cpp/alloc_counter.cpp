@@ -3,14 +3,27 @@
 #include "alloc_counter.hpp"
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 
 namespace {
 std::atomic<size_t> g_allocations{0};
 std::atomic<size_t> g_bytes{0};
+std::atomic<size_t> g_fail_countdown{SIZE_MAX};  // SIZE_MAX: never fail
+
+// True when this allocation is the one fail_allocation_after() asked to fail.
+bool should_fail() {
+  size_t left = g_fail_countdown.load(std::memory_order_relaxed);
+  while (left != SIZE_MAX) {
+    const size_t next = left == 0 ? SIZE_MAX : left - 1;
+    if (g_fail_countdown.compare_exchange_weak(left, next, std::memory_order_relaxed)) return left == 0;
+  }
+  return false;
+}
 
 void* counted_alloc(std::size_t size) {
+  if (should_fail()) throw std::bad_alloc();
   g_allocations.fetch_add(1, std::memory_order_relaxed);
   g_bytes.fetch_add(size, std::memory_order_relaxed);
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
@@ -21,6 +34,7 @@ void* counted_alloc(std::size_t size) {
 namespace quiver::test {
 size_t allocation_count() { return g_allocations.load(std::memory_order_relaxed); }
 size_t allocated_bytes() { return g_bytes.load(std::memory_order_relaxed); }
+void fail_allocation_after(size_t n) { g_fail_countdown.store(n, std::memory_order_relaxed); }
 }  // namespace quiver::test
 
 void* operator new(std::size_t size) { return counted_alloc(size); }

@@ -31,7 +31,7 @@ constexpr size_t kDim = 8, kBase = 300, kK = 10;
 template <typename Graph>
 size_t reach_from(Graph& g, uint32_t from, size_t ef) {
   hnsw::Context c;
-  c.reserve(g.used, ef, g.M0, g.dim, 0, g.point_bytes());
+  c.reserve(g.used(), ef, g.M0, g.dim, 0, g.point_bytes());
   const float d = g.dist(g.pt(from), g.pt(from));
   return g.search_layer(g.pt(from), from, d, ef, 0, c, [&](uint32_t s) { return g.deleted[s] == 0; });
 }
@@ -62,8 +62,8 @@ TEST(HnswInterleavedInsert, AnInsertNeverStartsItsLowerLevelsFromAnUnfinishedNod
     const uint32_t s = plan.slots[0], t = plan.slots[1];
     hnsw::Context cs, ct;
     const size_t pool = (1 + g.M0) * (1 + g.M0) + g.ef_construction + 1;
-    cs.reserve(g.used, g.ef_construction, g.M0, kDim, pool, g.point_bytes());
-    ct.reserve(g.used, g.ef_construction, g.M0, kDim, pool, g.point_bytes());
+    cs.reserve(g.used(), g.ef_construction, g.M0, kDim, pool, g.point_bytes());
+    ct.reserve(g.used(), g.ef_construction, g.M0, kDim, pool, g.point_bytes());
 
     // s links every level above 0, then t is inserted from start to end.
     auto s_insert = g.begin_insert(s, cs);

@@ -232,14 +232,14 @@ INSTANTIATE_TEST_SUITE_P(AllKinds, IndexContract, testing::ValuesIn(all_cases())
 // The batch claims 2^32 rows but only two exist: the limit must be checked before any row or
 // id is read (the second row is NaN, so a check that came later would report NON_FINITE).
 template <typename Index>
-void expect_slot_limit(Index&& index, const char* kind) {
+void expect_slot_limit(Index&& index, const char* kind, const char* limit = "holds at most 4294967295 vectors") {
   const size_t dim = 4;
   std::vector<float> rows(2 * dim, 1.0f);
   rows[dim] = NAN;
   const uint64_t ids[2] = {1, 2};
   const Failure f = failure_of([&] { index.add(ids, rows.data(), size_t(1) << 32); });
   EXPECT_EQ(f.code, ErrorCode::InvalidArgument) << f.message;
-  EXPECT_NE(f.message.find("holds at most 4294967295 vectors"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find(limit), std::string::npos) << f.message;
   EXPECT_NE(f.message.find(kind), std::string::npos) << f.message;
   EXPECT_EQ(index.size(), 0u);
 }
@@ -252,6 +252,11 @@ TEST(IndexSlotLimit, QuantizedRejectsABatchPastTheSlotLimitBeforeReadingIt) {
   QuantizedIndexOptions o;
   o.dim = 4;
   expect_slot_limit(QuantizedIndex(o), "quantized");
+}
+
+// HNSW's limit is one lower: slot 2^32 - 1 marks "no slot" in its graph code.
+TEST(IndexSlotLimit, HnswRejectsABatchPastTheSlotLimitBeforeReadingIt) {
+  expect_slot_limit(HnswIndex({4, Metric::l2}), "HNSW", "holds at most 4294967294 vectors");
 }
 #endif  // SIZE_MAX > UINT32_MAX
 
