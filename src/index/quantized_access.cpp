@@ -45,9 +45,8 @@ void QuantizedIndexAccess::scalars(const QuantizedIndex& index, uint32_t slot, f
 
 QuantizedIndexAccess::Partition QuantizedIndexAccess::partition(const QuantizedIndex& index) {
   const QuantizedIndex::Impl& m = *index.impl_;
-  if (!m.partitioned()) return {0, 0, 0, nullptr, nullptr};
-  return {m.lists_option, m.ivf.lists(), m.trained_on, m.coarse.trained() ? m.coarse.centroids().data() : nullptr,
-          m.slot_list.data()};
+  if (!m.partitioned()) return {0, 0, 0, {}, nullptr};
+  return {m.lists_option, m.ivf.lists(), m.trained_on, m.coarse.centroids(), m.slot_list.data()};
 }
 
 void QuantizedIndexAccess::set_partition(QuantizedIndex& index, size_t lists, size_t trained_on,

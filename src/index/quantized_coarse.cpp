@@ -12,13 +12,13 @@
 namespace quiver::quantized {
 
 CoarseQuantizer::CoarseQuantizer(size_t lists, size_t dim, std::vector<float> centroids)
-    : lists_(lists), dim_(dim), rows_(std::move(centroids)) {
+    : lists_(lists), dim_(dim) {
   cols_.resize(lists * dim);
   norms_.resize(lists);
   for (size_t c = 0; c < lists; ++c) {
     double n2 = 0.0;
     for (size_t d = 0; d < dim; ++d) {
-      const float v = rows_[c * dim + d];
+      const float v = centroids[c * dim + d];
       cols_[d * lists + c] = v;
       n2 += double(v) * v;
     }
@@ -26,8 +26,16 @@ CoarseQuantizer::CoarseQuantizer(size_t lists, size_t dim, std::vector<float> ce
   }
 }
 
+std::vector<float> CoarseQuantizer::centroids() const {
+  std::vector<float> rows(lists_ * dim_);
+  for (size_t c = 0; c < lists_; ++c) {
+    for (size_t d = 0; d < dim_; ++d) rows[c * dim_ + d] = cols_[d * lists_ + c];
+  }
+  return rows;
+}
+
 size_t CoarseQuantizer::memory_bytes() const noexcept {
-  return (rows_.capacity() + cols_.capacity() + norms_.capacity()) * sizeof(float);
+  return (cols_.capacity() + norms_.capacity()) * sizeof(float);
 }
 
 // out[c] = sum over d of x[d] * c[d], d ascending: the same order for every c, whichever way

@@ -28,7 +28,7 @@ class CoarseQuantizer {
 
   size_t lists() const noexcept { return lists_; }
   bool trained() const noexcept { return lists_ > 0; }
-  const std::vector<float>& centroids() const noexcept { return rows_; }  // lists x dim
+  std::vector<float> centroids() const;  // lists x dim, row-major (a copy)
   size_t memory_bytes() const noexcept;
 
   // out[c] = |c|^2 - 2 <x, c>: the order of squared l2 distance from x (|x|^2 left out).
@@ -41,8 +41,7 @@ class CoarseQuantizer {
  private:
   size_t lists_ = 0;
   size_t dim_ = 0;
-  std::vector<float> rows_;   // lists x dim
-  std::vector<float> cols_;   // dim x lists (transposed, for the scans)
+  std::vector<float> cols_;   // dim x lists (transposed, for the scans; the only copy)
   std::vector<float> norms_;  // |c|^2, from a double sum
 };
 

@@ -50,7 +50,7 @@ struct QuantizedIndexAccess {
     size_t lists_option;      // QuantizedIndexOptions::lists
     size_t lists;             // lists now: 1 before training, else the centroid count
     size_t trained_on;        // live vectors at the last training (0: never trained)
-    const float* centroids;   // lists x dim when trained, else null
+    std::vector<float> centroids;  // lists x dim when trained, else empty
     const uint32_t* slot_list;  // per slot (meaningful for live slots only)
   };
   static Partition partition(const QuantizedIndex& index);

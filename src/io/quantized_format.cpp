@@ -155,7 +155,7 @@ io::Writer quantized_writer(const QuantizedIndex& index) {
       p.u64(part.lists);
       p.u64(part.trained_on);
       p.u64(0);
-      if (part.centroids != nullptr) w.add_section(kCentTag).f32s(part.centroids, part.lists * dim);
+      if (!part.centroids.empty()) w.add_section(kCentTag).f32s(part.centroids.data(), part.centroids.size());
       auto& lists = w.add_section(kListTag);
       lists.reserve(v.slots * 4);
       for (size_t s = 0; s < v.slots; ++s) lists.u32(v.slot_ids[s] != kNoId ? part.slot_list[s] : 0u);

@@ -35,6 +35,15 @@ void exercise(const quiver::QuantizedIndex& index) {
       p.rerank = 2;
       index.search(query.data(), 3, out, p);
     }
+    if (index.lists() > 1) {  // partitioned: one probe, then an allow-list that forces more
+      p.rerank = 0;
+      p.probes = 1;
+      index.search(query.data(), 3, out, p);
+      const uint64_t allow[2] = {0, 7};
+      p.allow = allow;
+      p.allow_count = 2;
+      index.search(query.data(), 3, out, p);
+    }
   }
   const std::vector<uint8_t> bytes = index.serialize();
   const quiver::QuantizedIndex again = quiver::QuantizedIndex::load(bytes);

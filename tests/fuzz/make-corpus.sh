@@ -36,6 +36,11 @@ done
 # quantized with a refine plane (RFIN section): quantized-*-refine*.qvr were written through the
 # C++ API (QuantizedIndexOptions::refine_bits; the CLI has no flag for it yet) and are kept:
 # l2 4+3 bits with a zero vector and free slots, cosine 2+4 bits at dim 12, ip 4+1 with kept vectors.
+# partitioned quantized (PART, CENT, LIST sections): quantized-*-lists*.qvr and
+# quantized-2-cosine-auto-untrained.qvr were written through the C++ API
+# (QuantizedIndexOptions::lists; the CLI has no flag for it yet) and are kept: l2 4 bits in 3
+# trained lists with free slots, cosine 2 bits partitioned but not yet trained (one list, no
+# CENT), ip 4 bits in 2 lists with a 3-bit refine plane.
 # quantized with free slots and a free list (the CLI cannot remove: written through the npm
 # package, so the wasm-simd build must exist)
 node --input-type=module -e "
