@@ -11,12 +11,14 @@
 
 namespace quiver::test {
 
-enum class Kind { flat, quantized, hnsw };
+// partitioned: the quantised index with inverted lists (4 lists, trained at 128 vectors).
+enum class Kind { flat, quantized, partitioned, hnsw };
 
 inline const char* kind_name(Kind kind) {
   switch (kind) {
     case Kind::flat: return "flat";
     case Kind::quantized: return "quantized";
+    case Kind::partitioned: return "partitioned";
     case Kind::hnsw: return "hnsw";
   }
   return "?";
@@ -72,15 +74,17 @@ inline size_t IndexOf<HnswIndex>::search(const float* query, size_t k, Neighbor*
   return index.search(query, k, out);
 }
 
-// Default options of each kind: the quantised index keeps its vectors (4-bit codes), HNSW
-// stores f32.
+// Default options of each kind: the quantised index keeps its vectors (4-bit codes; partitioned
+// into 4 lists for Kind::partitioned), HNSW stores f32.
 inline std::unique_ptr<AnyIndex> make_index(Kind kind, size_t dim, Metric metric) {
   switch (kind) {
     case Kind::flat: return std::make_unique<IndexOf<FlatIndex>>(FlatIndex({dim, metric}));
-    case Kind::quantized: {
+    case Kind::quantized:
+    case Kind::partitioned: {
       QuantizedIndexOptions o;
       o.dim = dim;
       o.metric = metric;
+      if (kind == Kind::partitioned) o.lists = 4;
       return std::make_unique<IndexOf<QuantizedIndex>>(QuantizedIndex(o));
     }
     case Kind::hnsw: {
@@ -93,7 +97,7 @@ inline std::unique_ptr<AnyIndex> make_index(Kind kind, size_t dim, Metric metric
   return nullptr;
 }
 
-inline const Kind kAllKinds[] = {Kind::flat, Kind::quantized, Kind::hnsw};
+inline const Kind kAllKinds[] = {Kind::flat, Kind::quantized, Kind::partitioned, Kind::hnsw};
 inline const Metric kAllMetrics[] = {Metric::l2, Metric::ip, Metric::cosine};
 
 }  // namespace quiver::test
