@@ -23,26 +23,46 @@ namespace {
 constexpr uint32_t kIdsTag = io::fourcc("IDS ");
 constexpr uint32_t kVecsTag = io::fourcc("VECS");
 
+// The file of `index`; the caller holds FlatIndexAccess::read_lock() until the writer has
+// written it: the sections are produced straight from the index's rows (no copy of the rows in
+// the writer), so the peak of serialize() is the index and the file, and save() copies nothing.
 io::Writer flat_writer(const FlatIndex& index) {
-  const core::ReadLock lock = FlatIndexAccess::read_lock(index);  // writers wait, searches go on
   const size_t n = FlatIndexAccess::size(index);
+  const size_t dim = index.dim();
   io::Header h;
   h.kind = IndexKind::flat;
   h.metric = index.metric();
-  h.dim = index.dim();
+  h.dim = dim;
   h.count = n;
   io::Writer w(h);
-  const size_t dim = index.dim();
-  try {
-    auto& ids = w.add_section(kIdsTag);
-    ids.reserve(n * 8);
-    for (size_t slot = 0; slot < n; ++slot) ids.u64(index.stored_id(slot));
-    auto& vecs = w.add_section(kVecsTag);
-    vecs.reserve(n * dim * 4);
-    for (size_t slot = 0; slot < n; ++slot) vecs.f32s(index.stored_row(slot), dim);
-  } catch (const std::bad_alloc&) {
-    throw Error(ErrorCode::OutOfMemory, "out of memory serialising the index");
-  }
+  constexpr bool kLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+  w.add_section(kIdsTag).produce(uint64_t(n) * 8, [&index, n](const io::SectionWriter::Emit& emit) {
+    uint8_t buf[4096];
+    for (size_t slot = 0; slot < n;) {
+      size_t k = 0;
+      for (; k < sizeof buf / 8 && slot < n; ++k, ++slot) {
+        const uint64_t id = index.stored_id(slot);
+        for (int b = 0; b < 8; ++b) buf[k * 8 + b] = uint8_t(id >> (8 * b));
+      }
+      emit(buf, k * 8);
+    }
+  });
+  w.add_section(kVecsTag).produce(uint64_t(n) * dim * 4, [&index, n, dim](const io::SectionWriter::Emit& emit) {
+    std::vector<uint8_t> row(kLittleEndian ? 0 : dim * 4);
+    for (size_t slot = 0; slot < n; ++slot) {
+      const float* r = index.stored_row(slot);
+      if (kLittleEndian) {
+        emit(r, dim * 4);
+        continue;
+      }
+      for (size_t i = 0; i < dim; ++i) {
+        uint32_t bits;
+        std::memcpy(&bits, r + i, 4);
+        for (int b = 0; b < 4; ++b) row[i * 4 + b] = uint8_t(bits >> (8 * b));
+      }
+      emit(row.data(), row.size());
+    }
+  });
   return w;
 }
 
@@ -157,9 +177,15 @@ FlatIndex load_flat(const Reader& r, Isa isa) {
 
 }  // namespace io
 
-std::vector<uint8_t> FlatIndex::serialize() const { return flat_writer(*this).to_bytes(); }
+std::vector<uint8_t> FlatIndex::serialize() const {
+  const core::ReadLock lock = FlatIndexAccess::read_lock(*this);  // writers wait, searches go on
+  return flat_writer(*this).to_bytes();
+}
 
-void FlatIndex::save(const std::string& path) const { flat_writer(*this).write_file(path); }
+void FlatIndex::save(const std::string& path) const {
+  const core::ReadLock lock = FlatIndexAccess::read_lock(*this);
+  flat_writer(*this).write_file(path);
+}
 
 FlatIndex FlatIndex::load(const uint8_t* data, size_t size, Isa isa) {
   return io::load_flat(io::Reader(data, size), isa);

@@ -96,6 +96,34 @@ void SectionWriter::f32s(const float* v, size_t n) {
   for (size_t i = 0; i < n; ++i) f32(v[i]);
 }
 
+void SectionWriter::produce(uint64_t size, Producer producer) {
+  if (!data_.empty() || producer_) throw Error(ErrorCode::Internal, "section " + tag_name(tag_) + " filled twice");
+  producer_ = std::move(producer);
+  produced_size_ = size;
+}
+
+void SectionWriter::emit(const Emit& emit) const {
+  if (!producer_) {
+    if (!data_.empty()) emit(data_.data(), data_.size());
+    return;
+  }
+  uint64_t emitted = 0;
+  producer_([&](const void* p, size_t n) {
+    emitted += n;
+    emit(p, n);
+  });
+  if (emitted != produced_size_) {
+    throw Error(ErrorCode::Internal, "section " + tag_name(tag_) + " produced " + std::to_string(emitted) +
+                                         " bytes, not the " + std::to_string(produced_size_) + " it declared");
+  }
+}
+
+uint32_t SectionWriter::crc() const {
+  uint32_t crc = 0;
+  emit([&](const void* p, size_t n) { crc = crc32c_update(crc, p, n); });
+  return crc;
+}
+
 // ---- Writer ----
 
 SectionWriter& Writer::add_section(uint32_t tag, uint32_t flags) {
@@ -140,7 +168,7 @@ std::vector<uint8_t> Writer::preamble(uint64_t* file_bytes) const {
     put_u32(out, s.flags());
     put_u64(out, offsets[i]);
     put_u64(out, s.size());
-    put_u32(out, crc32c(s.data().data(), s.size()));
+    put_u32(out, s.crc());
     put_u32(out, 0);
   }
   put_u32(out, crc32c(out.data(), out.size()));
@@ -155,7 +183,10 @@ std::vector<uint8_t> Writer::to_bytes() const {
     out.reserve(size_t(total));
     for (const auto& s : sections_) {
       out.resize(size_t(align_up(out.size())), 0);
-      out.insert(out.end(), s.data().begin(), s.data().end());
+      s.emit([&](const void* p, size_t n) {
+        const auto* b = static_cast<const uint8_t*>(p);
+        out.insert(out.end(), b, b + n);
+      });
     }
     return out;
   } catch (const std::bad_alloc&) {
@@ -173,7 +204,7 @@ void Writer::write_file(const std::string& path) const {
   for (const auto& s : sections_) {
     const uint64_t pad = align_up(at) - at;
     file.write(zeros, size_t(pad));
-    file.write(s.data().data(), s.size());
+    s.emit([&](const void* p, size_t n) { file.write(p, n); });
     at += pad + s.size();
   }
   file.commit();

@@ -49,6 +49,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -85,10 +86,22 @@ struct Header {
   std::array<uint64_t, 8> params{};
 };
 
-// Little-endian payload of one section.
+// Little-endian payload of one section: bytes appended to it, or (produce()) a producer that
+// emits the payload on demand straight from the index, so a large section is never copied
+// into the writer (the file then needs the index and at most the output, not a third copy).
 class SectionWriter {
  public:
+  using Emit = std::function<void(const void* data, size_t n)>;
+  // Calls emit() for consecutive pieces of the payload, the same bytes every time it runs (it
+  // runs once for the CRC and once for the output).
+  using Producer = std::function<void(const Emit& emit)>;
+
   SectionWriter(uint32_t tag, uint32_t flags) : tag_(tag), flags_(flags) {}
+  // The payload is `size` bytes from `producer` (on a section nothing was appended to).
+  void produce(uint64_t size, Producer producer);
+  // Sends the payload to emit(): the appended bytes, or the producer's.
+  void emit(const Emit& emit) const;
+  uint32_t crc() const;
   void u8(uint8_t v) { data_.push_back(v); }
   void u32(uint32_t v);
   void u64(uint64_t v);
@@ -98,7 +111,7 @@ class SectionWriter {
   void f32s(const float* v, size_t n);
   void bytes(const void* v, size_t n);
   void reserve(size_t bytes) { data_.reserve(bytes); }
-  size_t size() const noexcept { return data_.size(); }
+  uint64_t size() const noexcept { return producer_ ? produced_size_ : data_.size(); }
   uint32_t tag() const noexcept { return tag_; }
   uint32_t flags() const noexcept { return flags_; }
   const std::vector<uint8_t>& data() const noexcept { return data_; }
@@ -107,6 +120,8 @@ class SectionWriter {
   uint32_t tag_;
   uint32_t flags_;
   std::vector<uint8_t> data_;
+  Producer producer_;
+  uint64_t produced_size_ = 0;
 };
 
 class Writer {

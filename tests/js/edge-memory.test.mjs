@@ -40,7 +40,12 @@ test(`building a flat index of ${rows} x ${dim} grows the heap by at most ${BOUN
       assert.ok(ratios.at(-1) <= BOUND, `after ${done} rows the heap grew ${ratios.at(-1).toFixed(3)}x memoryBytes`);
     }
     console.log(`flat build: heap growth / memoryBytes ${ratios.map((r) => r.toFixed(3)).join(' ')}`);
+    // serialize() produces the file straight from the rows: the index and one file in the heap
+    // (it held the rows twice more, as sections and then as the assembled file, before).
     file = index.serialize();
+    const serializeRatio = growthRatio(q, start, index);
+    console.log(`flat serialize: heap growth / memoryBytes ${serializeRatio.toFixed(3)}`);
+    assert.ok(serializeRatio <= 2 * BOUND, `serialize grew the heap ${serializeRatio.toFixed(3)}x memoryBytes`);
     index.dispose();
   } finally {
     q.terminate();
