@@ -89,7 +89,7 @@ int main() {
       for (size_t ef : efs) {
         HnswSearchParams p;
         p.ef = ef;
-        p.rerank = !codes_only;
+        if (codes_only) p.rerank = 0;  // else unset: the whole final beam is re-scored
         for (size_t q = 0; q < w.nq; ++q) index->search(w.queries.data() + q * w.dim, kK, out.data() + q * kK, p);
         const double r = recall(w, out);
         const Timing t = time_queries(w, min_seconds, [&](size_t q) {

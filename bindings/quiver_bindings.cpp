@@ -356,7 +356,7 @@ class HnswIndexBinding {
   static HnswSearchParams params(double ef, uintptr_t allow, size_t allow_count, bool rerank) {
     HnswSearchParams p;
     p.ef = count_option(ef, "ef");
-    p.rerank = rerank;
+    if (!rerank) p.rerank = 0;  // true: unset, the default (sq8 with kept vectors re-scores its final beam)
     if (allow != 0) {
       p.allow = ids_from_f64(allow, allow_count);
       p.allow_count = allow_count;

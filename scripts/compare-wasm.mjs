@@ -5,7 +5,7 @@
 //
 //   node scripts/compare-wasm.mjs --base B.fbin --queries Q.fbin [--index native.qvr]
 //        [-k 10] [--metric l2] [--variants simd-mt,simd,baseline]
-//        [--kind flat|quantized|hnsw] [--bits 4] [--seed 42] [--rerank 0] [--no-vectors]
+//        [--kind flat|quantized|hnsw] [--bits 4] [--seed 42] [--rerank N] [--no-vectors]
 //        [--M 16] [--ef-construction 200] [--ef 0] [--storage f32|sq8]
 // An hnsw index is built with one thread, so its graph is the one a one-thread native build
 // makes from the same vectors and seed.
@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { Quiver } from '../js/index.js';
 
 function parseArgs(argv) {
-  const args = { k: 10, metric: 'l2', variants: 'simd-mt,simd,baseline', kind: 'flat', bits: 4, seed: 42, rerank: 0,
+  const args = { k: 10, metric: 'l2', variants: 'simd-mt,simd,baseline', kind: 'flat', bits: 4, seed: 42, rerank: undefined,
     keepVectors: true, M: 16, efConstruction: 200, ef: 0,
     storage: 'f32' };
   for (let i = 0; i < argv.length; i++) {
@@ -107,9 +107,11 @@ function makeIndex(q, args, dim) {
   throw new Error(`unknown index kind ${args.kind}`);
 }
 
+// rerank only when given (a depth for every kind; absent: the kind's default, as natively).
 function searchOptions(args) {
-  if (args.kind === 'quantized') return { rerank: args.rerank };
-  if (args.kind === 'hnsw') return { ef: args.ef };
+  const rerank = args.rerank === undefined ? {} : { rerank: args.rerank };
+  if (args.kind === 'quantized') return rerank;
+  if (args.kind === 'hnsw') return { ef: args.ef, ...rerank };
   return undefined;
 }
 

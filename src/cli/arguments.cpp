@@ -23,4 +23,14 @@ CLI::Validator count_in(uint64_t lo, uint64_t hi) {
       "INT in " + range);
 }
 
+void add_rerank_option(CLI::App& command, std::optional<size_t>& rerank) {
+  command
+      .add_option_function<size_t>(
+          "--rerank", [&rerank](const size_t& depth) { rerank = depth; },
+          "Exact re-scoring depth, any kind: re-score the best k x N candidates with the kept f32 vectors "
+          "(0 = off; default: quantized 0, hnsw sq8 its whole final beam, i.e. every candidate it found)")
+      ->check(non_negative());
+  command.add_flag_callback("--no-rerank", [&rerank] { rerank = 0; }, "The same as --rerank 0");
+}
+
 }  // namespace quiver::cli

@@ -2,7 +2,9 @@
 // bad value is a usage error (exit 2) like any other CLI11 parse error.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
@@ -20,5 +22,9 @@ inline CLI::Validator non_negative() { return count_in(0, UINT64_MAX); }
 
 // Threads the CLI starts itself: 0 (the default choice) .. 1024.
 inline CLI::Validator thread_count() { return count_in(0, 1024); }
+
+// --rerank N (an exact re-scoring depth, the same meaning for every kind; unset = the kind's
+// default) and --no-rerank (= --rerank 0, kept for scripts written when HNSW's rerank was a switch).
+void add_rerank_option(CLI::App& command, std::optional<size_t>& rerank);
 
 }  // namespace quiver::cli

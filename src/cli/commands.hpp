@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace CLI {
@@ -24,7 +25,7 @@ struct DemoOptions {
   uint64_t query_seed = 13;
   std::string isa;  // empty: the process-wide choice
   std::string index = "flat";  // flat | quantized (4 bits, seed 42) | hnsw (seed 42, one build thread)
-  size_t rerank = 4;           // quantized: exact rerank depth
+  std::optional<size_t> rerank;  // exact rerank depth; unset: 4 for quantized, the kind's default otherwise
   size_t M = 16;               // hnsw
   size_t ef_construction = 200;
   size_t ef = 64;              // hnsw: search beam width

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,9 +72,8 @@ struct BuildParams {
 
 struct SearchParams {
   size_t k = 10;
-  size_t ef = 0;      // hnsw (0 = the index default)
-  size_t rerank = 0;  // quantized: exact re-scoring of the best k * rerank (0 = codes only)
-  bool exact_rerank = true;  // hnsw sq8 with kept vectors: exact f32 rescoring of the final candidates
+  size_t ef = 0;                 // hnsw (0 = the index default)
+  std::optional<size_t> rerank;  // exact re-scoring depth, every kind (quiver/search_params.hpp); unset = the kind's default
 };
 
 class CliIndex {

@@ -32,7 +32,8 @@ struct CompareOptions {
   std::string base, queries, gt, format, index = "flat", metric = "l2", variants = "simd-mt,simd,baseline";
   std::string storage = "f32";
   std::string node = "node", script = std::string(QUIVER_SOURCE_DIR) + "/scripts/compare-wasm.mjs", isa;
-  size_t dim = 0, k = 10, ef = 0, rerank = 0, M = 16, ef_construction = 200;
+  size_t dim = 0, k = 10, ef = 0, M = 16, ef_construction = 200;
+  std::optional<size_t> rerank;  // unset: the kind's default
   int bits = 4;
   uint64_t seed = 42;
   bool json = false, quiet = false, no_vectors = false;
@@ -130,7 +131,7 @@ int run_compare(const CompareOptions& o) {
                     " -k " + std::to_string(o.k) + " --metric " + shell_quote(metric_name(p.metric)) +
                     " --variants " + shell_quote(o.variants) +
                     " --kind " + shell_quote(index_kind_name(p.kind)) + " --bits " + std::to_string(p.bits) +
-                    " --seed " + std::to_string(p.seed) + " --rerank " + std::to_string(o.rerank) +
+                    " --seed " + std::to_string(p.seed) + (o.rerank ? " --rerank " + std::to_string(*o.rerank) : "") +
                     " --M " + std::to_string(p.M) + " --ef-construction " + std::to_string(p.ef_construction) +
                     " --ef " + std::to_string(o.ef) + " --storage " + shell_quote(p.storage) +
                     (p.keep_vectors ? "" : " --no-vectors");
@@ -232,7 +233,7 @@ void register_compare(CLI::App& app, Runner& run) {
   cmd->add_option("--M", o->M, "Hnsw: links per node (2M on level 0)")->check(non_negative())->capture_default_str();
   cmd->add_option("--ef-construction", o->ef_construction, "Hnsw: build beam width")->check(non_negative())->capture_default_str();
   cmd->add_option("--ef", o->ef, "Hnsw: search beam width (0 = efSearch, 64); raised to k if smaller")->check(non_negative());
-  cmd->add_option("--rerank", o->rerank, "Exact re-ranking depth (quantized; 0 = codes only)")->check(non_negative());
+  add_rerank_option(*cmd, o->rerank);
   cmd->add_option("--bits", o->bits, "Code bits per dimension (quantized: 2 or 4)")->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed (quantized rotation, hnsw levels)")->check(non_negative())->capture_default_str();
   cmd->add_option("--storage", o->storage, "Hnsw: f32 or sq8 (8-bit codes; exact rerank unless --no-vectors)")

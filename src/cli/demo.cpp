@@ -25,7 +25,7 @@ void add_demo_options(CLI::App& command, DemoOptions& o) {
   command.add_option("--index", o.index, "flat, quantized (4 bits, seed 42) or hnsw (seed 42, one build thread)")
       ->check(CLI::IsMember({"flat", "quantized", "hnsw"}))
       ->capture_default_str();
-  command.add_option("--rerank", o.rerank, "Quantized: exact rerank depth")->check(non_negative())->capture_default_str();
+  add_rerank_option(command, o.rerank);
   command.add_option("--M", o.M, "Hnsw: links per node")->check(non_negative())->capture_default_str();
   command.add_option("--ef-construction", o.ef_construction, "Hnsw: build beam width")->check(non_negative())->capture_default_str();
   command.add_option("--ef", o.ef, "Hnsw: search beam width")->check(non_negative())->capture_default_str();
@@ -58,6 +58,7 @@ int run_demo(const DemoOptions& o) {
   sp.k = o.k;
   sp.ef = o.ef;
   sp.rerank = o.rerank;
+  if (!sp.rerank && bp.kind == IndexKind::quantized) sp.rerank = 4;  // the demo's quantised row
   auto search_all = [&] {
     for (size_t q = 0; q < o.queries; ++q) index->search(queries.data() + q * o.dim, sp, results.data() + q * o.k);
   };

@@ -90,7 +90,7 @@ class HnswCliIndex final : public CliIndex {
   size_t search(const float* query, const SearchParams& p, Neighbor* out) const override {
     HnswSearchParams hp;
     hp.ef = p.ef;
-    hp.rerank = p.exact_rerank;
+    hp.rerank = p.rerank;
     return index_.search(query, p.k, out, hp);
   }
   void save(const std::string& path) const override { index_.save(path); }

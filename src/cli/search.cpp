@@ -3,6 +3,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -17,8 +18,9 @@ namespace {
 
 struct SearchOptions {
   std::string index, queries, format, gt, isa;
-  size_t dim = 0, k = 10, ef = 0, rerank = 0, threads = 1, limit = SIZE_MAX;
-  bool json = false, quiet = false, no_rerank = false;
+  size_t dim = 0, k = 10, ef = 0, threads = 1, limit = SIZE_MAX;
+  std::optional<size_t> rerank;  // unset: the kind's default
+  bool json = false, quiet = false;
 };
 
 int run_search(const SearchOptions& o) {
@@ -29,21 +31,16 @@ int run_search(const SearchOptions& o) {
                                                   ", the index " + std::to_string(index->dim()));
   }
   const size_t nq = std::min(q.rows, o.limit);
-  if (index->kind() == IndexKind::flat && (o.ef || o.rerank) && !o.json) {
+  if (index->kind() == IndexKind::flat && (o.ef || o.rerank.value_or(0)) && !o.json) {
     std::cerr << "quiver: note: --ef and --rerank have no effect on an exact flat index\n";
   }
   if (index->kind() == IndexKind::quantized && o.ef && !o.json) {
     std::cerr << "quiver: note: --ef has no effect on a quantized index (use --rerank)\n";
   }
-  if (index->kind() == IndexKind::hnsw && o.rerank && !o.json) {
-    std::cerr << "quiver: note: --rerank N has no effect on an hnsw index (sq8 reranks its final candidates"
-                 " unless --no-rerank; use --ef)\n";
-  }
   SearchParams p;
   p.k = o.k;
   p.ef = o.ef;
   p.rerank = o.rerank;
-  p.exact_rerank = !o.no_rerank;
   const SearchRun run = run_queries(*index, q.data.data(), nq, p, o.threads, o.quiet || o.json);
   const LatencyStats lat = latency_stats(run.latency_us);
   const double qps = run.wall_s > 0 ? double(nq) / run.wall_s : 0;
@@ -113,10 +110,7 @@ void register_search(CLI::App& app, Runner& run) {
       ->capture_default_str();
   cmd->add_option("--ef", o->ef, "Hnsw: search beam width (0 = the efSearch stored in the file); raised to k if smaller")
       ->check(non_negative());
-  cmd->add_option("--rerank", o->rerank, "Quantized: re-score the best k x N candidates exactly with the kept f32 vectors (0 = codes only)")
-      ->check(non_negative());
-  cmd->add_flag("--no-rerank", o->no_rerank,
-                "Hnsw sq8: return the code distances, without the exact f32 rescoring of the final candidates");
+  add_rerank_option(*cmd, o->rerank);
   cmd->add_option("--gt", o->gt, "Ground truth (.ivecs or .ibin): print recall@k and latency percentiles");
   cmd->add_option("--format", o->format, "Query format if the extension does not say: fvecs, fbin, npy, raw");
   cmd->add_option("--dim", o->dim, "Dimension of raw float32 queries (default: the index dimension)")->check(non_negative());

@@ -19,6 +19,7 @@
 #include "core/topk.hpp"
 #include "core/validate.hpp"
 #include "index/flat_state.hpp"
+#include "index/search_params.hpp"
 #include "index/slot_table.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/error.hpp"
@@ -124,6 +125,7 @@ struct FlatIndex::Impl {
       uint32_t slot;
       if (!slots.find(p.allow[i], slot) || marks.mark[slot] == marks.epoch) continue;
       marks.mark[slot] = marks.epoch;
+      if (p.predicate != nullptr && !p.predicate(p.predicate_ctx, p.allow[i])) continue;
       float d;
       score(query, rows.row(slot), 1, &d);
       top.push(p.allow[i], d);
@@ -132,11 +134,11 @@ struct FlatIndex::Impl {
   }
 
   size_t search_one(const float* query, size_t k, Neighbor* out, const FlatSearchParams& p) const {
-    return p.allow != nullptr ? scan_allowed(query, k, out, p) : scan(query, k, out);
+    return p.allow != nullptr ? scan_allowed(query, k, out, p) : scan(query, k, out, p);
   }
 
-  // Scores every row against `query` and keeps the best k in `out`.
-  size_t scan(const float* query, size_t k, Neighbor* out) const {
+  // Scores every row against `query` and keeps the best k in `out` (those the predicate admits).
+  size_t scan(const float* query, size_t k, Neighbor* out, const SearchParams& p) const {
     core::TopK top(out, k);
     if (metric == Metric::cosine) query = unit_query(query);
     float dist[kScanBlock];
@@ -146,7 +148,9 @@ struct FlatIndex::Impl {
       score(query, rows.row(base), n, dist);
       for (size_t i = 0; i < n; ++i) {
         // Not `<=`: a NaN must reach push() (which ranks it last), never silently vanish.
-        if (!(dist[i] > top.threshold())) top.push(slots.id_at(uint32_t(base + i)), dist[i]);
+        if (dist[i] > top.threshold()) continue;
+        const uint64_t id = slots.id_at(uint32_t(base + i));
+        if (p.predicate == nullptr || p.predicate(p.predicate_ctx, id)) top.push(id, dist[i]);
       }
       base += n;
     }
@@ -279,17 +283,9 @@ void FlatIndex::get(uint64_t id, float* out) const {
   std::memcpy(out, impl_->rows.row(slot), impl_->dim * sizeof(float));
 }
 
-namespace {
-void check_params(const FlatSearchParams& p) {
-  if (p.allow == nullptr && p.allow_count > 0) {
-    throw Error(ErrorCode::InvalidArgument, "allow is null but allow_count is not zero");
-  }
-}
-}  // namespace
-
 size_t FlatIndex::search(const float* query, size_t k, Neighbor* out, const FlatSearchParams& params) const {
   core::check_k(k);
-  check_params(params);
+  index::check_search_params(params);
   impl_->check_query(query);
   core::ReadLock lock(impl_->rw);
   if (impl_->count == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
@@ -303,14 +299,14 @@ std::vector<Neighbor> FlatIndex::search(const std::vector<float>& query, size_t 
   core::ReadLock lock(impl_->rw);  // one lock for the size and the scan
   if (impl_->count == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
   std::vector<Neighbor> out(std::min(k, impl_->count));
-  out.resize(impl_->scan(query.data(), out.size(), out.data()));
+  out.resize(impl_->scan(query.data(), out.size(), out.data(), FlatSearchParams{}));
   return out;
 }
 
 size_t FlatIndex::search_batch(const float* queries, size_t nq, size_t k, Neighbor* out,
                                const FlatSearchParams& params) const {
   core::check_k(k);
-  check_params(params);
+  index::check_search_params(params);
   core::check_vectors(queries, nq, impl_->dim, impl_->metric, "query");
   // The pool's workers scan under this thread's shared lock (the call returns when they are done).
   core::ReadLock lock(impl_->rw);

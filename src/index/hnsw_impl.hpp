@@ -40,6 +40,7 @@
 #include "core/validate.hpp"
 #include "index/hnsw_sq8.hpp"
 #include "index/slot_table.hpp"
+#include "index/search_params.hpp"
 #include "quiver/error.hpp"
 #include "quiver/hnsw_index.hpp"
 #include "simd/kernels.hpp"
@@ -516,16 +517,30 @@ struct HnswIndex::Impl {
     return c.qpoint.data();
   }
 
+  // The rerank depth of a search (quiver/search_params.hpp): unset re-scores the whole final
+  // beam where sq8 keeps f32 vectors. Throws for a depth on sq8 without kept vectors.
+  size_t rerank_depth(const SearchParams& p) const {
+    const index::Rescoring r = storage == HnswStorage::f32 ? index::Rescoring::exact_already
+                               : keep_vectors              ? index::Rescoring::kept_vectors
+                                                           : index::Rescoring::impossible;
+    return index::rerank_depth(p, r == index::Rescoring::kept_vectors ? kRerankAll : 0, r);
+  }
+
   size_t search_one(const float* query, size_t k, Neighbor* out, const HnswSearchParams& p,
                     Context& c) const {
+    // A depth r re-scores the best k * r beam candidates, so the beam is at least that wide
+    // (kRerankAll re-scores the whole beam and widens nothing).
+    const size_t depth = rerank_depth(p);
+    const size_t rescored = depth == kRerankAll ? SIZE_MAX : index::rerank_candidates(k, depth);
     size_t ef = std::max(p.ef == 0 ? ef_search : p.ef, k);
     const size_t used = this->used();
+    if (depth != kRerankAll) ef = std::max(ef, rescored);
     ef = std::min(ef, used);  // a beam wider than the graph holds all of it already
     c.reserve(used, ef, M0, dim, 0, point_bytes(), storage == HnswStorage::sq8 ? sq8.scratch_floats() : 0);
     const float* qf = prepare_query(query, c);
     const uint8_t* q = query_point(qf, c);
-    // sq8 with kept vectors: the final candidates are scored again with exact f32 distances.
-    const bool rescore = storage == HnswStorage::sq8 && keep_vectors && p.rerank;
+    // sq8 with a rerank depth: the best candidates are scored again with exact f32 distances.
+    const bool rescore = storage == HnswStorage::sq8 && depth > 0;
     auto final_dist = [&](uint32_t slot, float approx) {
       return rescore ? exact_dist(qf, full.data() + size_t(slot) * stride) : approx;
     };
@@ -573,6 +588,12 @@ struct HnswIndex::Impl {
       });
     } else {
       nt = search_layer(q, ep, ep_dist, ef, 0, c, [&](uint32_t s) { return dead[s] == 0; });
+    }
+    if (rescore && rescored < nt) {
+      // Only the best `rescored` by code distance are re-scored; the rest are dropped (their
+      // code distances are not comparable with the exact ones).
+      std::nth_element(c.top.data(), c.top.data() + rescored, c.top.data() + nt, cand_less);
+      nt = rescored;
     }
     for (size_t i = 0; i < nt; ++i) best.push(slots.id_at(c.top[i].slot), final_dist(c.top[i].slot, c.top[i].dist));
     return best.finish();

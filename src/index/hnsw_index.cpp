@@ -146,9 +146,7 @@ void HnswIndex::remove(const std::vector<uint64_t>& ids) { remove(ids.data(), id
 
 namespace {
 void check_params(const HnswSearchParams& p) {
-  if (p.allow == nullptr && p.allow_count > 0) {
-    throw Error(ErrorCode::InvalidArgument, "allow is null but allow_count is not zero");
-  }
+  index::check_search_params(p);
   if (p.ef > kMaxEf) throw Error(ErrorCode::InvalidArgument, "ef must be at most 1048576");
 }
 }  // namespace
@@ -159,6 +157,7 @@ size_t HnswIndex::search(const float* query, size_t k, Neighbor* out,
   check_params(params);
   core::ReadLock lock(impl_->rw);
   if (impl_->live() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
+  impl_->rerank_depth(params);  // throws for a depth without kept vectors
   core::check_vectors(query, 1, impl_->dim, impl_->metric, "query");
   return impl_->search_one(query, k, out, params, thread_context());
 }
@@ -180,6 +179,7 @@ size_t HnswIndex::search_batch(const float* queries, size_t nq, size_t k, Neighb
   const Impl& m = *impl_;
   core::ReadLock lock(m.rw);
   if (m.live() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
+  m.rerank_depth(params);  // throws for a depth without kept vectors
   core::check_vectors(queries, nq, m.dim, m.metric, "query");
   const size_t kk = std::min(k, m.live());
   auto one = [&](size_t q) {

@@ -13,6 +13,7 @@
 #include "core/topk.hpp"
 #include "core/validate.hpp"
 #include "index/quantized_impl.hpp"
+#include "index/search_params.hpp"
 #include "quiver/error.hpp"
 
 namespace quiver {
@@ -122,7 +123,9 @@ float QuantizedIndex::Impl::float_score(uint32_t slot, const float* ft) const {
 // and their codes are re-scored with float tables, so the 8-bit tables' rounding does not
 // decide the final order.
 size_t QuantizedIndex::Impl::candidate_depth(size_t k, const QuantizedSearchParams& p) const {
-  return std::min(p.rerank > 0 ? k * p.rerank : k * (refine_codec.enabled() ? kRefinePlaneDepth : kRefineFactor),
+  const size_t rerank = p.rerank.value_or(0);  // the quantised default is 0 (check_search validated it)
+  return std::min(rerank > 0 ? index::rerank_candidates(k, rerank)
+                             : k * (refine_codec.enabled() ? kRefinePlaneDepth : kRefineFactor),
                   live());
 }
 
@@ -186,7 +189,9 @@ void QuantizedIndex::Impl::search_many(const float* const* queries, size_t nq, s
       while (h) {
         const unsigned v = unsigned(__builtin_ctz(h));
         h &= h - 1;
-        tops[i].push(slots.id_at(uint32_t(base + v)), dist[i * kBlockVectors + v], uint32_t(base + v));
+        const uint64_t id = slots.id_at(uint32_t(base + v));
+        if (p.predicate != nullptr && !p.predicate(p.predicate_ctx, id)) continue;
+        tops[i].push(id, dist[i * kBlockVectors + v], uint32_t(base + v));
       }
     }
   }
@@ -205,10 +210,10 @@ size_t QuantizedIndex::Impl::rescore(const float* query, const QueryTables& t, c
                                      size_t found, size_t k, const QuantizedSearchParams& p, Neighbor* out) const {
   const Candidate* cand = lane.candidates.data();
   core::TopK best(out, std::min(k, found));
-  if (p.rerank > 0 && keep_vectors) {  // exact distances from the kept vectors
+  if (p.rerank.value_or(0) > 0 && keep_vectors) {  // exact distances from the kept vectors
     const float* q = metric == Metric::cosine ? lane.query.data() : query;
     for (size_t c = 0; c < found; ++c) best.push(cand[c].id, exact_distance(q, cand[c].slot));
-  } else if (refine_codec.enabled() && (p.rerank > 0 || !p.float_tables)) {  // the refine plane
+  } else if (refine_codec.enabled() && (p.rerank.value_or(0) > 0 || !p.float_tables)) {  // the refine plane
     for (size_t c = 0; c < found; ++c) best.push(cand[c].id, refine_distance(t, lane.rotated.data(), cand[c].slot));
   } else if (!p.float_tables) {  // float-table scores of the same codes
     for (size_t c = 0; c < found; ++c) {
@@ -292,7 +297,9 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
       while (hits) {
         const unsigned v = unsigned(__builtin_ctz(hits));
         hits &= hits - 1;
-        top.push(slots.id_at(slot_of[v]), dist[v], slot_of[v]);
+        const uint64_t id = slots.id_at(slot_of[v]);
+        if (p.predicate != nullptr && !p.predicate(p.predicate_ctx, id)) continue;
+        top.push(id, dist[v], slot_of[v]);
       }
     }
   }
@@ -310,14 +317,12 @@ size_t QuantizedIndex::Impl::search_one(const float* query, size_t k, Neighbor* 
 void QuantizedIndex::Impl::check_search(size_t k, const QuantizedSearchParams& p) const {
   core::check_k(k);
   if (live() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
-  if (p.rerank > 0 && !keep_vectors && !refine_codec.enabled()) {
-    throw Error(ErrorCode::InvalidArgument,
-                "rerank needs the f32 vectors or a refine plane, but this index was created with "
-                "keep_vectors = false and refine_bits = 0");
-  }
-  if (p.allow == nullptr && p.allow_count > 0) {
-    throw Error(ErrorCode::InvalidArgument, "allow is null but allow_count is not zero");
-  }
+  index::check_search_params(p);
+  // A depth needs something to re-score with: the kept vectors, else the refine plane.
+  const bool can_rescore = keep_vectors || refine_codec.enabled();
+  index::rerank_depth(p, 0, can_rescore ? index::Rescoring::kept_vectors : index::Rescoring::impossible,
+                      "the f32 vectors or a refine plane, but this index was created with keep_vectors = false "
+                      "and refine_bits = 0");
 }
 
 }  // namespace quiver

@@ -11,6 +11,7 @@
 #include "quiver/isa.hpp"
 #include "quiver/metric.hpp"
 #include "quiver/neighbor.hpp"
+#include "quiver/search_params.hpp"
 
 namespace quiver {
 
@@ -19,13 +20,10 @@ struct FlatIndexOptions {
   Metric metric = Metric::l2;
 };
 
-// Per-call options of search and search_batch (the same meaning as in the other kinds).
-struct FlatSearchParams {
-  // If non-null, only these ids can be returned (ids not in the index, and repeats, are
-  // ignored); they are scored exactly, one by one. A non-null empty list admits nothing.
-  const uint64_t* allow = nullptr;
-  size_t allow_count = 0;
-};
+// Per-call options of search and search_batch: the shared ones (quiver/search_params.hpp),
+// nothing of its own. An allow list's ids are scored one by one instead of scanning every
+// row; `rerank` changes nothing (every distance is exact already).
+struct FlatSearchParams : SearchParams {};
 
 // Threads: any number of threads may search (search, search_batch) and read (size, contains,
 // memory_bytes, serialize, save, ...) at once; add, remove and reserve are writers, run one at

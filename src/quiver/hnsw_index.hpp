@@ -27,9 +27,10 @@
 //   decoded vectors, ip minus their dot product, cosine 1 minus it. So an sq8 graph is
 //   bit-identical at every ISA level and target. Queries are coded the same way. dim <= 65536.
 //   keep_vectors (default) also keeps the f32 vectors beside the graph (not in the stride):
-//   searches then rescore their final ef candidates with exact f32 distances
-//   (HnswSearchParams::rerank), which restores f32-level recall, and the distances returned
-//   are exact; without kept vectors (or with rerank off) they are the code approximations.
+//   searches then rescore their final ef candidates with exact f32 distances by default
+//   (SearchParams::rerank: a depth, see HnswSearchParams), which restores f32-level recall,
+//   and the distances returned are exact; without kept vectors (or with rerank 0) they are
+//   the code approximations.
 //   memory_bytes() / bytes_per_vector() report what each choice costs.
 //
 // Build and determinism
@@ -72,6 +73,7 @@
 #include "quiver/isa.hpp"
 #include "quiver/metric.hpp"
 #include "quiver/neighbor.hpp"
+#include "quiver/search_params.hpp"
 
 namespace quiver {
 
@@ -90,28 +92,21 @@ struct HnswIndexOptions {
   bool keep_vectors = true;      // sq8 only: keep f32 copies for exact rerank (f32 always has them)
 };
 
-struct HnswSearchParams {
-  // Beam width: 0 uses HnswIndexOptions::ef_search. A value below k is raised to k (a beam
-  // narrower than the answer cannot hold it). Larger is slower and more accurate.
+// Per-call options: the shared ones (quiver/search_params.hpp: allow, predicate, rerank) and
+// the beam width.
+// * allow: the graph is still traversed through every node; when the allowed ids are few
+//   (under 1/16 of the index, or at most the beam width) they are scored exactly instead,
+//   which is both faster and exact.
+// * rerank: unset re-scores the whole final beam when sq8 storage keeps f32 vectors (the
+//   behaviour before rerank was a depth), else nothing. A depth r >= 1 widens the beam to at
+//   least k * r and re-scores the best min(k * r, beam) candidates by code distance with
+//   exact f32 distances (sq8 needs keep_vectors; f32 storage is exact already, so there r
+//   only widens the beam). 0 returns code distances.
+struct HnswSearchParams : SearchParams {
+  // Beam width: 0 uses HnswIndexOptions::ef_search. A value below k (or below k * rerank) is
+  // raised to it (a beam narrower than the answer cannot hold it). Larger is slower and more
+  // accurate. At most 2^20.
   size_t ef = 0;
-  // If non-null, only these ids can be returned (ids not in the index are ignored). The
-  // graph is still traversed through every node; when the allowed ids are few (under 1/16 of
-  // the index, or at most ef), they are scored exactly instead, which is both faster and exact.
-  const uint64_t* allow = nullptr;
-  size_t allow_count = 0;
-  // sq8 with kept vectors: rescore the final ef candidates with exact f32 distances (and
-  // return those). Ignored otherwise.
-  bool rerank = true;
-  // If non-null, only ids for which predicate(predicate_ctx, id) is true can be returned
-  // (combined with `allow`: both must admit an id). A C++ filter with no per-call setup: the
-  // search calls it for the live nodes the allow list admits as they are about to enter the
-  // results (at most once per node per search, usually far fewer than the nodes visited).
-  // It may be called from several threads at once (search_batch, concurrent searches), must
-  // not throw, and must not call into this index's add/remove/compact. The graph is still
-  // traversed through rejected nodes; a predicate that admits few nodes can leave fewer than
-  // k results at a given ef — raise ef, or pass those ids as `allow` (scored exactly when few).
-  bool (*predicate)(const void* ctx, uint64_t id) = nullptr;
-  const void* predicate_ctx = nullptr;
 };
 
 class HnswIndex {

@@ -21,6 +21,7 @@
 #include "quiver/isa.hpp"
 #include "quiver/metric.hpp"
 #include "quiver/neighbor.hpp"
+#include "quiver/search_params.hpp"
 
 namespace quiver {
 
@@ -47,17 +48,15 @@ struct QuantizedIndexOptions {
   size_t lists = 0;
 };
 
-struct QuantizedSearchParams {
-  // Re-scoring depth. r >= 1: take the best k * r by the fast-scan codes, re-score them with
-  // the most accurate data the index holds — exact distances from the kept f32 vectors, else
-  // the refine plane — and return the best k (an index with neither rejects r >= 1).
-  // 0: codes only, never the f32 vectors: with a refine plane the best k * 4 are re-scored
-  // from it, without one the best k * 2 are re-scored with float tables of the same codes.
-  size_t rerank = 0;
-  // If non-null, only these ids can be returned (ids not in the index are ignored). Blocks of
-  // 32 vectors without an allowed id are skipped.
-  const uint64_t* allow = nullptr;
-  size_t allow_count = 0;
+// Per-call options: the shared ones (quiver/search_params.hpp: allow, predicate, rerank) and
+// the quantised index's own.
+// * rerank (unset = 0): r >= 1 takes the best k * r by the fast-scan codes and re-scores them
+//   with the most accurate data the index holds — exact distances from the kept f32 vectors,
+//   else the refine plane — and returns the best k (an index with neither rejects r >= 1).
+//   0: codes only, never the f32 vectors: with a refine plane the best k * 4 are re-scored from
+//   it, without one the best k * 2 are re-scored with float tables of the same codes.
+// * allow: blocks of 32 vectors without an allowed id are skipped.
+struct QuantizedSearchParams : SearchParams {
   // Score the codes with float tables instead of 8-bit ones (slow; the reference that the
   // 8-bit tables are measured against).
   bool float_tables = false;
@@ -124,9 +123,10 @@ class QuantizedIndex {
   // coordinate pair at 2 bits), for tests that compare codes across targets.
   std::vector<uint8_t> codes(uint64_t id) const;
 
-  // Writes min(k, size()) neighbours, closest first (ties by id); returns the count. Warm
-  // searches allocate nothing (per-thread scratch). Throws for k == 0, an empty index, a bad
-  // query, or rerank without kept vectors.
+  // Writes min(k, size()) neighbours, closest first (ties by id); returns the count (fewer
+  // only under an allow list or predicate that admits fewer). Warm searches allocate nothing
+  // (per-thread scratch). Throws for k == 0, an empty index, a bad query, or a rerank depth
+  // without kept vectors.
   size_t search(const float* query, size_t k, Neighbor* out,
                 const QuantizedSearchParams& params = {}) const;
   std::vector<Neighbor> search(const std::vector<float>& query, size_t k,

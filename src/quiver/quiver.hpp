@@ -9,5 +9,6 @@
 #include "quiver/metric.hpp"
 #include "quiver/neighbor.hpp"
 #include "quiver/quantized_index.hpp"
+#include "quiver/search_params.hpp"
 #include "quiver/version.hpp"
 #include "quiver/workload.hpp"

@@ -172,7 +172,7 @@ inline std::vector<Mode<HnswIndex>> hnsw_modes() {
     return [=](const HnswIndex& i, const float* q, Neighbor* out) {
       HnswSearchParams p;
       p.ef = ef;
-      p.rerank = rerank;
+      if (!rerank) p.rerank = 0;  // else unset: the default, which re-scores the final beam
       if (allow) {
         p.allow = allow_list().data();
         p.allow_count = allow_list().size();

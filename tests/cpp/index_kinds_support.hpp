@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "quiver/quiver.hpp"
@@ -33,6 +34,9 @@ struct AnyIndex {
   virtual size_t search(const float* query, size_t k, Neighbor* out, bool exact = false) const = 0;
   // Row q of out starts at out + q * k; returns min(k, size()) as every kind documents.
   virtual size_t search_batch(const float* queries, size_t nq, size_t k, Neighbor* out) const = 0;
+  // Search with the shared parameters (quiver/search_params.hpp) and, for HNSW, a beam width.
+  virtual size_t search_with(const float* query, size_t k, Neighbor* out, const SearchParams& shared,
+                             size_t ef = 0) const = 0;
   virtual std::vector<uint8_t> serialize() const = 0;
 
   void add(const std::vector<uint64_t>& ids, const std::vector<float>& vectors) {
@@ -57,6 +61,18 @@ struct IndexOf : AnyIndex {
   size_t search_batch(const float* queries, size_t nq, size_t k, Neighbor* out) const override {
     return index.search_batch(queries, nq, k, out);
   }
+  size_t search_with(const float* query, size_t k, Neighbor* out, const SearchParams& shared,
+                     size_t ef) const override {
+    auto p = params_of(index);
+    static_cast<SearchParams&>(p) = shared;
+    if constexpr (std::is_same_v<Index, HnswIndex>) p.ef = ef;
+    return index.search(query, k, out, p);
+  }
+
+ private:
+  static FlatSearchParams params_of(const FlatIndex&) { return {}; }
+  static QuantizedSearchParams params_of(const QuantizedIndex&) { return {}; }
+  static HnswSearchParams params_of(const HnswIndex&) { return {}; }
 };
 
 template <>
@@ -95,6 +111,46 @@ inline std::unique_ptr<AnyIndex> make_index(Kind kind, size_t dim, Metric metric
     }
   }
   return nullptr;
+}
+
+// The storage choices that decide whether an index can re-score exactly: flat (exact),
+// quantised with and without kept vectors, HNSW f32, sq8 with and without kept vectors.
+enum class Storage { flat, quantized_kept, quantized_codes, hnsw_f32, hnsw_sq8_kept, hnsw_sq8_codes };
+inline const Storage kAllStorages[] = {Storage::flat,     Storage::quantized_kept, Storage::quantized_codes,
+                                       Storage::hnsw_f32, Storage::hnsw_sq8_kept,  Storage::hnsw_sq8_codes};
+inline const char* storage_name(Storage s) {
+  switch (s) {
+    case Storage::flat: return "flat";
+    case Storage::quantized_kept: return "quantized_kept";
+    case Storage::quantized_codes: return "quantized_codes";
+    case Storage::hnsw_f32: return "hnsw_f32";
+    case Storage::hnsw_sq8_kept: return "hnsw_sq8_kept";
+    case Storage::hnsw_sq8_codes: return "hnsw_sq8_codes";
+  }
+  return "?";
+}
+// Whether the index's own distances are approximate and it keeps no f32 vectors.
+inline bool cannot_rescore(Storage s) { return s == Storage::quantized_codes || s == Storage::hnsw_sq8_codes; }
+inline std::unique_ptr<AnyIndex> make_index(Storage storage, size_t dim, Metric metric) {
+  switch (storage) {
+    case Storage::flat: return make_index(Kind::flat, dim, metric);
+    case Storage::quantized_kept:
+    case Storage::quantized_codes: {
+      QuantizedIndexOptions o;
+      o.dim = dim;
+      o.metric = metric;
+      o.keep_vectors = storage == Storage::quantized_kept;
+      return std::make_unique<IndexOf<QuantizedIndex>>(QuantizedIndex(o));
+    }
+    default: {
+      HnswIndexOptions o;
+      o.dim = dim;
+      o.metric = metric;
+      o.storage = storage == Storage::hnsw_f32 ? HnswStorage::f32 : HnswStorage::sq8;
+      o.keep_vectors = storage != Storage::hnsw_sq8_codes;
+      return std::make_unique<IndexOf<HnswIndex>>(HnswIndex(o));
+    }
+  }
 }
 
 inline const Kind kAllKinds[] = {Kind::flat, Kind::quantized, Kind::partitioned, Kind::hnsw};

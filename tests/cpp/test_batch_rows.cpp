@@ -28,6 +28,13 @@ struct Kind {
   std::function<size_t(const float*, size_t, Neighbor*, const uint64_t*, size_t)> search;
 };
 
+FlatSearchParams flat_params(const uint64_t* allow, size_t n) {
+  FlatSearchParams p;
+  p.allow = allow;
+  p.allow_count = n;
+  return p;
+}
+
 std::shared_ptr<Kind> make_kind(const std::string& name) {
   auto kind = std::make_shared<Kind>();
   kind->name = name;
@@ -35,10 +42,10 @@ std::shared_ptr<Kind> make_kind(const std::string& name) {
     auto index = std::make_shared<FlatIndex>(FlatIndexOptions{kDim, Metric::l2});
     kind->add = [index](const auto& ids, const auto& v) { index->add(ids, v); };
     kind->batch = [index](const float* q, size_t nq, size_t k, Neighbor* out, const uint64_t* allow, size_t n) {
-      return index->search_batch(q, nq, k, out, FlatSearchParams{allow, n});
+      return index->search_batch(q, nq, k, out, flat_params(allow, n));
     };
     kind->search = [index](const float* q, size_t k, Neighbor* out, const uint64_t* allow, size_t n) {
-      return index->search(q, k, out, FlatSearchParams{allow, n});
+      return index->search(q, k, out, flat_params(allow, n));
     };
   } else if (name == "quantized") {
     QuantizedIndexOptions o;
@@ -184,13 +191,13 @@ TEST(FlatAllow, EqualsBruteForceOverTheAllowedIds) {
     if ((n.id - 1000) % 3 == 0 && expected.size() < 10) expected.push_back(n);
   }
   std::vector<Neighbor> got(10);
-  ASSERT_EQ(index.search(query.data(), 10, got.data(), FlatSearchParams{allow.data(), allow.size()}), 10u);
+  ASSERT_EQ(index.search(query.data(), 10, got.data(), flat_params(allow.data(), allow.size())), 10u);
   for (size_t j = 0; j < 10; ++j) {
     EXPECT_EQ(got[j].id, expected[j].id);
     EXPECT_EQ(got[j].distance, expected[j].distance);
   }
   try {
-    index.search(query.data(), 10, got.data(), FlatSearchParams{nullptr, 3});
+    index.search(query.data(), 10, got.data(), flat_params(nullptr, 3));
     FAIL() << "a null allow list with a count was accepted";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::InvalidArgument);

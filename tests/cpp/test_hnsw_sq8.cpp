@@ -38,7 +38,7 @@ HnswIndexOptions opts(size_t dim, Metric metric, HnswStorage storage, bool keep 
 HnswSearchParams params(size_t ef_value, bool rerank) {
   HnswSearchParams p;
   p.ef = ef_value;
-  p.rerank = rerank;
+  if (!rerank) p.rerank = 0;  // unset: the whole final beam is re-scored (kept vectors)
   return p;
 }
 

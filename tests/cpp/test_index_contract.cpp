@@ -4,6 +4,7 @@
 // result, and that exact ties at the k cut-off go to the smaller id after slots are reused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstddef>
@@ -224,6 +225,159 @@ TEST_P(IndexContract, TiesAtTheCutOffGoToTheSmallerIdAfterSlotReuse) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, IndexContract, testing::ValuesIn(all_cases()), case_name);
+
+// ---- the shared search parameters (quiver/search_params.hpp): predicate and rerank ----
+
+struct StorageCase {
+  Storage storage;
+  Metric metric;
+};
+
+std::vector<StorageCase> all_storage_cases() {
+  std::vector<StorageCase> cases;
+  for (Storage s : kAllStorages) {
+    for (Metric m : kAllMetrics) cases.push_back({s, m});
+  }
+  return cases;
+}
+
+class SearchParamsContract : public testing::TestWithParam<StorageCase> {
+ protected:
+  static constexpr size_t kDim = 16, kRows = 120, kK = 8;
+  void SetUp() override {
+    index_ = make_index(GetParam().storage, kDim, GetParam().metric);
+    exact_ = make_index(Storage::flat, kDim, GetParam().metric);
+    data_ = unit_gaussian_vectors(kRows, kDim, 7);
+    for (size_t i = 0; i < data_.size(); ++i) data_[i] *= 1.0f + float(i % 5);  // unequal norms
+    ids_.resize(kRows);
+    for (size_t i = 0; i < kRows; ++i) ids_[i] = 3 * i + 1;
+    index_->add(ids_, data_);
+    exact_->add(ids_, data_);
+    queries_ = unit_gaussian_vectors(6, kDim, 8);
+  }
+  const float* query(size_t q) const { return queries_.data() + q * kDim; }
+  std::vector<Neighbor> run(const AnyIndex& index, size_t q, const SearchParams& p, size_t ef = 0,
+                            size_t k = kK) const {
+    std::vector<Neighbor> out(k);
+    out.resize(index.search_with(query(q), k, out.data(), p, ef));
+    return out;
+  }
+  static SearchParams depth(size_t r) {
+    SearchParams p;
+    p.rerank = r;
+    return p;
+  }
+  static std::vector<uint64_t> ids_of(const std::vector<Neighbor>& r) {
+    std::vector<uint64_t> ids;
+    for (const Neighbor& n : r) ids.push_back(n.id);
+    return ids;
+  }
+
+  std::unique_ptr<AnyIndex> index_, exact_;
+  std::vector<float> data_, queries_;
+  std::vector<uint64_t> ids_;
+};
+
+bool id_is_even(const void* ctx, uint64_t id) {
+  ++*static_cast<size_t*>(const_cast<void*>(ctx));
+  return id % 2 == 0;
+}
+
+// Every kind takes the predicate, and it answers as the equivalent allow list does.
+TEST_P(SearchParamsContract, PredicateAdmitsWhatTheEquivalentAllowListAdmits) {
+  std::vector<uint64_t> even;
+  for (uint64_t id : ids_) {
+    if (id % 2 == 0) even.push_back(id);
+  }
+  for (size_t q = 0; q < 6; ++q) {
+    size_t calls = 0;
+    SearchParams filtered;
+    filtered.predicate = id_is_even;
+    filtered.predicate_ctx = &calls;
+    SearchParams allowed;
+    allowed.allow = even.data();
+    allowed.allow_count = even.size();
+    const auto a = run(*index_, q, filtered, kRows), b = run(*index_, q, allowed, kRows);
+    EXPECT_GT(calls, 0u);
+    ASSERT_EQ(a.size(), kK) << "query " << q;
+    EXPECT_EQ(ids_of(a), ids_of(b)) << "query " << q;
+    // Combined with an allow list, both must admit an id: odd ids allowed, even required.
+    std::vector<uint64_t> odd_and_two = {ids_[0], ids_[1], ids_[2], ids_[3]};  // 1, 4, 7, 10
+    SearchParams both = filtered;
+    both.allow = odd_and_two.data();
+    both.allow_count = odd_and_two.size();
+    const auto c = run(*index_, q, both, kRows);
+    std::vector<uint64_t> got = ids_of(c);
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got, (std::vector<uint64_t>{4, 10})) << "query " << q;
+  }
+}
+
+// One error, one message, in every kind that cannot re-score; the rest accept any depth.
+TEST_P(SearchParamsContract, RerankWithoutKeptVectorsIsOneErrorInEveryKind) {
+  for (size_t r : {size_t(1), size_t(4), kRerankAll}) {
+    if (cannot_rescore(GetParam().storage)) {
+      const Failure f = failure_of([&] { run(*index_, 0, depth(r)); });
+      EXPECT_EQ(f.code, ErrorCode::InvalidArgument) << "rerank " << r;
+      EXPECT_EQ(f.message.rfind("rerank needs the f32 vectors", 0), 0u) << f.message;
+      EXPECT_NE(f.message.find("keep_vectors = false"), std::string::npos) << f.message;
+    } else {
+      EXPECT_EQ(run(*index_, 0, depth(r)).size(), kK) << "rerank " << r;
+    }
+  }
+  // Unset (the kind's default) and 0 (off) never fail.
+  EXPECT_EQ(run(*index_, 0, SearchParams{}).size(), kK);
+  EXPECT_EQ(run(*index_, 0, depth(0)).size(), kK);
+}
+
+// A depth that covers the whole index makes every kind exact: the flat index's answer, ids
+// and distances. (HNSW widens its beam to k * r, which here holds every node.)
+TEST_P(SearchParamsContract, RerankDeepEnoughIsExactInEveryKind) {
+  if (cannot_rescore(GetParam().storage)) GTEST_SKIP() << "no kept vectors (the error is tested above)";
+  const size_t covering = (kRows + kK - 1) / kK;
+  // 2^61 + 1 times k = 8 wraps to 8 in 64-bit arithmetic: the depth must saturate instead.
+  const size_t wrapping = (size_t(1) << (sizeof(size_t) * 8 - 3)) + 1;
+  for (size_t r : {covering, kRerankAll, wrapping}) {
+    for (size_t q = 0; q < 6; ++q) {
+      const auto got = run(*index_, q, depth(r));
+      const auto want = run(*exact_, q, SearchParams{});
+      ASSERT_EQ(ids_of(got), ids_of(want)) << "rerank " << r << " query " << q;
+      for (size_t j = 0; j < got.size(); ++j) {
+        EXPECT_NEAR(got[j].distance, want[j].distance, 1e-5f * (1.0f + std::fabs(want[j].distance)));
+      }
+    }
+  }
+}
+
+// Depth r re-scores only the best k * r by the approximate distance: at r = 1 HNSW sq8 returns
+// the ids its codes rank first (those of rerank 0), with exact distances.
+TEST_P(SearchParamsContract, HnswDepthOneReScoresOnlyTheCodeTopK) {
+  if (GetParam().storage != Storage::hnsw_sq8_kept) GTEST_SKIP() << "sq8 with kept vectors only";
+  for (size_t q = 0; q < 6; ++q) {
+    const auto codes = run(*index_, q, depth(0), 64);
+    const auto one = run(*index_, q, depth(1), 64);
+    const auto full = run(*index_, q, SearchParams{}, 64);
+    std::vector<uint64_t> a = ids_of(codes), b = ids_of(one);
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    EXPECT_EQ(a, b) << "query " << q;
+    const auto exact = run(*exact_, q, SearchParams{}, 0, kRows);
+    for (const Neighbor& n : one) {
+      const auto it = std::find_if(exact.begin(), exact.end(), [&](const Neighbor& e) { return e.id == n.id; });
+      ASSERT_NE(it, exact.end());
+      EXPECT_NEAR(n.distance, it->distance, 1e-5f * (1.0f + std::fabs(it->distance))) << "query " << q;
+    }
+    // The default re-scores the whole beam of 64: the same as a depth that covers it.
+    EXPECT_EQ(ids_of(full), ids_of(run(*index_, q, depth(kRerankAll), 64))) << "query " << q;
+  }
+}
+
+std::string storage_case_name(const testing::TestParamInfo<StorageCase>& info) {
+  return std::string(storage_name(info.param.storage)) + "_" + metric_name(info.param.metric);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllStorages, SearchParamsContract, testing::ValuesIn(all_storage_cases()),
+                         storage_case_name);
 
 // ---- defect 7: more vectors than 32-bit slots, rejected before a row is read ----
 // Only where size_t is 64-bit: in wasm32 a batch cannot name more than 2^32 - 1 vectors.
