@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "parallel/searchable_index.hpp"
+#include "quiver/any_index.hpp"
 #include "quiver/flat_index.hpp"
 #include "quiver/isa.hpp"
 #include "quiver/workload.hpp"
@@ -106,13 +106,13 @@ inline Workload make_workload() {
 
 // Builds the INDEX the knobs ask for (inner product on unit vectors, ids 0..rows-1).
 // Exits with a message for an index kind this build does not have yet.
-inline parallel::IndexHandle build_index(const Workload& w) {
+inline std::shared_ptr<const AnyIndex> build_index(const Workload& w) {
   std::vector<uint64_t> ids(w.rows);
   for (size_t i = 0; i < w.rows; ++i) ids[i] = i;
   if (w.index == "flat") {
     FlatIndex index({w.dim, Metric::ip});
     index.add(ids.data(), w.base.data(), w.rows);
-    return parallel::make_searchable(std::move(index));
+    return make_any_index(std::move(index));
   }
   if (w.index == "quantised") {
 #if defined(QUIVER_BENCH_HAVE_QUANTISED)
@@ -123,7 +123,7 @@ inline parallel::IndexHandle build_index(const Workload& w) {
     options.keep_vectors = false;
     QuantizedIndex index(options);
     index.add(ids.data(), w.base.data(), w.rows);
-    return parallel::make_searchable(std::move(index), "quantised");
+    return make_any_index(std::move(index));
 #else
     die("INDEX=quantised: the quantised index is not in this build yet; use INDEX=flat");
 #endif

@@ -251,7 +251,7 @@ int main() {
   std::printf("concurrent_knn: target %s (%s), isa %s, %u hardware threads\n", target_name(),
               build_variant(), isa_name(active_isa()), std::thread::hardware_concurrency());
   std::printf("index %s: %zu x %zu, %.1f MiB, built in %.2f s; mode %s; k %zu; query pool %zu; %.1f s per point\n",
-              index->kind(), w.rows, w.dim, double(index->memory_bytes()) / (1 << 20), build_s,
+              w.index.c_str(), w.rows, w.dim, double(index->memory_bytes()) / (1 << 20), build_s,
               mode_name.c_str(), w.k, w.queries, duration);
 
   // Per-call breakdown at one thread (lookup, search, overhead = the rest: clock reads,
@@ -324,7 +324,7 @@ int main() {
               "\"hardware_concurrency\":%u,\"index\":\"%s\",\"mode\":\"%s\",\"index_bytes\":%zu,"
               "\"build_seconds\":%.3f,",
               target_name(), build_variant(), isa_name(active_isa()), std::thread::hardware_concurrency(),
-              json_escape(index->kind()).c_str(), mode_name.c_str(), index->memory_bytes(), build_s);
+              json_escape(w.index).c_str(), mode_name.c_str(), index->memory_bytes(), build_s);
   std::printf("\"knobs\":{\"THREADS\":\"%s\",\"DURATION_S\":%g,\"CORPUS_ROWS\":%zu,\"DIM\":%zu,"
               "\"QUERY_POOL\":%zu,\"K\":%zu,\"BIT_WIDTH\":%zu,\"MODE\":\"%s\",\"INDEX\":\"%s\","
               "\"WARMUP_S\":%g,\"LOOKUP_ONLY_S\":%g,\"LATENCY_SAMPLES\":%zu},",

@@ -28,11 +28,11 @@ int main() {
   parallel::ThreadPool& pool = parallel::process_pool();
 
   const Workload w = make_workload();
-  const parallel::IndexHandle index = build_index(w);
+  const std::shared_ptr<const AnyIndex> index = build_index(w);
   std::printf("scaling_batch: target %s (%s), isa %s, %u hardware threads, pool %zu workers\n",
               target_name(), build_variant(), isa_name(active_isa()), std::thread::hardware_concurrency(),
               pool.size());
-  std::printf("index %s: %zu x %zu; batch of %zu queries, k %zu; >= %.2f s per point\n", index->kind(), w.rows,
+  std::printf("index %s: %zu x %zu; batch of %zu queries, k %zu; >= %.2f s per point\n", w.index.c_str(), w.rows,
               w.dim, w.queries, w.k, min_seconds);
 
   std::vector<Neighbor> reference(w.queries * w.k), out(w.queries * w.k);
@@ -82,7 +82,7 @@ int main() {
   std::printf("{\"benchmark\":\"scaling_batch\",\"target\":\"%s\",\"variant\":\"%s\",\"isa\":\"%s\","
               "\"hardware_concurrency\":%u,\"pool_workers\":%zu,\"index\":\"%s\",",
               target_name(), build_variant(), isa_name(active_isa()), std::thread::hardware_concurrency(),
-              pool.size(), index->kind());
+              pool.size(), w.index.c_str());
   std::printf("\"knobs\":{\"THREADS\":\"%s\",\"MIN_SECONDS\":%g,\"CORPUS_ROWS\":%zu,\"DIM\":%zu,"
               "\"QUERY_POOL\":%zu,\"K\":%zu,\"BIT_WIDTH\":%zu,\"INDEX\":\"%s\"},\"results\":[",
               json_escape(env_str("THREADS", "1 2 4 8 16")).c_str(), min_seconds, w.rows, w.dim, w.queries,

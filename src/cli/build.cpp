@@ -54,7 +54,7 @@ int run_build(const BuildOptions& o) {
       const size_t n = std::min(chunk, data.rows - at);
       ids.resize(n);
       for (size_t i = 0; i < n; ++i) ids[i] = at + i;
-      index->add(ids.data(), data.data.data() + at * data.dim, n);
+      add_vectors(*index, ids.data(), data.data.data() + at * data.dim, n, p.threads);
       progress.update(at + n);
     }
     progress.finish();
@@ -72,10 +72,10 @@ int run_build(const BuildOptions& o) {
                      {"dim", index->dim()},                     {"read_ms", read_ms},
                      {"build_ms", build_ms},                    {"write_ms", write_ms},
                      {"memory_bytes", index->memory_bytes()},   {"file_bytes", file_bytes},
-                     {"params", index->params()},               {"output", o.output}};
+                     {"params", index->describe()},               {"output", o.output}};
     std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << "built " << index_kind_name(index->kind()) << " index (" << index->params() << ", "
+    std::cout << "built " << index_kind_name(index->kind()) << " index (" << index->describe() << ", "
               << metric_name(index->metric()) << ", isa " << isa_name(index->isa()) << "): " << index->size()
               << " x " << index->dim() << " in " << build_ms << " ms\nwrote " << o.output << " (" << file_bytes
               << " bytes) in " << write_ms << " ms\n";

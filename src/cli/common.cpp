@@ -132,16 +132,14 @@ void parallel_for(size_t n, size_t threads, const std::function<void(size_t, siz
   if (error) std::rethrow_exception(error);
 }
 
-SearchRun run_queries(const CliIndex& index, const float* queries, size_t nq, const SearchParams& params,
-                      size_t threads, bool quiet) {
-  if (params.k == 0) throw Error(ErrorCode::InvalidK, "k must be at least 1");
+SearchRun run_queries(const AnyIndex& index, const float* queries, size_t nq, size_t k,
+                      const AnySearchParams& params, size_t threads, bool quiet) {
+  if (k == 0) throw Error(ErrorCode::InvalidK, "k must be at least 1");
   if (index.size() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
   SearchRun run;
   // Clamp first: every buffer below is sized by what the index can return, never by the k
   // asked for (k = 10^9 on 200 vectors once allocated 16 GB before the search clamped it).
-  run.k = std::min(params.k, index.size());
-  SearchParams clamped = params;
-  clamped.k = run.k;
+  run.k = std::min(k, index.size());
   if (nq != 0 && run.k > SIZE_MAX / sizeof(Neighbor) / nq) {
     throw Error(ErrorCode::OutOfMemory, std::to_string(nq) + " queries x " + std::to_string(run.k) +
                                             " results do not fit in this address space");
@@ -161,7 +159,7 @@ SearchRun run_queries(const CliIndex& index, const float* queries, size_t nq, co
     std::vector<Neighbor> out(run.k);
     for (size_t q = begin; q < end; ++q) {
       const auto s = std::chrono::steady_clock::now();
-      index.search(queries + q * dim, clamped, out.data());
+      index.search(queries + q * dim, run.k, out.data(), params);
       const auto e = std::chrono::steady_clock::now();
       run.latency_us[q] = std::chrono::duration<double, std::micro>(e - s).count();
       std::copy(out.begin(), out.begin() + run.k, run.results.begin() + q * run.k);

@@ -1,5 +1,5 @@
-// Helpers shared by the CLI subcommands: progress bar, latency statistics, recall, the
-// clustered workload generator and the pluggable index interface.
+// Helpers shared by the CLI subcommands: progress bar, latency statistics, recall, and making,
+// loading and searching an index of any kind.
 #pragma once
 
 #include <chrono>
@@ -7,11 +7,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "io/datasets.hpp"
+#include "quiver/any_index.hpp"
 #include "quiver/index_file.hpp"
 #include "quiver/isa.hpp"
 #include "quiver/metric.hpp"
@@ -52,8 +52,8 @@ size_t peak_rss_bytes();
 // Reads vectors with an optional explicit format ("" = from the extension).
 io::Vectors load_vectors(const std::string& path, const std::string& format, size_t raw_dim);
 
-// ---- The index kinds the CLI can build, search and load. Adding a kind: implement
-// CliIndex for it in index_kinds.cpp and return it from make_index / load_index. ----
+// ---- The index kinds the CLI builds, searches and loads, all through quiver::AnyIndex
+// (quiver/any_index.hpp): a new kind needs a case in make_index and nothing else here. ----
 
 struct BuildParams {
   IndexKind kind = IndexKind::flat;
@@ -66,35 +66,18 @@ struct BuildParams {
   uint64_t seed = 42;            // quantized rotation, hnsw levels
   bool keep_vectors = true;      // quantized, hnsw sq8: keep the f32 vectors (for rerank)
   std::string storage = "f32";   // hnsw: f32 or sq8
-  size_t threads = 1;
+  size_t threads = 1;            // hnsw: pool workers add() may use (add_vectors)
   std::string isa;               // "" = active ISA
 };
 
-struct SearchParams {
-  size_t k = 10;
-  size_t ef = 0;                 // hnsw (0 = the index default)
-  std::optional<size_t> rerank;  // exact re-scoring depth, every kind (quiver/search_params.hpp); unset = the kind's default
-};
-
-class CliIndex {
- public:
-  virtual ~CliIndex() = default;
-  virtual IndexKind kind() const = 0;
-  virtual size_t dim() const = 0;
-  virtual size_t size() const = 0;
-  virtual Metric metric() const = 0;
-  virtual Isa isa() const = 0;
-  virtual size_t memory_bytes() const = 0;
-  virtual std::string params() const = 0;  // human summary of the kind's parameters
-  virtual void reserve(size_t n) = 0;  // room for n vectors in total
-  virtual void add(const uint64_t* ids, const float* vectors, size_t n) = 0;
-  // Thread-safe; writes min(k, size) neighbours, closest first, returns how many.
-  virtual size_t search(const float* query, const SearchParams& params, Neighbor* out) const = 0;
-  virtual void save(const std::string& path) const = 0;
-};
-
-std::unique_ptr<CliIndex> make_index(const BuildParams& params);
-std::unique_ptr<CliIndex> load_index_file(const std::string& path, const std::string& isa = "");
+// An empty index of the kind and options asked for (dim 0: options checked, dimension later).
+std::unique_ptr<AnyIndex> make_index(const BuildParams& params);
+// Any index file; errors name the path.
+std::unique_ptr<AnyIndex> load_index_file(const std::string& path, const std::string& isa = "");
+// index.add() with `threads` pool workers for an HNSW build (0 = all; one worker links the
+// nodes in batch order, so the graph depends only on the seed and the data). The other kinds'
+// answers do not depend on the thread count, so they add as they always do.
+void add_vectors(AnyIndex& index, const uint64_t* ids, const float* vectors, size_t n, size_t threads);
 
 struct SearchRun {
   size_t k = 0;                    // min(k, index size): row stride of `results`
@@ -103,8 +86,8 @@ struct SearchRun {
   double wall_s = 0;
 };
 // Runs every query once (spread over `threads`), timing each.
-SearchRun run_queries(const CliIndex& index, const float* queries, size_t nq, const SearchParams& params,
-                      size_t threads, bool quiet);
+SearchRun run_queries(const AnyIndex& index, const float* queries, size_t nq, size_t k,
+                      const AnySearchParams& params, size_t threads, bool quiet);
 
 // Splits [0, n) over `threads` std::threads running fn(begin, end); exceptions propagate.
 void parallel_for(size_t n, size_t threads, const std::function<void(size_t, size_t)>& fn);

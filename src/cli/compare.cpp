@@ -98,13 +98,12 @@ int run_compare(const CompareOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   auto index = make_index(p);
   index->reserve(base.rows);
-  index->add(ids.data(), base.data.data(), base.rows);
+  add_vectors(*index, ids.data(), base.data.data(), base.rows, p.threads);
   const auto t1 = std::chrono::steady_clock::now();
-  SearchParams sp;
-  sp.k = o.k;
+  AnySearchParams sp;
   sp.ef = o.ef;
   sp.rerank = o.rerank;
-  const SearchRun run = run_queries(*index, queries.data.data(), queries.rows, sp, 1, true);
+  const SearchRun run = run_queries(*index, queries.data.data(), queries.rows, o.k, sp, 1, true);
   const std::string index_path = dir + "/native.qvr";
   index->save(index_path);
   io::write_vectors(dir + "/base.fbin", base.data.data(), base.rows, base.dim);

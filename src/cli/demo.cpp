@@ -50,17 +50,16 @@ int run_demo(const DemoOptions& o) {
 
   const auto t0 = clock::now();
   auto index = make_index(bp);
-  index->add(ids.data(), base.data(), o.rows);
+  add_vectors(*index, ids.data(), base.data(), o.rows, bp.threads);
   const auto t1 = clock::now();
 
   std::vector<Neighbor> results(o.queries * o.k);
-  SearchParams sp;
-  sp.k = o.k;
+  AnySearchParams sp;
   sp.ef = o.ef;
   sp.rerank = o.rerank;
   if (!sp.rerank && bp.kind == IndexKind::quantized) sp.rerank = 4;  // the demo's quantised row
   auto search_all = [&] {
-    for (size_t q = 0; q < o.queries; ++q) index->search(queries.data() + q * o.dim, sp, results.data() + q * o.k);
+    for (size_t q = 0; q < o.queries; ++q) index->search(queries.data() + q * o.dim, o.k, results.data() + q * o.k, sp);
   };
   search_all();
   const auto t2 = clock::now();
@@ -86,7 +85,7 @@ int run_demo(const DemoOptions& o) {
     std::cout << j.dump() << "\n";
   } else {
     std::cout << "isa " << isa_name(index->isa()) << ": build " << build_ms << " ms, " << qps << " queries/s ("
-              << o.index << ": " << index->params() << ", " << o.rows << " x " << o.dim << ", k=" << o.k << ")\n";
+              << o.index << ": " << index->describe() << ", " << o.rows << " x " << o.dim << ", k=" << o.k << ")\n";
   }
   return 0;
 }

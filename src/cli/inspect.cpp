@@ -19,7 +19,7 @@ int run_inspect(const std::string& path, bool json) {
     throw Error(e.code(), path + ": " + e.what());
   }
   // Load to validate the contents too; a kind this build cannot load is still described.
-  std::unique_ptr<CliIndex> index;
+  std::unique_ptr<AnyIndex> index;
   std::string unchecked;
   try {
     index = load_index_file(path);
@@ -43,7 +43,7 @@ int run_inspect(const std::string& path, bool json) {
                      {"params", info.params},
                      {"file_bytes", info.file_bytes},
                      {"memory_bytes", index ? index->memory_bytes() : 0},
-                     {"summary", index ? index->params() : std::string()},
+                     {"summary", index ? index->describe() : std::string()},
                      {"sections", sections},
                      {"valid", true},
                      {"contents_checked", index != nullptr}};
@@ -51,7 +51,7 @@ int run_inspect(const std::string& path, bool json) {
     return 0;
   }
   std::cout << path << ": quiver index file, format " << info.version_major << "." << info.version_minor << "\n"
-            << "kind:     " << index_kind_name(info.kind) << (index ? " (" + index->params() + ")" : "") << "\n"
+            << "kind:     " << index_kind_name(info.kind) << (index ? " (" + index->describe() + ")" : "") << "\n"
             << "metric:   " << metric_name(info.metric) << "\n"
             << "vectors:  " << info.count << " x " << info.dim << "\n"
             << "seed:     " << info.seed << "\n"

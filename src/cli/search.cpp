@@ -37,11 +37,10 @@ int run_search(const SearchOptions& o) {
   if (index->kind() == IndexKind::quantized && o.ef && !o.json) {
     std::cerr << "quiver: note: --ef has no effect on a quantized index (use --rerank)\n";
   }
-  SearchParams p;
-  p.k = o.k;
+  AnySearchParams p;
   p.ef = o.ef;
   p.rerank = o.rerank;
-  const SearchRun run = run_queries(*index, q.data.data(), nq, p, o.threads, o.quiet || o.json);
+  const SearchRun run = run_queries(*index, q.data.data(), nq, o.k, p, o.threads, o.quiet || o.json);
   const LatencyStats lat = latency_stats(run.latency_us);
   const double qps = run.wall_s > 0 ? double(nq) / run.wall_s : 0;
   double recall = -1;

@@ -3,10 +3,11 @@
 // invalidation when an index changes.
 //
 //   auto cache = IndexCache::create(CacheMode::nolock, 512 << 20);
-//   IndexHandle index = cache->get_or_load("docs", [&] { return make_searchable(load_docs()); });
+//   IndexHandle index = cache->get_or_load("docs", [&] { return make_any_index(load_docs()); });
 //   index->search(query, 10, out);
 //
-// Entries are shared_ptr<const SearchableIndex>: a handle keeps its index alive, so a search in
+// Entries are shared_ptr<const AnyIndex> (quiver/any_index.hpp, the one interface over every
+// index kind; only its const calls are reachable through a handle): a handle keeps its index alive, so a search in
 // flight survives eviction, invalidation and replacement (the memory goes when the last handle
 // does).
 //
@@ -39,9 +40,14 @@
 #include <vector>
 
 #include "parallel/function_ref.hpp"
-#include "parallel/searchable_index.hpp"
+#include "quiver/any_index.hpp"
 
 namespace quiver::parallel {
+
+// What caches and benchmarks hold: a shared, read-only index of any kind. A cached index is
+// never mutated while searches run on it: to change one, build or copy a new index and put()
+// it under the same name.
+using IndexHandle = std::shared_ptr<const AnyIndex>;
 
 enum class CacheMode { mutex, nolock };
 

@@ -1,6 +1,7 @@
 // Umbrella header for C++ users.
 #pragma once
 
+#include "quiver/any_index.hpp"
 #include "quiver/error.hpp"
 #include "quiver/flat_index.hpp"
 #include "quiver/hnsw_index.hpp"

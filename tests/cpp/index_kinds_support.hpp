@@ -1,11 +1,11 @@
-// One face for the three index kinds, so that a contract every kind must keep (validation,
-// ties, limits, round trips) is written once and run for flat, quantised and HNSW alike.
+// The three index kinds behind one face (the library's AnyIndex), so that a contract every
+// kind must keep (validation, ties, limits, parameters, round trips) is written once and run
+// for flat, quantised and HNSW alike.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "quiver/quiver.hpp"
@@ -25,89 +25,36 @@ inline const char* kind_name(Kind kind) {
   return "?";
 }
 
-struct AnyIndex {
-  virtual ~AnyIndex() = default;
-  virtual void add(const uint64_t* ids, const float* vectors, size_t n) = 0;
-  virtual void remove(const std::vector<uint64_t>& ids) = 0;
-  virtual size_t size() const = 0;
-  // Unfiltered search; `exact` asks the quantised index to rerank with its kept vectors.
-  virtual size_t search(const float* query, size_t k, Neighbor* out, bool exact = false) const = 0;
-  // Row q of out starts at out + q * k; returns min(k, size()) as every kind documents.
-  virtual size_t search_batch(const float* queries, size_t nq, size_t k, Neighbor* out) const = 0;
-  // Search with the shared parameters (quiver/search_params.hpp) and, for HNSW, a beam width.
-  virtual size_t search_with(const float* query, size_t k, Neighbor* out, const SearchParams& shared,
-                             size_t ef = 0) const = 0;
-  virtual std::vector<uint8_t> serialize() const = 0;
+// The indexes are held through the library's one interface, quiver::AnyIndex
+// (quiver/any_index.hpp).
 
-  void add(const std::vector<uint64_t>& ids, const std::vector<float>& vectors) {
-    add(ids.data(), vectors.data(), ids.size());
-  }
-  std::vector<Neighbor> search(const std::vector<float>& query, size_t k, bool exact = false) const {
-    std::vector<Neighbor> out(k);
-    out.resize(search(query.data(), k, out.data(), exact));
-    return out;
-  }
-};
-
-template <typename Index>
-struct IndexOf : AnyIndex {
-  Index index;
-  explicit IndexOf(Index&& i) : index(std::move(i)) {}
-  void add(const uint64_t* ids, const float* vectors, size_t n) override { index.add(ids, vectors, n); }
-  void remove(const std::vector<uint64_t>& ids) override { index.remove(ids); }
-  size_t size() const override { return index.size(); }
-  std::vector<uint8_t> serialize() const override { return index.serialize(); }
-  size_t search(const float* query, size_t k, Neighbor* out, bool exact) const override;
-  size_t search_batch(const float* queries, size_t nq, size_t k, Neighbor* out) const override {
-    return index.search_batch(queries, nq, k, out);
-  }
-  size_t search_with(const float* query, size_t k, Neighbor* out, const SearchParams& shared,
-                     size_t ef) const override {
-    auto p = params_of(index);
-    static_cast<SearchParams&>(p) = shared;
-    if constexpr (std::is_same_v<Index, HnswIndex>) p.ef = ef;
-    return index.search(query, k, out, p);
-  }
-
- private:
-  static FlatSearchParams params_of(const FlatIndex&) { return {}; }
-  static QuantizedSearchParams params_of(const QuantizedIndex&) { return {}; }
-  static HnswSearchParams params_of(const HnswIndex&) { return {}; }
-};
-
-template <>
-inline size_t IndexOf<FlatIndex>::search(const float* query, size_t k, Neighbor* out, bool) const {
-  return index.search(query, k, out);
-}
-template <>
-inline size_t IndexOf<QuantizedIndex>::search(const float* query, size_t k, Neighbor* out, bool exact) const {
-  QuantizedSearchParams p;
-  if (exact) p.rerank = 1000;
-  return index.search(query, k, out, p);
-}
-template <>
-inline size_t IndexOf<HnswIndex>::search(const float* query, size_t k, Neighbor* out, bool) const {
-  return index.search(query, k, out);
+// Unfiltered search; `exact` asks the quantised index to rerank with its kept vectors (the
+// other kinds search as they do by default).
+inline std::vector<Neighbor> search(const AnyIndex& index, const std::vector<float>& query, size_t k,
+                                    bool exact = false) {
+  AnySearchParams p;
+  if (exact && index.kind() == IndexKind::quantized) p.rerank = 1000;
+  return index.search(query, k, p);
 }
 
 // Default options of each kind: the quantised index keeps its vectors (4-bit codes; partitioned
 // into 4 lists for Kind::partitioned), HNSW stores f32.
 inline std::unique_ptr<AnyIndex> make_index(Kind kind, size_t dim, Metric metric) {
   switch (kind) {
-    case Kind::flat: return std::make_unique<IndexOf<FlatIndex>>(FlatIndex({dim, metric}));
+    case Kind::flat: return make_any_index(FlatIndex({dim, metric}));
     case Kind::quantized:
     case Kind::partitioned: {
       QuantizedIndexOptions o;
       o.dim = dim;
       o.metric = metric;
       if (kind == Kind::partitioned) o.lists = 4;
-      return std::make_unique<IndexOf<QuantizedIndex>>(QuantizedIndex(o));
+      return make_any_index(QuantizedIndex(o));
     }
     case Kind::hnsw: {
       HnswIndexOptions o;
       o.dim = dim;
       o.metric = metric;
-      return std::make_unique<IndexOf<HnswIndex>>(HnswIndex(o));
+      return make_any_index(HnswIndex(o));
     }
   }
   return nullptr;
@@ -140,7 +87,7 @@ inline std::unique_ptr<AnyIndex> make_index(Storage storage, size_t dim, Metric 
       o.dim = dim;
       o.metric = metric;
       o.keep_vectors = storage == Storage::quantized_kept;
-      return std::make_unique<IndexOf<QuantizedIndex>>(QuantizedIndex(o));
+      return make_any_index(QuantizedIndex(o));
     }
     default: {
       HnswIndexOptions o;
@@ -148,7 +95,7 @@ inline std::unique_ptr<AnyIndex> make_index(Storage storage, size_t dim, Metric 
       o.metric = metric;
       o.storage = storage == Storage::hnsw_f32 ? HnswStorage::f32 : HnswStorage::sq8;
       o.keep_vectors = storage != Storage::hnsw_sq8_codes;
-      return std::make_unique<IndexOf<HnswIndex>>(HnswIndex(o));
+      return make_any_index(HnswIndex(o));
     }
   }
 }

@@ -20,7 +20,7 @@ namespace {
 
 // A stand-in index: a fixed size in bytes, and search() answers its tag, so a test can tell
 // which version it got. Counts live instances.
-class FakeIndex final : public SearchableIndex {
+class FakeIndex final : public AnyIndex {
  public:
   FakeIndex(uint64_t tag, size_t bytes, std::atomic<int>* live) : tag_(tag), bytes_(bytes), live_(live) {
     if (live_) live_->fetch_add(1);
@@ -28,21 +28,33 @@ class FakeIndex final : public SearchableIndex {
   ~FakeIndex() override {
     if (live_) live_->fetch_sub(1);
   }
-  const char* kind() const noexcept override { return "fake"; }
+  IndexKind kind() const noexcept override { return IndexKind::flat; }
   size_t dim() const noexcept override { return 1; }
+  Metric metric() const noexcept override { return Metric::l2; }
+  Isa isa() const noexcept override { return Isa::scalar; }
   size_t size() const noexcept override { return 1; }
+  bool contains(uint64_t id) const noexcept override { return id == tag_; }
   size_t memory_bytes() const noexcept override { return bytes_; }
-  size_t search(const float*, size_t k, Neighbor* out) const override {
+  std::string describe() const override { return "fake"; }
+  // The cache only reads (its handles are const): the writers are never reached.
+  void add(const uint64_t*, const float*, size_t) override { unreachable(); }
+  void remove(const uint64_t*, size_t) override { unreachable(); }
+  void reserve(size_t) override { unreachable(); }
+  std::vector<uint8_t> serialize() const override { unreachable(); }
+  void save(const std::string&) const override { unreachable(); }
+  size_t search(const float*, size_t k, Neighbor* out, const AnySearchParams&) const override {
     for (size_t i = 0; i < k; ++i) out[i] = {tag_, float(i)};
     return k;
   }
-  size_t search_batch(const float* q, size_t nq, size_t k, Neighbor* out) const override {
-    for (size_t i = 0; i < nq; ++i) search(q, k, out + i * k);
+  size_t search_batch(const float* q, size_t nq, size_t k, Neighbor* out, const AnySearchParams& p) const override {
+    for (size_t i = 0; i < nq; ++i) search(q, k, out + i * k, p);
     return k;
   }
+  using AnyIndex::search;
   uint64_t tag() const { return tag_; }
 
  private:
+  [[noreturn]] static void unreachable() { throw std::logic_error("FakeIndex is read-only"); }
   uint64_t tag_;
   size_t bytes_;
   std::atomic<int>* live_;
@@ -236,8 +248,8 @@ TEST_P(IndexCacheTest, HoldsARealFlatIndex) {
   const size_t bytes = index.memory_bytes();
 
   auto cache = make();
-  IndexHandle h = cache->get_or_load("docs", [&] { return make_searchable(std::move(index)); });
-  EXPECT_STREQ(h->kind(), "flat");
+  IndexHandle h = cache->get_or_load("docs", [&] { return make_any_index(std::move(index)); });
+  EXPECT_EQ(h->kind(), IndexKind::flat);
   EXPECT_EQ(h->dim(), dim);
   EXPECT_EQ(h->size(), n);
   EXPECT_EQ(cache->stats().bytes, bytes);
@@ -246,7 +258,7 @@ TEST_P(IndexCacheTest, HoldsARealFlatIndex) {
     EXPECT_EQ(cached[i].id, direct[i].id);
     EXPECT_EQ(cached[i].distance, direct[i].distance);
   }
-  auto* typed = dynamic_cast<const Searchable<FlatIndex>*>(h.get());
+  auto* typed = dynamic_cast<const IndexAdapter<FlatIndex>*>(h.get());
   ASSERT_NE(typed, nullptr);
   EXPECT_EQ(typed->index().size(), n);
 }

@@ -169,7 +169,7 @@ TEST_P(IndexContract, ExtremeButAcceptedValuesNeverShortenAResult) {
     for (const std::vector<float>* q : {&rows[qi], &query}) {
       for (size_t k : {size_t(1), size_t(5), live, live + 3}) {
         for (bool exact : {false, true}) {
-          const auto r = index->search(*q, k, exact);
+          const auto r = search(*index, *q, k, exact);
           ASSERT_EQ(r.size(), std::min(k, live)) << "query " << qi << " k " << k;
           for (const Neighbor& n : r) {
             EXPECT_TRUE(std::isfinite(n.distance)) << "query " << qi << " id " << n.id;
@@ -210,7 +210,7 @@ TEST_P(IndexContract, TiesAtTheCutOffGoToTheSmallerIdAfterSlotReuse) {
   index->add(ids_from(1, copies), dup);
   for (size_t k : {size_t(1), size_t(3), size_t(5), size_t(10)}) {
     for (bool exact : {false, true}) {
-      const auto r = index->search(same, k, exact);
+      const auto r = search(*index, same, k, exact);
       ASSERT_EQ(r.size(), k);
       for (size_t j = 0; j < k; ++j) {
         EXPECT_EQ(r[j].id, j + 1) << "k " << k << " exact " << exact << " position " << j;
@@ -222,6 +222,51 @@ TEST_P(IndexContract, TiesAtTheCutOffGoToTheSmallerIdAfterSlotReuse) {
   two.insert(two.end(), same.begin(), same.end());
   index->search_batch(two.data(), 2, 5, out.data());
   for (size_t j = 0; j < 10; ++j) EXPECT_EQ(out[j].id, j % 5 + 1) << "batch slot " << j;
+}
+
+// ---- the one interface: any file loads as the kind it holds and answers as it did ----
+
+TEST_P(IndexContract, AnyIndexLoadsTheKindAFileHoldsAndAnswersTheSame) {
+  auto index = make();
+  index->add(ids_from(1, 40), ordinary(40));
+  index->remove({3, 17});
+  const std::vector<uint8_t> bytes = index->serialize();
+  const std::unique_ptr<AnyIndex> loaded = load_any_index(bytes.data(), bytes.size());
+  EXPECT_EQ(loaded->kind(), index->kind());
+  EXPECT_EQ(loaded->size(), 38u);
+  EXPECT_EQ(loaded->metric(), metric());
+  EXPECT_EQ(loaded->describe(), index->describe());
+  EXPECT_FALSE(loaded->contains(3));
+  EXPECT_TRUE(loaded->contains(4));
+  EXPECT_EQ(loaded->serialize(), bytes);
+  const std::vector<float> q = ordinary(1, 0.25f);
+  for (size_t k : {size_t(1), size_t(7), size_t(100)}) {
+    const auto a = index->search(q, k), b = loaded->search(q, k);
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t j = 0; j < a.size(); ++j) {
+      EXPECT_EQ(a[j].id, b[j].id);
+      EXPECT_EQ(a[j].distance, b[j].distance);
+    }
+  }
+  // A knob the kind does not have is ignored, so one parameter set runs against any kind.
+  AnySearchParams knobs;
+  knobs.ef = 50;
+  knobs.probes = 3;
+  EXPECT_EQ(loaded->search(q, 5, knobs).size(), 5u);
+  // Damaged bytes fail as the kind's own load() does: the same code and message.
+  std::vector<uint8_t> broken = bytes;
+  broken[broken.size() / 2] ^= 0x40;
+  const Failure any = failure_of([&] { load_any_index(broken.data(), broken.size()); });
+  const Failure typed = failure_of([&] {
+    switch (index->kind()) {
+      case IndexKind::flat: FlatIndex::load(broken); break;
+      case IndexKind::quantized: QuantizedIndex::load(broken); break;
+      case IndexKind::hnsw: HnswIndex::load(broken); break;
+    }
+  });
+  EXPECT_NE(typed.message, "");
+  EXPECT_EQ(any.code, typed.code);
+  EXPECT_EQ(any.message, typed.message);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, IndexContract, testing::ValuesIn(all_cases()), case_name);
@@ -258,8 +303,11 @@ class SearchParamsContract : public testing::TestWithParam<StorageCase> {
   const float* query(size_t q) const { return queries_.data() + q * kDim; }
   std::vector<Neighbor> run(const AnyIndex& index, size_t q, const SearchParams& p, size_t ef = 0,
                             size_t k = kK) const {
+    AnySearchParams any;
+    static_cast<SearchParams&>(any) = p;
+    any.ef = ef;
     std::vector<Neighbor> out(k);
-    out.resize(index.search_with(query(q), k, out.data(), p, ef));
+    out.resize(index.search(query(q), k, out.data(), any));
     return out;
   }
   static SearchParams depth(size_t r) {

@@ -82,8 +82,8 @@ TEST(ParallelAllocations, CacheLookupsAllocateNothing) {
     FlatIndex index({8, Metric::l2});
     index.add({1, 2}, std::vector<float>(16, 0.5f));
     auto cache = IndexCache::create(mode);
-    cache->put("a-fairly-long-index-name-beyond-small-string-optimisation", make_searchable(std::move(index)));
-    cache->put("b", make_searchable(FlatIndex({8, Metric::l2})));
+    cache->put("a-fairly-long-index-name-beyond-small-string-optimisation", make_any_index(std::move(index)));
+    cache->put("b", make_any_index(FlatIndex({8, Metric::l2})));
     const char* name = "a-fairly-long-index-name-beyond-small-string-optimisation";
     float query[8] = {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f};
     Neighbor out[2];
