@@ -3,6 +3,8 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -16,12 +18,29 @@ namespace quiver::cli {
 namespace {
 
 struct BuildOptions {
-  std::string input, output, format, index = "flat", metric = "l2", isa, storage = "f32";
+  std::string input, output, format, index = "flat", metric = "l2", isa, storage = "f32", lists = "0";
+  unsigned refine_bits = 0;
   size_t dim = 0, threads = 1, M = 16, ef_construction = 200, ef_search = 64;
   int bits = 4;
   uint64_t seed = 42;
   bool json = false, quiet = false, no_vectors = false;
 };
+
+// --lists: "auto" or a count (0 = not partitioned).
+size_t parse_lists(const std::string& text) {
+  if (text == "auto") return QuantizedIndexOptions::kAutoLists;
+  size_t used = 0;
+  unsigned long long n = 0;
+  try {
+    n = std::stoull(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || text[0] == '-') {
+    throw Error(ErrorCode::InvalidArgument, "--lists must be auto or a count, got '" + text + "'");
+  }
+  return size_t(n);
+}
 
 int run_build(const BuildOptions& o) {
   using clock = std::chrono::steady_clock;
@@ -34,6 +53,8 @@ int run_build(const BuildOptions& o) {
   p.ef_search = o.ef_search;
   p.seed = o.seed;
   p.keep_vectors = !o.no_vectors;
+  p.refine_bits = o.refine_bits;
+  p.lists = parse_lists(o.lists);
   p.storage = o.storage;
   p.threads = o.threads;
   p.isa = o.isa;
@@ -111,6 +132,12 @@ void register_build(CLI::App& app, Runner& run) {
   cmd->add_option("--storage", o->storage, "Hnsw: vectors in the graph as f32, or sq8 (8-bit codes of the rotated vectors, one scale "
                   "per vector: about 1/4 of the bytes)")
       ->check(CLI::IsMember({"f32", "sq8"}))
+      ->capture_default_str();
+  cmd->add_option("--lists", o->lists, "Quantized: partition into N inverted lists, or auto (round(sqrt(n)) when "
+                  "trained); 0 = scan every code")
+      ->capture_default_str();
+  cmd->add_option("--refine-bits", o->refine_bits, "Quantized: refine plane bits per coordinate (0 = none, 1..4; "
+                  "codes-only re-scoring without the f32 vectors)")
       ->capture_default_str();
   cmd->add_flag("--no-vectors", o->no_vectors,
                 "Quantized and hnsw sq8: keep only the codes, not the f32 vectors (smaller; no exact rerank)");

@@ -65,6 +65,8 @@ struct BuildParams {
   size_t ef_search = 64;         // hnsw: default search beam width, stored in the file
   uint64_t seed = 42;            // quantized rotation, hnsw levels
   bool keep_vectors = true;      // quantized, hnsw sq8: keep the f32 vectors (for rerank)
+  size_t lists = 0;              // quantized: inverted lists (QuantizedIndexOptions::lists)
+  unsigned refine_bits = 0;      // quantized: refine plane bits (0 = none)
   std::string storage = "f32";   // hnsw: f32 or sq8
   size_t threads = 1;            // hnsw: pool workers add() may use (add_vectors)
   std::string isa;               // "" = active ISA

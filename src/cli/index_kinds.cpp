@@ -23,7 +23,9 @@ std::unique_ptr<AnyIndex> make_index(const BuildParams& p) {
       return make_any_index(FlatIndex({dim, p.metric}, choose_isa(p.isa)));
     case IndexKind::quantized: {
       if (p.bits < 0) throw Error(ErrorCode::InvalidArgument, "bits must be 2 or 4, got " + std::to_string(p.bits));
-      const QuantizedIndexOptions o{dim, p.metric, unsigned(p.bits), p.seed, p.keep_vectors};
+      QuantizedIndexOptions o{dim, p.metric, unsigned(p.bits), p.seed, p.keep_vectors};
+      o.refine_bits = p.refine_bits;
+      o.lists = p.lists;
       return make_any_index(QuantizedIndex(o, choose_isa(p.isa)));
     }
     case IndexKind::hnsw: {

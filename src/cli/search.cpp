@@ -18,7 +18,7 @@ namespace {
 
 struct SearchOptions {
   std::string index, queries, format, gt, isa;
-  size_t dim = 0, k = 10, ef = 0, threads = 1, limit = SIZE_MAX;
+  size_t dim = 0, k = 10, ef = 0, probes = 0, threads = 1, limit = SIZE_MAX;
   std::optional<size_t> rerank;  // unset: the kind's default
   bool json = false, quiet = false;
 };
@@ -40,6 +40,7 @@ int run_search(const SearchOptions& o) {
   AnySearchParams p;
   p.ef = o.ef;
   p.rerank = o.rerank;
+  p.probes = o.probes;
   const SearchRun run = run_queries(*index, q.data.data(), nq, o.k, p, o.threads, o.quiet || o.json);
   const LatencyStats lat = latency_stats(run.latency_us);
   const double qps = run.wall_s > 0 ? double(nq) / run.wall_s : 0;
@@ -110,6 +111,8 @@ void register_search(CLI::App& app, Runner& run) {
   cmd->add_option("--ef", o->ef, "Hnsw: search beam width (0 = the efSearch stored in the file); raised to k if smaller")
       ->check(non_negative());
   add_rerank_option(*cmd, o->rerank);
+  cmd->add_option("--probes", o->probes, "Quantized, partitioned: lists to scan, nearest first (0 = the index default)")
+      ->check(non_negative());
   cmd->add_option("--gt", o->gt, "Ground truth (.ivecs or .ibin): print recall@k and latency percentiles");
   cmd->add_option("--format", o->format, "Query format if the extension does not say: fvecs, fbin, npy, raw");
   cmd->add_option("--dim", o->dim, "Dimension of raw float32 queries (default: the index dimension)")->check(non_negative());

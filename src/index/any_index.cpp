@@ -60,8 +60,16 @@ HnswSearchParams kind_params(const HnswIndex&, const AnySearchParams& p) {
 std::string describe(const FlatIndex&) { return "exact"; }
 
 std::string describe(const QuantizedIndex& index) {
+  std::string lists;  // partitions: "N lists (option), P probes by default"
+  if (index.lists_option() != 0) {
+    lists = ", " + std::to_string(index.lists()) + " lists (" +
+            (index.lists_option() == QuantizedIndexOptions::kAutoLists ? std::string("auto")
+                                                                      : std::to_string(index.lists_option())) +
+            "), " + std::to_string(index.default_probes()) + " probes by default";
+  }
   return std::to_string(index.bits()) + " bits, seed " + std::to_string(index.seed()) +
-         (index.keeps_vectors() ? ", f32 vectors kept for rerank" : ", codes only (no rerank)");
+         (index.keeps_vectors() ? ", f32 vectors kept for rerank" : ", codes only (no rerank)") +
+         (index.refine_bits() > 0 ? ", refine plane " + std::to_string(index.refine_bits()) + " bits" : "") + lists;
 }
 
 std::string describe(const HnswIndex& index) {

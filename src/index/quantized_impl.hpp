@@ -77,6 +77,8 @@ struct QueryTables {
 
 // Partitions (quantized_partition.cpp has the rules and why).
 inline constexpr size_t kMaxLists = size_t(1) << 16;
+// A search at the default probes scans at least this many vectors (all of a smaller index).
+inline constexpr size_t kDefaultMinScanned = 8192;
 
 }  // namespace quantized
 

@@ -55,7 +55,8 @@ size_t auto_lists(size_t n) {
 
 }  // namespace
 
-// Probes when a call does not say: round(1.5 sqrt(lists)), at least 8 (or every list). The
+// Probes when a call does not say: round(1.5 sqrt(lists)), at least 8 (or every list), and
+// the search then scans at least kDefaultMinScanned vectors (quantized_search.cpp). The
 // lists a query's neighbours fall into grow more slowly than the list count, so a fixed
 // fraction of the lists would over-scan large indexes. Measured on the embedding-like
 // workload at 100,000 x 384 (200 lists: 21 probes, about 10% of the codes): recall@10 0.98

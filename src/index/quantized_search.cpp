@@ -262,13 +262,19 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
     set_allow_mask(p, s, true);
   }
 
+  // The default (probes 0) also scans at least quantized::kDefaultMinScanned vectors: on a
+  // small index the lists are few vectors each and round(1.5 sqrt(lists)) of them miss too many
+  // neighbours, while scanning a few thousand codes costs little.
   const size_t probes = p.probes > 0 ? p.probes : default_probes();
+  const size_t min_scanned = p.probes > 0 ? 0 : quantized::kDefaultMinScanned;
+  size_t scanned = 0;
   float dist[kBlockVectors];
   for (size_t i = 0; i < nlists; ++i) {
     // Past `probes` lists, go on only while the candidates are short (a tight allow-list,
     // tiny lists): a search returns min(k, allowed) results, as the full scan does.
-    if (i >= probes && top.threshold() < INFINITY) break;
+    if (i >= probes && scanned >= min_scanned && top.threshold() < INFINITY) break;
     const uint32_t l = order[i];
+    scanned += ivf.size(l);
     const size_t nblocks = ivf.blocks(l);
     for (size_t b = 0; b < nblocks; ++b) {
       uint32_t allowed = ~0u;

@@ -61,7 +61,7 @@ struct QuantizedSearchParams : SearchParams {
   // 8-bit tables are measured against).
   bool float_tables = false;
   // Partitioned index: how many lists to scan, nearest centroid first (0: the index's default,
-  // QuantizedIndex::default_probes()). More lists are scanned when the ones probed hold fewer
+  // QuantizedIndex::default_probes() lists and at least 8192 vectors). More lists are scanned when the ones probed hold fewer
   // than the candidates the search needs (a tight allow-list, tiny lists), so a search
   // returns min(k, allowed vectors) results like the unpartitioned index. Ignored otherwise.
   size_t probes = 0;
@@ -101,7 +101,8 @@ class QuantizedIndex {
   // Partitions. lists_option(): QuantizedIndexOptions::lists as given. lists(): the lists the
   // index is split into now (0 when not partitioned; 1 while partitioned but not yet
   // trained). default_probes(): the probes a search uses when the call does not say:
-  // round(1.5 * sqrt(lists())), at least 8, at most lists(). centroids(): lists() x dim floats
+  // round(1.5 * sqrt(lists())), at least 8, at most lists() — and such a search goes on to
+  // further lists until it has scanned at least 8192 vectors (all of a smaller index). centroids(): lists() x dim floats
   // in the rotated space of the codes (empty before training). list_of(id): the list holding
   // `id` (0 when not partitioned); throws UnknownId.
   size_t lists_option() const noexcept;
