@@ -189,14 +189,18 @@ class QuantizedIndexBinding {
  public:
   explicit QuantizedIndexBinding(QuantizedIndex&& index) : index_(std::move(index)) {}
 
+  // lists: -1 = auto (QuantizedIndexOptions::kAutoLists), else a count (0 = not partitioned);
+  // the JS wrapper has checked both numbers.
   static QuantizedIndexBinding* create(double dim, const std::string& metric, unsigned bits, double seed,
-                                       bool keep_vectors) {
+                                       bool keep_vectors, unsigned refine_bits, double lists) {
     return guarded<QuantizedIndexBinding*>(nullptr, [&] {
       if (!is_js_id(seed)) {
         throw Error(ErrorCode::InvalidArgument, "seed must be an integer in [0, 2^53 - 1]");
       }
-      return new QuantizedIndexBinding(QuantizedIndex(
-          QuantizedIndexOptions{dim_option(dim), parse_metric(metric), bits, static_cast<uint64_t>(seed), keep_vectors}));
+      QuantizedIndexOptions o{dim_option(dim), parse_metric(metric), bits, static_cast<uint64_t>(seed), keep_vectors};
+      o.refine_bits = refine_bits;
+      o.lists = lists < 0 ? QuantizedIndexOptions::kAutoLists : static_cast<size_t>(lists);
+      return new QuantizedIndexBinding(QuantizedIndex(o));
     });
   }
 
@@ -224,16 +228,17 @@ class QuantizedIndexBinding {
   bool has(double id) const { return is_js_id(id) && index_.contains(static_cast<uint64_t>(id)); }
   // Per-call options: rerank depth, and an allow list of `allow_count` ids staged as float64
   // at `allow` (0 = no allow list; a non-zero address with count 0 allows nothing).
-  double search(uintptr_t query, size_t k, uintptr_t out, double rerank, uintptr_t allow, size_t allow_count) const {
+  double search(uintptr_t query, size_t k, uintptr_t out, double rerank, uintptr_t allow, size_t allow_count,
+                double probes) const {
     return guarded(kFailed, [&] {
-      const QuantizedSearchParams p = params(k, rerank, allow, allow_count);
+      const QuantizedSearchParams p = params(k, rerank, allow, allow_count, probes);
       return double(index_.search(ptr<const float>(query), k, ptr<Neighbor>(out), p));
     });
   }
   double search_batch(uintptr_t queries, size_t nq, size_t k, uintptr_t out, double rerank, uintptr_t allow,
-                      size_t allow_count) const {
+                      size_t allow_count, double probes) const {
     return guarded(kFailed, [&] {
-      const QuantizedSearchParams p = params(k, rerank, allow, allow_count);
+      const QuantizedSearchParams p = params(k, rerank, allow, allow_count, probes);
       return double(index_.search_batch(ptr<const float>(queries), nq, k, ptr<Neighbor>(out), p));
     });
   }
@@ -246,15 +251,26 @@ class QuantizedIndexBinding {
   unsigned bits() const { return index_.bits(); }
   double seed() const { return double(index_.seed()); }
   bool keeps_vectors() const { return index_.keeps_vectors(); }
+  unsigned refine_bits() const { return index_.refine_bits(); }
+  // -1 = auto; lists() is the count now (0 unpartitioned, 1 before training).
+  double lists_option() const {
+    return index_.lists_option() == QuantizedIndexOptions::kAutoLists ? -1.0 : double(index_.lists_option());
+  }
+  double lists() const { return double(index_.lists()); }
+  double default_probes() const { return double(index_.default_probes()); }
 
  private:
-  static QuantizedSearchParams params(size_t k, double rerank, uintptr_t allow, size_t allow_count) {
+  static QuantizedSearchParams params(size_t k, double rerank, uintptr_t allow, size_t allow_count, double probes) {
+    if (!(probes >= 0) || std::floor(probes) != probes || probes > 4294967295.0) {
+      throw Error(ErrorCode::InvalidArgument, "probes must be an integer in [0, 2^32 - 1]");
+    }
     if (!(rerank >= 0) || std::floor(rerank) != rerank || double(k) * rerank > 2147483647.0) {
       throw Error(ErrorCode::InvalidArgument,
                   "rerank must be a non-negative integer with k x rerank at most 2^31 - 1");
     }
     QuantizedSearchParams p;
     p.rerank = static_cast<size_t>(rerank);
+    p.probes = static_cast<size_t>(probes);
     if (allow != 0) {
       p.allow = ids_from_f64(allow, allow_count);
       p.allow_count = allow_count;
@@ -442,7 +458,11 @@ EMSCRIPTEN_BINDINGS(quiver) {
       .function("memoryBytes", &QuantizedIndexBinding::memory_bytes)
       .function("bits", &QuantizedIndexBinding::bits)
       .function("seed", &QuantizedIndexBinding::seed)
-      .function("keepsVectors", &QuantizedIndexBinding::keeps_vectors);
+      .function("keepsVectors", &QuantizedIndexBinding::keeps_vectors)
+      .function("refineBits", &QuantizedIndexBinding::refine_bits)
+      .function("listsOption", &QuantizedIndexBinding::lists_option)
+      .function("lists", &QuantizedIndexBinding::lists)
+      .function("defaultProbes", &QuantizedIndexBinding::default_probes);
   class_<HnswIndexBinding>("HnswIndex")
       .class_function("create", &HnswIndexBinding::create, allow_raw_pointers())
       .class_function("load", &HnswIndexBinding::load, allow_raw_pointers())

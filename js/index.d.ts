@@ -93,6 +93,14 @@ export interface QuantizedIndexOptions extends IndexOptions {
   seed?: number | bigint;
   /** Keep the f32 vectors for exact rerank (default true). */
   keepVectors?: boolean;
+  /** Bits of the refine plane, 0..4 (default 0): codes-only re-scoring without the f32 vectors. */
+  refineBits?: number;
+  /**
+   * Inverted lists: 0 (default) scans every code; 'auto' partitions into round(√n) lists once
+   * 4096 vectors are in; a count in [1, 65536] is trained once the index holds 32 per list.
+   * Re-trained whenever the index grows to 4× the size of the last training.
+   */
+  lists?: number | 'auto';
 }
 export interface HnswIndexOptions extends IndexOptions {
   /** Links per node (default 16). */
@@ -119,6 +127,8 @@ export interface QuantizedSearchOptions {
   rerank?: number;
   /** Only these ids may be returned. */
   allow?: Ids;
+  /** Partitioned index: lists to scan, nearest first (0 or absent: defaultProbes, and at least 8192 vectors). */
+  probes?: number;
 }
 export interface HnswSearchOptions {
   /** Beam width (0 or absent: the index's efSearch; raised to k). */
@@ -172,6 +182,13 @@ export interface QuantizedIndex extends Index {
   readonly bits: 2 | 4;
   readonly seed: number;
   readonly keepVectors: boolean;
+  readonly refineBits: number;
+  /** The lists option as given ('auto', a count, or 0: not partitioned). */
+  readonly listsOption: number | 'auto';
+  /** Lists the index is split into now: 0 unpartitioned, 1 until trained. */
+  readonly lists: number;
+  /** Probes a search uses when it does not say. */
+  readonly defaultProbes: number;
   search(query: Vectors, k?: number, options?: QuantizedSearchOptions): SearchResult;
   searchBatch(queries: Vectors, k?: number, options?: QuantizedSearchOptions): BatchSearchResult;
 }

@@ -3,30 +3,40 @@
 // holds the shared parts); search and searchBatch take per-call options:
 //   rerank  0 (codes only) or r >= 1: re-score the best k * r exactly (needs keepVectors)
 //   allow   ids (array or typed array) that may be returned; others are skipped
+//   probes  partitioned index (lists option): lists to scan, nearest first (0 = the default)
 import { QuiverError, checked } from './errors.js';
 import { FROM_NATIVE } from './index-base.js';
 import { checkDim, checkMetric, checkOptions, toIds } from './inputs.js';
 
 export function makeQuantizedIndexClass(mod, staging, variantName, IndexBase) {
-  // [rerank, allowPtr, allowCount] for the binding; the allow list goes to its own staging slot.
+  // [rerank, allowPtr, allowCount, probes] for the binding; the allow list goes to its own
+  // staging slot.
   function searchOptions(options) {
-    const { rerank = 0, allow } = checkOptions(options, '{ rerank, allow }');
+    const { rerank = 0, allow, probes = 0 } = checkOptions(options, '{ rerank, allow, probes }');
     if (!Number.isInteger(rerank) || rerank < 0) {
       throw new QuiverError('INVALID_ARGUMENT', `rerank must be a non-negative integer, got ${rerank}`);
     }
-    if (allow === undefined || allow === null) return [rerank, 0, 0];
+    if (!Number.isInteger(probes) || probes < 0 || probes > 4294967295) {
+      throw new QuiverError('INVALID_ARGUMENT', `probes must be an integer in [0, 2^32 - 1], got ${probes}`);
+    }
+    if (allow === undefined || allow === null) return [rerank, 0, 0, probes];
     const ids = toIds(allow);
-    return [rerank, staging.putFloat64('allow', ids), ids.length];
+    return [rerank, staging.putFloat64('allow', ids), ids.length, probes];
   }
 
   class QuantizedIndex extends IndexBase {
-    // new QuantizedIndex({ dim, metric = 'l2', bits = 4, seed = 42, keepVectors = true })
+    // new QuantizedIndex({ dim, metric = 'l2', bits = 4, seed = 42, keepVectors = true,
+    //                      refineBits = 0, lists = 0 })
+    // refineBits: 0..4 bits of a refine plane (codes-only re-scoring, no f32 needed).
+    // lists: 0 (scan every code), 'auto' (round(sqrt(n)) lists once 4096 vectors are in) or a
+    // count in [1, 65536] (trained once the index holds 32 per list).
     constructor(options = {}) {
       if (options?.[FROM_NATIVE]) {
         super(options[FROM_NATIVE]);
         return;
       }
-      const { dim, metric = 'l2', bits = 4, seed = 42, keepVectors = true } = checkOptions(options, '{ dim, metric, bits, seed, keepVectors }');
+      const { dim, metric = 'l2', bits = 4, seed = 42, keepVectors = true, refineBits = 0, lists = 0 } =
+        checkOptions(options, '{ dim, metric, bits, seed, keepVectors, refineBits, lists }');
       checkDim(dim);
       checkMetric(metric);
       if (bits !== 2 && bits !== 4) throw new QuiverError('INVALID_ARGUMENT', `bits must be 2 or 4, got ${bits}`);
@@ -37,19 +47,32 @@ export function makeQuantizedIndexClass(mod, staging, variantName, IndexBase) {
       if (typeof keepVectors !== 'boolean') {
         throw new QuiverError('INVALID_ARGUMENT', `keepVectors must be true or false, got ${keepVectors}`);
       }
-      super(checked(mod, mod.QuantizedIndex.create(dim, metric, bits, s, keepVectors)));
+      if (!Number.isInteger(refineBits) || refineBits < 0 || refineBits > 4) {
+        throw new QuiverError('INVALID_ARGUMENT', `refineBits must be an integer in [0, 4], got ${refineBits}`);
+      }
+      if (lists !== 'auto' && !(Number.isInteger(lists) && lists >= 0 && lists <= 65536)) {
+        throw new QuiverError('INVALID_ARGUMENT', `lists must be 'auto' or an integer in [0, 65536], got ${lists}`);
+      }
+      super(checked(mod, mod.QuantizedIndex.create(dim, metric, bits, s, keepVectors, refineBits,
+        lists === 'auto' ? -1 : lists)));
     }
 
     get bits() { return this.live().bits(); }
     get seed() { return this.live().seed(); }
     get keepVectors() { return this.live().keepsVectors(); }
+    get refineBits() { return this.live().refineBits(); }
+    // The lists option as given ('auto', or a count; 0 = not partitioned), the lists the index
+    // is split into now (1 until trained), and the probes a search uses when it does not say.
+    get listsOption() { const l = this.live().listsOption(); return l < 0 ? 'auto' : l; }
+    get lists() { return this.live().lists(); }
+    get defaultProbes() { return this.live().defaultProbes(); }
 
     // { ids: Float64Array, distances: Float32Array }, closest first, ties by id. Distances
     // are estimates from the codes, or exact for reranked results.
     search(query, k = 10, options = {}) {
       const native = this.live();
-      const [rerank, allow, allowCount] = searchOptions(options);
-      return this.searchWith(query, k, (q, kk, out) => native.search(q, kk, out, rerank, allow, allowCount));
+      const [rerank, allow, allowCount, probes] = searchOptions(options);
+      return this.searchWith(query, k, (q, kk, out) => native.search(q, kk, out, rerank, allow, allowCount, probes));
     }
 
     // { ids, distances, k, count, counts }: every row has k = min(k, size) slots, its hits
@@ -57,9 +80,9 @@ export function makeQuantizedIndexClass(mod, staging, variantName, IndexBase) {
     // simd-mt.
     searchBatch(queries, k = 10, options = {}) {
       const native = this.live();
-      const [rerank, allow, allowCount] = searchOptions(options);
+      const [rerank, allow, allowCount, probes] = searchOptions(options);
       return this.searchBatchWith(queries, k,
-        (qs, nq, kk, out) => native.searchBatch(qs, nq, kk, out, rerank, allow, allowCount));
+        (qs, nq, kk, out) => native.searchBatch(qs, nq, kk, out, rerank, allow, allowCount, probes));
     }
 
     // Reads index file bytes written by serialize() or natively (quiver build, save()).

@@ -37,6 +37,10 @@ export async function local(): Promise<void> {
   const qi: QuantizedIndex = new q.QuantizedIndex({ dim: 4, bits: 2, seed: 7n, keepVectors: true });
   qi.search([1, 2, 3, 4], 5, { rerank: 4, allow: new Uint32Array([1, 2]) });
   const bits: 2 | 4 = qi.bits;
+  const part: QuantizedIndex = new q.QuantizedIndex({ dim: 4, lists: 'auto', refineBits: 3, keepVectors: false });
+  part.search([1, 2, 3, 4], 5, { probes: 8 });
+  const listsOption: number | 'auto' = part.listsOption;
+  const lists: number = part.lists + part.defaultProbes + part.refineBits;
 
   const h: HnswIndex = new q.HnswIndex({ dim: 4, metric: 'l2', M: 16, efConstruction: 100, efSearch: 32, seed: 1, storage: 'sq8', keepVectors: true });
   h.add([1], [1, 2, 3, 4], { threads: 1 });
@@ -111,6 +115,8 @@ export function misuse(q: QuiverModule, h: RemoteHnswIndex): void {
   new q.FlatIndex({ dim: 4, metric: 'manhattan' });
   // @ts-expect-error bits are 2 or 4
   new q.QuantizedIndex({ dim: 4, bits: 3 });
+  // @ts-expect-error lists is a count or 'auto'
+  new q.QuantizedIndex({ dim: 4, lists: 'some' });
   // @ts-expect-error a local search returns the result, not a Promise
   q.load(new Uint8Array()).search([1]).then;
   // @ts-expect-error a remote search returns a Promise

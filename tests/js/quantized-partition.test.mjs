@@ -1,0 +1,90 @@
+// The partitioned quantised index through the npm package, in every wasm variant: the lists
+// and refineBits options and their getters, probes per call (every list probed = the
+// unpartitioned index), bad values refused with INVALID_ARGUMENT, serialize/load round trips,
+// and a partitioned file written natively loading to the same bytes.
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { QuiverError, VARIANTS } from '../../js/index.js';
+import { moduleLoader, root } from './support.mjs';
+
+const load = moduleLoader();
+const N = 1200, DIM = 16, K = 10;
+
+function rejects(fn, code, name) {
+  assert.throws(fn, (e) => {
+    assert.ok(e instanceof QuiverError, `${name}: not a QuiverError: ${e}`);
+    assert.equal(e.code, code, `${name}: ${e.code} ${e.message}`);
+    return true;
+  }, name);
+}
+
+function build(q, options) {
+  const index = new q.QuantizedIndex({ dim: DIM, metric: 'cosine', bits: 4, seed: 3, ...options });
+  index.add(Float64Array.from({ length: N }, (_, i) => 10 + i), q.unitGaussianVectors(N, DIM, 5));
+  return index;
+}
+
+for (const variant of VARIANTS) {
+  describe(`QuantizedIndex lists (${variant})`, () => {
+    test('lists, refineBits and probes', async () => {
+      const q = await load(variant);
+      const part = build(q, { lists: 16, refineBits: 3, keepVectors: false });
+      assert.equal(part.listsOption, 16);
+      assert.equal(part.lists, 16);  // trained at 32 x 16 = 512 vectors
+      assert.equal(part.defaultProbes, 8);
+      assert.equal(part.refineBits, 3);
+      const full = build(q, { lists: 0, refineBits: 3, keepVectors: false });
+      assert.equal(full.lists, 0);
+      const queries = q.unitGaussianVectors(8, DIM, 9);
+      const all = part.searchBatch(queries, K, { probes: 16 });
+      const want = full.searchBatch(queries, K);
+      assert.deepEqual(all.ids, want.ids);
+      assert.deepEqual(all.distances, want.distances);
+      const one = part.search(queries.subarray(0, DIM), K, { probes: 1 });
+      assert.equal(one.ids.length, K);
+      const rows = part.searchBatch(queries, K, { probes: 2 });
+      assert.deepEqual(part.search(queries.subarray(DIM, 2 * DIM), K, { probes: 2 }).ids, rows.ids.subarray(K, 2 * K));
+      const auto = build(q, { lists: 'auto' });
+      assert.equal(auto.listsOption, 'auto');
+      assert.equal(auto.lists, 1);  // auto trains at 4096 vectors
+      for (const index of [part, full, auto]) index.dispose();
+    });
+
+    test('bad lists, refineBits and probes are refused', async () => {
+      const q = await load(variant);
+      for (const lists of [-1, 1.5, 65537, 'x', null, true]) {
+        rejects(() => new q.QuantizedIndex({ dim: 4, lists }), 'INVALID_ARGUMENT', `lists ${lists}`);
+      }
+      for (const refineBits of [-1, 5, 2.5, '3']) {
+        rejects(() => new q.QuantizedIndex({ dim: 4, refineBits }), 'INVALID_ARGUMENT', `refineBits ${refineBits}`);
+      }
+      const index = build(q, { lists: 8 });
+      for (const probes of [-1, 1.5, 2 ** 32, '2', null]) {
+        rejects(() => index.search(q.unitGaussianVectors(1, DIM, 1), K, { probes }), 'INVALID_ARGUMENT', `probes ${probes}`);
+      }
+      assert.equal(index.size, N);
+      index.dispose();
+    });
+
+    test('serialize / load round trip and a native file', async () => {
+      const q = await load(variant);
+      const index = build(q, { lists: 12, keepVectors: true });
+      index.remove([10, 11, 500]);
+      const bytes = index.serialize();
+      const copy = q.load(bytes);
+      assert.equal(copy.lists, 12);
+      assert.equal(copy.listsOption, 12);
+      assert.deepEqual(copy.serialize(), bytes);
+      const queries = q.unitGaussianVectors(4, DIM, 2);
+      assert.deepEqual(copy.searchBatch(queries, K, { probes: 3, rerank: 2 }), index.searchBatch(queries, K, { probes: 3, rerank: 2 }));
+      // Written by the native library (tests/fuzz/make-corpus.sh): 3 trained lists, free slots.
+      const file = readFileSync(join(root, 'tests/fuzz/corpus/index_loader/quantized-4-l2-lists3-free.qvr'));
+      const native = q.load(new Uint8Array(file));
+      assert.equal(native.lists, 3);
+      assert.deepEqual(native.serialize(), new Uint8Array(file));
+      for (const i of [index, copy, native]) i.dispose();
+    });
+  });
+}
