@@ -3,36 +3,19 @@
 // searchBatch take per-call options:
 //   ef      beam width (0 or absent: the index's efSearch); a value below k is raised to k
 //   allow   ids (array or typed array) that may be returned; others are skipped
-//   rerank  sq8 storage with kept vectors: rescore the final candidates with exact f32
-//           distances and return those (default true); false returns the code distances
+//   rerank  exact re-scoring depth, as in every kind: absent (or true, the older switch)
+//           re-scores every final candidate when sq8 storage keeps f32 vectors; 0 (or false)
+//           returns the code distances; r >= 1 widens the beam to at least k * r and
+//           re-scores the best k * r by code distance (sq8 needs keepVectors; f32 storage is
+//           exact already, so r only widens the beam)
 // and add takes { threads }: pool workers the insertion may use (0 or absent: all). With
 // threads: 1 the graph depends only on the seed and the data, and equals a one-thread native
 // build (quiver build --threads 1) on the same vectors.
 import { QuiverError, checked } from './errors.js';
-import { FROM_NATIVE } from './index-base.js';
-import { checkDim, checkMetric, checkOptions, toIds } from './inputs.js';
-
-function checkCount(value, name) {
-  if (!Number.isInteger(value) || value < 0 || value > 4294967295) {
-    throw new QuiverError('INVALID_ARGUMENT', `${name} must be a non-negative integer, got ${value}`);
-  }
-  return value;
-}
+import { FROM_NATIVE, checkCount } from './index-base.js';
+import { checkDim, checkMetric, checkOptions } from './inputs.js';
 
 export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
-  // [ef, allowPtr, allowCount, rerank] for the binding; the allow list goes to its own
-  // staging slot.
-  function searchOptions(options) {
-    const { ef = 0, allow, rerank = true } = checkOptions(options, '{ ef, allow, rerank }');
-    checkCount(ef, 'ef');
-    if (typeof rerank !== 'boolean') {
-      throw new QuiverError('INVALID_ARGUMENT', `rerank must be true or false, got ${rerank}`);
-    }
-    if (allow === undefined || allow === null) return [ef, 0, 0, rerank];
-    const ids = toIds(allow);
-    return [ef, staging.putFloat64('allow', ids), ids.length, rerank];
-  }
-
   class HnswIndex extends IndexBase {
     // new HnswIndex({ dim, metric = 'l2', M = 16, efConstruction = 200, efSearch = 64, seed = 42,
     //                 storage = 'f32', keepVectors = true })
@@ -79,43 +62,16 @@ export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
     // Bytes per node of the fixed level-0 stride (vector + level-0 links, 64-byte aligned).
     get nodeBytes() { return this.live().nodeBytes(); }
 
-    // All-or-nothing: a bad id or vector throws and adds nothing.
-    add(ids, vectors, options = {}) {
-      const { threads = 0 } = checkOptions(options, '{ threads }');
-      checkCount(threads, 'threads');
-      this.addWith(ids, vectors, (native, idPtr, vecPtr, n) => native.add(idPtr, vecPtr, n, threads));
-    }
-
     // Drops removed nodes for good: links are rebuilt around them and storage shrinks to the
     // live nodes (memoryBytes drops). Ids, size and has() are unchanged; deterministic.
     compact() {
       const native = this.live();
       checked(mod, native.compact());
     }
-
-    // { ids: Float64Array, distances: Float32Array }, closest first, ties by id.
-    search(query, k = 10, options = {}) {
-      const native = this.live();
-      const [ef, allow, allowCount, rerank] = searchOptions(options);
-      return this.searchWith(query, k, (q, kk, out) => native.search(q, kk, out, ef, allow, allowCount, rerank));
-    }
-
-    // { ids, distances, k, count, counts }: every row has k = min(k, size) slots, its hits
-    // first, then padding (id -1, distance Infinity); counts[q] = hits in row q. Parallel in
-    // simd-mt.
-    searchBatch(queries, k = 10, options = {}) {
-      const native = this.live();
-      const [ef, allow, allowCount, rerank] = searchOptions(options);
-      return this.searchBatchWith(queries, k,
-        (qs, nq, kk, out) => native.searchBatch(qs, nq, kk, out, ef, allow, allowCount, rerank));
-    }
-
-    // Reads index file bytes written by serialize() or natively (quiver build, save()). The
-    // loaded index answers every search as the saved one did, and goes on building the same
-    // graph when more vectors are added.
-    static load(bytes) {
-      return IndexBase.loadAs(HnswIndex, mod.HnswIndex, bytes);
-    }
   }
+  HnswIndex.searchOptions = ['ef', 'allow', 'rerank'];
+  HnswIndex.rerankTakesBoolean = true;
+  HnswIndex.addOptions = ['threads'];
+  HnswIndex.nativeClass = mod.HnswIndex;
   return HnswIndex;
 }

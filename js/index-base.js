@@ -1,13 +1,37 @@
 // What every index class of the package shares: ownership of the C++ object (dispose,
-// Symbol.dispose), input conversion and staging for add/remove/search, reading results out
-// of the heap, serialize() and loading from bytes. FlatIndex (flat-index.js) and
-// QuantizedIndex (quantized-index.js) extend the class made here and add only what differs.
+// Symbol.dispose), input conversion and staging for add/remove/search, the search options
+// every kind reads the same way, reading results out of the heap, serialize() and loading
+// from bytes. FlatIndex (flat-index.js), QuantizedIndex (quantized-index.js) and HnswIndex
+// (hnsw-index.js) extend the class made here and add only their constructor, the search
+// options they take (a static list) and their own properties. The C++ side is one binding
+// template for every kind (bindings/quiver_bindings.cpp), so every call has one shape.
 import { QuiverError, checked } from './errors.js';
-import { checkK, toIds, toLookupId, toVectors } from './inputs.js';
+import { checkK, checkOptions, toIds, toLookupId, toVectors } from './inputs.js';
 import { NEIGHBOR_BYTES, heapAlloc } from './staging.js';
 import { loadFromBytes } from './stream-load.js';
 
 export { NEIGHBOR_BYTES, checkK };
+
+// A non-negative integer option (ef, probes, threads, M, ...), below 2^32.
+export function checkCount(value, name) {
+  if (!Number.isInteger(value) || value < 0 || value > 4294967295) {
+    throw new QuiverError('INVALID_ARGUMENT', `${name} must be a non-negative integer, got ${value}`);
+  }
+  return value;
+}
+
+// The rerank option as the binding takes it: -1 for absent (the kind's default), else the
+// depth. `true` / `false` are HnswIndex's older switch (true: the default, false: 0), kept
+// where the kind says so.
+function rerankDepth(rerank, takesBoolean) {
+  if (rerank === undefined) return -1;
+  if (takesBoolean && typeof rerank === 'boolean') return rerank ? -1 : 0;
+  if (!Number.isInteger(rerank) || rerank < 0) {
+    throw new QuiverError('INVALID_ARGUMENT',
+      `rerank must be a non-negative integer${takesBoolean ? ' (or true / false)' : ''}, got ${rerank}`);
+  }
+  return rerank;
+}
 // new SomeIndex({ [FROM_NATIVE]: handle }) wraps a C++ index made by a loader.
 export const FROM_NATIVE = Symbol('fromNative');
 
@@ -67,21 +91,24 @@ export function makeIndexBase(mod, staging, variantName) {
     get size() { return this.live().size(); }
     get memoryBytes() { return this.live().memoryBytes(); }
 
-    add(ids, vectors) {
-      this.addWith(ids, vectors, (native, idPtr, vecPtr, n) => native.add(idPtr, vecPtr, n));
-    }
-
-    // Converts and stages ids and vectors, checks that their counts agree, then lets
-    // call(native, idsPtr, vectorsPtr, n) run the C++ add (subclasses pass extra options).
-    addWith(ids, vectors, call) {
+    // All-or-nothing: a bad id or vector throws and adds nothing. options.threads (where the
+    // kind lists it in addOptions): pool workers the insertion may use (0 or absent: all).
+    add(ids, vectors, options = {}) {
       const native = this.live();
+      let threads = 0;
+      if (this.constructor.addOptions.includes('threads')) {
+        ({ threads = 0 } = checkOptions(options, '{ threads }'));
+        checkCount(threads, 'threads');
+      }
       const idArray = toIds(ids);
       const data = toVectors(vectors, native.dim());
       if (data.length !== idArray.length * native.dim()) {
         throw new QuiverError('DIMENSION_MISMATCH',
           `${idArray.length} ids but ${data.length / native.dim()} vectors of dimension ${native.dim()}`);
       }
-      staging.addInSlices(native, idArray, data, native.dim(), call);  // bounded staging, all or nothing
+      // Bounded staging, all or nothing (staging.js).
+      staging.addInSlices(native, idArray, data, native.dim(),
+        (n, idPtr, vecPtr, count) => n.add(idPtr, vecPtr, count, threads));
     }
 
     remove(ids) {
@@ -99,6 +126,39 @@ export function makeIndexBase(mod, staging, variantName) {
     has(id) {
       const native = this.live();
       return native.has(toLookupId(id));
+    }
+
+    // The search options the binding takes, in its order: [ef, rerank, probes, allowPtr,
+    // allowCount]. Only the options the kind lists (static searchOptions) are read; the allow
+    // list goes to its own staging slot.
+    stageSearchOptions(options) {
+      const names = this.constructor.searchOptions;
+      const o = checkOptions(options, `{ ${names.join(', ')} }`);
+      const has = (name) => names.includes(name) && o[name] !== undefined;
+      const ef = has('ef') ? checkCount(o.ef, 'ef') : 0;
+      const rerank = names.includes('rerank') ? rerankDepth(o.rerank, this.constructor.rerankTakesBoolean) : -1;
+      const probes = has('probes') ? checkCount(o.probes, 'probes') : 0;
+      if (o.allow === undefined || o.allow === null) return [ef, rerank, probes, 0, 0];
+      const ids = toIds(o.allow);
+      return [ef, rerank, probes, staging.putFloat64('allow', ids), ids.length];
+    }
+
+    // { ids: Float64Array, distances: Float32Array }: the real hits, closest first, ties by id
+    // (at most k; fewer only if `allow` admits fewer). The options a kind takes are in its
+    // class (searchOptions) and the package types (index.d.ts).
+    search(query, k = 10, options = {}) {
+      const native = this.live();
+      const opts = this.stageSearchOptions(options);
+      return this.searchWith(query, k, (q, kk, out) => native.search(q, kk, out, ...opts));
+    }
+
+    // { ids, distances, k, count, counts }: every row has k = min(k, size) slots, its hits
+    // first, then padding (id -1, distance Infinity); counts[q] = hits in row q. Parallel in
+    // simd-mt.
+    searchBatch(queries, k = 10, options = {}) {
+      const native = this.live();
+      const opts = this.stageSearchOptions(options);
+      return this.searchBatchWith(queries, k, (qs, nq, kk, out) => native.searchBatch(qs, nq, kk, out, ...opts));
     }
 
     // One query: stages it, lets call(queryPtr, k', outPtr) run the C++ search with
@@ -158,8 +218,16 @@ export function makeIndexBase(mod, staging, variantName) {
       }
     }
 
-    // A subclass's static load(bytes): a file of that kind, fed to the C++ stream loader a
-    // slice at a time (stream-load.js), so the file is never copied whole into the heap.
+    // Reads index file bytes written by serialize() or natively (quiver build, save()) into
+    // the subclass it is called on (FlatIndex.load(bytes), ...); its static nativeClass names
+    // the C++ class that reads them.
+    static load(bytes) {
+      return this.loadAs(this, this.nativeClass, bytes);
+    }
+
+    // Cls.load(bytes) through the C++ class `nativeClass`: a file of that kind, fed to the C++
+    // stream loader a slice at a time (stream-load.js), so the file is never copied whole into
+    // the heap.
     static loadAs(Cls, nativeClass, bytes) {
       const kind = nativeClass === mod.FlatIndex ? 'flat' : nativeClass === mod.QuantizedIndex ? 'quantized' : 'hnsw';
       return loadFromBytes(mod, { [kind]: [Cls, nativeClass] }, toBytes(bytes), kind);
@@ -177,6 +245,12 @@ export function makeIndexBase(mod, staging, variantName) {
 
     get disposed() { return this.#native === null; }
   }
+  // What a subclass overrides: the search options it reads (in addition to none), whether its
+  // rerank also takes true / false, the add options it reads, and its C++ class (for load).
+  IndexBase.searchOptions = ['allow'];
+  IndexBase.rerankTakesBoolean = false;
+  IndexBase.addOptions = [];
+  IndexBase.nativeClass = null;
   // `using index = new FlatIndex(...)` where the engine has explicit resource management.
   if (Symbol.dispose) IndexBase.prototype[Symbol.dispose] = IndexBase.prototype.dispose;
   return IndexBase;

@@ -117,26 +117,43 @@ export interface HnswIndexOptions extends IndexOptions {
   keepVectors?: boolean;
 }
 
+/**
+ * Exact re-scoring depth, one meaning in every index kind: 0 off; r ≥ 1 takes the best k × r
+ * candidates by the index's approximate distance, re-scores them exactly with the kept f32
+ * vectors and returns the best k. Absent: the kind's default. An index that keeps no f32
+ * vectors (QuantizedIndex or sq8 HnswIndex with keepVectors false) rejects r ≥ 1 with
+ * INVALID_ARGUMENT; where distances are exact already (FlatIndex, f32 HnswIndex) it changes
+ * nothing but HnswIndex's beam width (at least k × r).
+ */
+export type RerankDepth = number;
+
 /** Per-call search options of FlatIndex. */
 export interface FlatSearchOptions {
   /** Only these ids may be returned (an empty list: no hits). */
   allow?: Ids;
+  /** Accepted like every kind's; a flat index is exact, so it changes nothing. */
+  rerank?: RerankDepth;
 }
 export interface QuantizedSearchOptions {
-  /** 0: codes only; r ≥ 1: re-score the best k × r exactly (needs keepVectors). */
-  rerank?: number;
+  /** 0 or absent: codes only; r ≥ 1: re-score the best k × r exactly (needs keepVectors). */
+  rerank?: RerankDepth;
   /** Only these ids may be returned. */
   allow?: Ids;
   /** Partitioned index: lists to scan, nearest first (0 or absent: defaultProbes, and at least 8192 vectors). */
   probes?: number;
 }
 export interface HnswSearchOptions {
-  /** Beam width (0 or absent: the index's efSearch; raised to k). */
+  /** Beam width (0 or absent: the index's efSearch; raised to k, and to k × rerank). */
   ef?: number;
   /** Only these ids may be returned. */
   allow?: Ids;
-  /** sq8 storage with kept vectors: rescore the final candidates with exact f32 distances (default true). */
-  rerank?: boolean;
+  /**
+   * A depth (see RerankDepth). Absent: sq8 storage with kept vectors re-scores every final
+   * candidate with exact f32 distances, other storage returns its own. 0: code distances.
+   * r ≥ 1: the beam is at least k × r wide and its best k × r by code distance are re-scored.
+   * `true` / `false` (the older switch) mean absent / 0.
+   */
+  rerank?: RerankDepth | boolean;
 }
 export interface HnswAddOptions {
   /** Pool workers the insertion may use (0 or absent: all). */

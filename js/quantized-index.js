@@ -1,29 +1,15 @@
 // QuantizedIndex: TurboQuant-style 2- or 4-bit codes scanned with SIMD lookup tables, with an
 // optional exact rerank from kept f32 vectors. Same API shape as FlatIndex (index-base.js
 // holds the shared parts); search and searchBatch take per-call options:
-//   rerank  0 (codes only) or r >= 1: re-score the best k * r exactly (needs keepVectors)
+//   rerank  0 or absent (codes only) or r >= 1: re-score the best k * r exactly (needs
+//           keepVectors)
 //   allow   ids (array or typed array) that may be returned; others are skipped
-//   probes  partitioned index (lists option): lists to scan, nearest first (0 = the default)
+//   probes  a partitioned index's lists to scan (0 or absent: its default)
 import { QuiverError, checked } from './errors.js';
 import { FROM_NATIVE } from './index-base.js';
-import { checkDim, checkMetric, checkOptions, toIds } from './inputs.js';
+import { checkDim, checkMetric, checkOptions } from './inputs.js';
 
 export function makeQuantizedIndexClass(mod, staging, variantName, IndexBase) {
-  // [rerank, allowPtr, allowCount, probes] for the binding; the allow list goes to its own
-  // staging slot.
-  function searchOptions(options) {
-    const { rerank = 0, allow, probes = 0 } = checkOptions(options, '{ rerank, allow, probes }');
-    if (!Number.isInteger(rerank) || rerank < 0) {
-      throw new QuiverError('INVALID_ARGUMENT', `rerank must be a non-negative integer, got ${rerank}`);
-    }
-    if (!Number.isInteger(probes) || probes < 0 || probes > 4294967295) {
-      throw new QuiverError('INVALID_ARGUMENT', `probes must be an integer in [0, 2^32 - 1], got ${probes}`);
-    }
-    if (allow === undefined || allow === null) return [rerank, 0, 0, probes];
-    const ids = toIds(allow);
-    return [rerank, staging.putFloat64('allow', ids), ids.length, probes];
-  }
-
   class QuantizedIndex extends IndexBase {
     // new QuantizedIndex({ dim, metric = 'l2', bits = 4, seed = 42, keepVectors = true,
     //                      refineBits = 0, lists = 0 })
@@ -66,29 +52,8 @@ export function makeQuantizedIndexClass(mod, staging, variantName, IndexBase) {
     get listsOption() { const l = this.live().listsOption(); return l < 0 ? 'auto' : l; }
     get lists() { return this.live().lists(); }
     get defaultProbes() { return this.live().defaultProbes(); }
-
-    // { ids: Float64Array, distances: Float32Array }, closest first, ties by id. Distances
-    // are estimates from the codes, or exact for reranked results.
-    search(query, k = 10, options = {}) {
-      const native = this.live();
-      const [rerank, allow, allowCount, probes] = searchOptions(options);
-      return this.searchWith(query, k, (q, kk, out) => native.search(q, kk, out, rerank, allow, allowCount, probes));
-    }
-
-    // { ids, distances, k, count, counts }: every row has k = min(k, size) slots, its hits
-    // first, then padding (id -1, distance Infinity); counts[q] = hits in row q. Parallel in
-    // simd-mt.
-    searchBatch(queries, k = 10, options = {}) {
-      const native = this.live();
-      const [rerank, allow, allowCount, probes] = searchOptions(options);
-      return this.searchBatchWith(queries, k,
-        (qs, nq, kk, out) => native.searchBatch(qs, nq, kk, out, rerank, allow, allowCount, probes));
-    }
-
-    // Reads index file bytes written by serialize() or natively (quiver build, save()).
-    static load(bytes) {
-      return IndexBase.loadAs(QuantizedIndex, mod.QuantizedIndex, bytes);
-    }
   }
+  QuantizedIndex.searchOptions = ['rerank', 'allow', 'probes'];
+  QuantizedIndex.nativeClass = mod.QuantizedIndex;
   return QuantizedIndex;
 }

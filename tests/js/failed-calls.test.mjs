@@ -84,16 +84,17 @@ for (const variant of VARIANTS) {
         const query = mod._malloc(32) >>> 0;
         const out = mod._malloc(160) >>> 0;
         new Float32Array(mod.HEAPU8.buffer, query, 8).fill(NaN);
+        // Every kind's binding has one search shape: (query, k, out, ef, rerank (-1: unset), probes, allow, allowCount).
         const stack = mod.stackSave();
         for (let i = 0; i < 10000; i++) {
           assert.equal(mod.FlatIndex.create(8, 'manhattan'), null);
-          assert.equal(index.search(query, 5, out, 0, 0), -1);
+          assert.equal(index.search(query, 5, out, 0, -1, 0, 0, 0), -1);
           assert.equal(mod.indexKindOf(out, 16), '');
         }
         assert.equal(mod.stackSave(), stack, 'failed calls moved the wasm stack pointer');
         assert.ok(['BAD_MAGIC', 'TRUNCATED'].includes(mod.lastErrorCode()), mod.lastErrorCode());
         // The slot holds the latest failure: the NaN query is checked before the empty index.
-        assert.equal(index.search(query, 5, out, 0, 0), -1);
+        assert.equal(index.search(query, 5, out, 0, -1, 0, 0, 0), -1);
         assert.equal(mod.lastErrorCode(), 'NON_FINITE');
         mod._free(query);
         mod._free(out);

@@ -266,11 +266,24 @@ for (const variant of VARIANTS) {
       assert.equal(codes.ids.length, reranked.ids.length);
       assert.notDeepEqual([...codes.distances], [...reranked.distances]);
       assert.ok(recall([...codes.ids], [...exact.ids], 10) >= 0.8);
-      // Codes only: rerank is ignored, the answers are the code ranking of the same graph.
+      // rerank is a depth as in every kind: true / false (the older switch) mean absent / 0.
+      assert.deepEqual(sq8.searchBatch(w.queries, 10, { ef: 100, rerank: true }), reranked);
+      assert.deepEqual(sq8.searchBatch(w.queries, 10, { ef: 100, rerank: 0 }), codes);
+      // Depth 1 re-scores only the best 10 by code distance: the code ranking's ids, exact distances.
+      const one = sq8.searchBatch(w.queries, 10, { ef: 100, rerank: 1 });
+      for (let qRow = 0; qRow < one.count; qRow++) {
+        const ids = (r) => [...r.ids.subarray(qRow * 10, qRow * 10 + 10)].sort((a, b) => a - b);
+        assert.deepEqual(ids(one), ids(codes), `query ${qRow}`);
+      }
+      // Codes only: the default and 0 are the code ranking of the same graph; a depth is refused
+      // with the error every kind gives for rerank without kept vectors.
       const leanCodes = lean.searchBatch(w.queries, 10, { ef: 100 });
       assert.deepEqual(lean.searchBatch(w.queries, 10, { ef: 100, rerank: false }), leanCodes);
+      assert.deepEqual(lean.searchBatch(w.queries, 10, { ef: 100, rerank: 0 }), leanCodes);
       assert.deepEqual([...leanCodes.ids], [...codes.ids], 'same codes, same graph, with or without kept vectors');
-      rejects(() => sq8.search(row(w.queries, w.dim, 0), 10, { rerank: 1 }), 'INVALID_ARGUMENT', 'rerank');
+      rejects(() => lean.search(row(w.queries, w.dim, 0), 10, { rerank: 1 }), 'INVALID_ARGUMENT', 'keep_vectors = false');
+      rejects(() => sq8.search(row(w.queries, w.dim, 0), 10, { rerank: 'deep' }), 'INVALID_ARGUMENT', 'rerank');
+      rejects(() => sq8.search(row(w.queries, w.dim, 0), 10, { rerank: -1 }), 'INVALID_ARGUMENT', 'rerank');
       for (const x of [f32, sq8, lean]) x.dispose();
     });
 

@@ -93,8 +93,9 @@ function arbSearchOptions(kind) {
   }
   if (kind.startsWith('hnsw')) {
     fields.ef = fc.option(arbEf, { freq: 2, nil: undefined });
-    fields.rerank = fc.option(fc.oneof({ weight: 6, arbitrary: fc.boolean() },
-      { weight: 1, arbitrary: fc.constantFrom(1, 'yes', null) }), { freq: 2, nil: undefined });
+    // A depth as in every kind, or true / false (the older switch: absent / 0).
+    fields.rerank = fc.option(fc.oneof({ weight: 3, arbitrary: fc.boolean() }, { weight: 3, arbitrary: fc.integer({ min: 0, max: 3 }) },
+      { weight: 1, arbitrary: fc.constantFrom(-1, 1.5, 'yes', null) }), { freq: 2, nil: undefined });
   }
   return fc.oneof({ weight: 12, arbitrary: fc.record(fields, { requiredKeys: [] }) },
     { weight: 1, arbitrary: fc.constantFrom(null, 'fast', 7) });
@@ -319,7 +320,11 @@ function searchFaults(model, kind, k, options) {
   if (kind.startsWith('hnsw')) {
     const { ef, rerank } = options;
     if (ef !== undefined && !(Number.isInteger(ef) && ef >= 0 && ef <= MAX_EF)) faults.add('INVALID_ARGUMENT');
-    if (rerank !== undefined && typeof rerank !== 'boolean') faults.add('INVALID_ARGUMENT');
+    if (rerank !== undefined && typeof rerank !== 'boolean' && !(Number.isInteger(rerank) && rerank >= 0)) {
+      faults.add('INVALID_ARGUMENT');
+    } else if (Number.isInteger(rerank) && rerank > 0 && kind === 'hnsw-sq8' && !model.config.keepVectors) {
+      faults.add('INVALID_ARGUMENT'); // a depth needs the kept f32 vectors
+    }
   }
   if (model.size === 0) faults.add('EMPTY_INDEX');
   return { faults, allowed, options };
@@ -329,7 +334,7 @@ function searchFaults(model, kind, k, options) {
 function exactDistances(config, options) {
   if (config.kind === 'flat' || config.kind === 'hnsw-f32') return true;
   if (config.kind === 'quantized') return config.keepVectors && (options?.rerank ?? 0) > 0;
-  return config.keepVectors && options?.rerank !== false; // hnsw-sq8
+  return config.keepVectors && options?.rerank !== false && options?.rerank !== 0; // hnsw-sq8
 }
 
 function checkHits(ctx, what, query, k, allowed, options, hits) {
