@@ -19,6 +19,26 @@ test('Node 20 validates the SIMD probe and auto picks simd-mt', async () => {
 
 for (const variant of VARIANTS) {
   describe(`variant ${variant}`, () => {
+    test('rerank is a depth in every kind: the exact flat index accepts it and answers the same', async () => {
+      const q = await load(variant);
+      const index = new q.FlatIndex({ dim: 8 });
+      index.add([1, 2, 3, 4, 5], q.unitGaussianVectors(5, 8, 3));
+      const query = q.unitGaussianVectors(1, 8, 4);
+      const plain = index.search(query, 3);
+      for (const rerank of [0, 1, 4]) assert.deepEqual(index.search(query, 3, { rerank }), plain, `rerank ${rerank}`);
+      for (const rerank of [-1, 1.5, true, 'deep']) {
+        assert.throws(() => index.search(query, 3, { rerank }), (e) => e instanceof QuiverError && e.code === 'INVALID_ARGUMENT',
+          `rerank ${rerank}`);
+      }
+      // Only HnswIndex keeps the older boolean form.
+      const quantized = new q.QuantizedIndex({ dim: 8 });
+      quantized.add([1, 2, 3, 4, 5], q.unitGaussianVectors(5, 8, 3));
+      assert.throws(() => quantized.search(query, 3, { rerank: true }), (e) => e.code === 'INVALID_ARGUMENT');
+      assert.equal(quantized.search(query, 3, { rerank: 2 }).ids.length, 3);
+      quantized.dispose();
+      index.dispose();
+    });
+
     test('reports its variant and ISA', async () => {
       const q = await load(variant);
       assert.equal(q.variant, variant);
