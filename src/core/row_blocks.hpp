@@ -44,7 +44,8 @@ class RowBlocks {
   // even 32 rows are larger).
   static size_t rows_per_chunk_for(size_t row_bytes) noexcept {
     size_t rows = kMinRowsPerChunk;
-    while (row_bytes > 0 && rows * 2 * row_bytes <= kTargetChunkBytes) rows *= 2;
+    // Divided, not multiplied: in wasm32 rows * row_bytes wraps for rows of 64 MiB (dim 2^24).
+    while (row_bytes > 0 && rows * 2 <= kTargetChunkBytes / row_bytes) rows *= 2;
     return rows;
   }
 

@@ -16,14 +16,15 @@ namespace {
 using core::RowBlocks;
 
 TEST(RowBlocks, RowsPerChunkIsAPowerOfTwoOfAtLeast32NearTheTargetSize) {
-  for (size_t row_bytes : {1u, 4u, 64u, 1536u, 4096u, 100000u, 1u << 20}) {
+  // 1 << 26: a row of dimension 2^24, whose products wrap a 32-bit size_t (wasm32).
+  for (size_t row_bytes : {1u, 4u, 64u, 1536u, 4096u, 100000u, 1u << 20, 1u << 26}) {
     const size_t rows = RowBlocks<float>::rows_per_chunk_for(row_bytes);
     EXPECT_GE(rows, 32u) << row_bytes;
     EXPECT_EQ(rows & (rows - 1), 0u) << row_bytes;
     if (rows > 32) {
-      EXPECT_LE(rows * row_bytes, RowBlocks<float>::kTargetChunkBytes) << row_bytes;
+      EXPECT_LE(double(rows) * double(row_bytes), double(RowBlocks<float>::kTargetChunkBytes)) << row_bytes;
     }
-    EXPECT_GT(rows * 2 * row_bytes, RowBlocks<float>::kTargetChunkBytes) << row_bytes;
+    EXPECT_GT(double(rows) * 2 * double(row_bytes), double(RowBlocks<float>::kTargetChunkBytes)) << row_bytes;
   }
 }
 
