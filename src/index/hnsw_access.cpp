@@ -7,11 +7,14 @@
 #include <vector>
 
 #include "core/check.hpp"
-#include "index/hnsw_impl.hpp"
+#include "index/hnsw_graph.hpp"
 #include "index/hnsw_state.hpp"
 #include "quiver/error.hpp"
 
 namespace quiver {
+
+using hnsw::Sq8Codec;
+using hnsw::throw_oom;
 
 std::unique_lock<std::mutex> HnswIndexAccess::lock_updates(const HnswIndex& index) {
   return std::unique_lock<std::mutex>(index.impl_->writer_mutex);

@@ -7,11 +7,15 @@
 #include <shared_mutex>
 #include <vector>
 
-#include "index/hnsw_impl.hpp"
+#include "index/hnsw_graph.hpp"
 #include "quiver/error.hpp"
 #include "quiver/hnsw_index.hpp"
 
 namespace quiver {
+
+using hnsw::Context;
+using hnsw::kMaxNodes;
+using hnsw::kNoEntry;
 
 void HnswIndex::compact() {
   Impl& m = *impl_;

@@ -1,6 +1,7 @@
 // HnswIndex's public API: options, counters, add (validate, allocate, commit, then link in
-// parallel), remove (tombstones), search and batch search on per-thread contexts. The graph
-// itself is in hnsw_impl.hpp; compact() in hnsw_compact.cpp; files in hnsw_access.cpp.
+// parallel), remove (tombstones), search and batch search on per-thread contexts. The graph:
+// state and storage in hnsw_graph.hpp, search in hnsw_search.{hpp,cpp}, insertion in
+// hnsw_build.cpp; compact() in hnsw_compact.cpp; files in hnsw_access.cpp.
 #include "quiver/hnsw_index.hpp"
 
 #include <algorithm>
@@ -12,11 +13,17 @@
 #include <vector>
 
 #include "core/validate.hpp"
-#include "index/hnsw_impl.hpp"
+#include "index/hnsw_graph.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/error.hpp"
 
 namespace quiver {
+
+using hnsw::Context;
+using hnsw::kMaxEf;
+using hnsw::kNoEntry;
+using hnsw::kParallelBatch;
+
 namespace {
 
 Context& thread_context() {

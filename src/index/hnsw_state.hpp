@@ -63,7 +63,7 @@ struct HnswIndexAccess {
   static void finish_load(HnswIndex& index, const uint32_t* free_slots, size_t free_count, uint64_t entry,
                           uint64_t draws);
 
-  // The graph itself (index/hnsw_impl.hpp), for white-box tests that drive its steps directly
+  // The graph itself (index/hnsw_graph.hpp), for white-box tests that drive its steps directly
   // (e.g. two insertions interleaved at a chosen point).
   static HnswIndex::Impl& graph(HnswIndex& index);
 };

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "index/hnsw_impl.hpp"
+#include "index/hnsw_search.hpp"
 #include "index/hnsw_state.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/quiver.hpp"
@@ -75,7 +75,9 @@ TEST(HnswInterleavedInsert, AnInsertNeverStartsItsLowerLevelsFromAnUnfinishedNod
     EXPECT_GE(reach_from(g, t, kK), kK) << "seed " << seed;
     std::vector<Neighbor> hits = index.search(std::vector<float>(st.begin() + kDim, st.end()), kK);
     EXPECT_EQ(hits.size(), kK) << "seed " << seed;
-    if (!hits.empty()) EXPECT_EQ(hits[0].id, 1001u);
+    if (!hits.empty()) {
+      EXPECT_EQ(hits[0].id, 1001u);
+    }
 
     // s finishes: both are found, and every search returns k.
     while (s_insert.level >= 0) g.link_level(s_insert, cs);

@@ -1,0 +1,115 @@
+// HNSW graph walks shared by search and insertion: the greedy descent on the upper levels and
+// the beam search on one level (Algorithm 2) with its fixed prefetch ring. Inline (the beam is
+// a template over the eligibility test and the order). Not a public header.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "index/hnsw_graph.hpp"
+
+namespace quiver::hnsw {
+
+inline uint32_t Graph::greedy(const uint8_t* q, uint32_t ep, float& ep_dist, int level, Context& c) const {
+  for (bool changed = true; changed;) {
+    changed = false;
+    const size_t n = copy_links(ep, level, c.links.data());
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t nb = c.links[i];
+      if (sync[nb].linked.load(std::memory_order_acquire) == 0) continue;
+      const Cand x{dist(q, pt(nb)), nb};
+      if (cand_less(x, Cand{ep_dist, ep})) {
+        ep = nb;
+        ep_dist = x.dist;
+        changed = true;
+      }
+    }
+  }
+  return ep;
+}
+
+template <typename Eligible, typename Order>
+size_t Graph::search_layer(const uint8_t* q, uint32_t ep, float ep_dist, size_t ef, int level,
+                    Context& c, Eligible&& eligible, Order less) const {
+  const auto greater = [&](const Cand& x, const Cand& y) { return less(y, x); };
+  c.next_epoch();
+  uint16_t* visited = c.visited.data();
+  const uint16_t epoch = c.epoch;
+  Cand* top = c.top.data();
+  Cand* cand = c.cand.data();
+  const size_t ccap = Context::cand_capacity(ef);
+  size_t nt = 0, nc = 0;
+
+  visited[ep] = epoch;
+  cand[nc++] = Cand{ep_dist, ep};
+  if (eligible(ep)) top[nt++] = Cand{ep_dist, ep};
+
+  auto push_cand = [&](const Cand& x) {
+    if (nc == ccap) {
+      // Nodes worse than the worst kept result can never be expanded: drop them. If that
+      // frees too little (a filter or tombstones keep the result heap from filling), keep
+      // the better half — the fixed capacity bounds memory, at some cost in recall only
+      // under very selective filters.
+      if (nt == ef) {
+        size_t w = 0;
+        for (size_t i = 0; i < nc; ++i) {
+          if (!less(top[0], cand[i])) cand[w++] = cand[i];
+        }
+        nc = w;
+      }
+      if (nc > ccap * 3 / 4) {
+        std::nth_element(cand, cand + ccap / 2, cand + nc, less);
+        nc = ccap / 2;
+      }
+      std::make_heap(cand, cand + nc, greater);
+    }
+    cand[nc++] = x;
+    std::push_heap(cand, cand + nc, greater);
+  };
+  auto consider = [&](uint32_t nb) {
+    const Cand x{dist(q, pt(nb)), nb};
+    if (nt < ef || less(x, top[0])) {
+      push_cand(x);
+      if (eligible(nb)) {
+        top[nt++] = x;
+        std::push_heap(top, top + nt, less);
+        if (nt > ef) {
+          std::pop_heap(top, top + nt, less);
+          --nt;
+        }
+      }
+    }
+  };
+
+  uint32_t ring[kRing];
+  while (nc > 0) {
+    const Cand cur = cand[0];
+    if (nt == ef && less(top[0], cur)) break;  // nothing left can improve the results
+    std::pop_heap(cand, cand + nc, greater);
+    --nc;
+    const size_t n = copy_links(cur.slot, level, c.links.data());
+    // Unvisited neighbours pass through a small ring: each is prefetched when it enters and
+    // scored kRing neighbours later, so its vector is (mostly) in cache by then.
+    size_t head = 0, tail = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t nb = c.links[i];
+      if (visited[nb] == epoch) continue;
+      visited[nb] = epoch;
+      prefetch(nb);
+      ring[tail++ % kRing] = nb;
+      if (tail - head == kRing) consider(ring[head++ % kRing]);
+    }
+    while (head < tail) consider(ring[head++ % kRing]);
+  }
+  return nt;
+}
+
+inline uint32_t Graph::descend(const uint8_t* q, uint64_t e, int stop, float& ep_dist, Context& c) const {
+  uint32_t ep = uint32_t(e);
+  ep_dist = dist(q, pt(ep));
+  for (int l = int(e >> 32); l > stop; --l) ep = greedy(q, ep, ep_dist, l, c);
+  return ep;
+}
+
+}  // namespace quiver::hnsw
