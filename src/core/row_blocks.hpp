@@ -116,6 +116,11 @@ class RowBlocks {
     if (rows <= capacity_rows()) return;
     const size_t want = (rows >> shift_) + ((rows & (rows_per_chunk() - 1)) != 0);
     const size_t had = chunks_.size();
+    // More bytes than a process can address (2^47 on 64-bit hosts, the whole 4 GiB in wasm32)
+    // can never be allocated: refuse before asking the allocator, whose failure for absurd
+    // sizes is an abort under the sanitizers rather than a null or std::bad_alloc.
+    constexpr size_t kAddressableBytes = sizeof(void*) >= 8 ? (size_t(1) << 47) : SIZE_MAX;
+    if (want > kAddressableBytes / chunk_bytes_) throw_oom();
     try {
       // Geometric, so that many small adds do not copy the (small) chunk table each time.
       if (want > chunks_.capacity()) chunks_.reserve(want > 2 * chunks_.capacity() ? want : 2 * chunks_.capacity());

@@ -55,15 +55,20 @@ struct FlatIndex::Impl {
 
   Impl(const FlatIndexOptions& options, Isa isa)
       : dim(options.dim),
-        stride(padded_stride(options.dim)),
+        stride(padded_stride(checked_dim(options.dim))),
         metric(options.metric),
         kernels(simd::kernel_table(isa)),
-        rows(stride, core::RowBlocks<float>::rows_per_chunk_for(stride * sizeof(float))) {
+        rows(stride, core::RowBlocks<float>::rows_per_chunk_for(stride * sizeof(float))) {}
+
+  // Runs in the member initialisers, before `rows` is built: a zero stride is a caller error
+  // here, not an internal one (RowBlocks checks its stride as an invariant in debug builds).
+  static size_t checked_dim(size_t dim) {
     if (dim == 0) throw Error(ErrorCode::InvalidArgument, "dimension must be at least 1");
     if (dim > (1u << 24)) {
       throw Error(ErrorCode::InvalidArgument, "dimension " + std::to_string(dim) +
                                                   " exceeds the maximum of 16777216");
     }
+    return dim;
   }
 
   size_t capacity_rows() const { return rows.capacity_rows(); }
