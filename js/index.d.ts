@@ -258,6 +258,8 @@ export interface QuiverModule {
   loadFrom(source: Bytes | Response | ReadableStream<Uint8Array> | Blob, options?: { size?: number }): Promise<AnyIndex>;
   /** Bytes of wasm memory the module has reserved. */
   heapBytes(): number;
+  /** Bytes of it the staging buffers (copies of call inputs and results) keep between calls: at most 8 MiB. */
+  stagingBytes(): number;
   /** The deterministic unit-Gaussian workload (same floats as the native generator). */
   unitGaussianVectors(n: number, dim: number, seed: number): Float32Array;
   /** simd-mt pthread workers: pre-spawned, and hosting a thread now (0 and 0 single-threaded). */
@@ -329,9 +331,15 @@ export interface RemoteQuiver {
   terminate(): Promise<void>;
 }
 
-/** Starts a Worker (browser) / worker_thread (Node) with its own module. */
 /** Options are sent to the worker, so `locateFile` (a function) cannot be one of them; use `wasmUrl`. */
-export function spawn(options?: Omit<LoadOptions, 'locateFile'>): Promise<RemoteQuiver>;
+export interface SpawnOptions extends Omit<LoadOptions, 'locateFile'> {
+  /** The worker script, when a bundler did not put the package's one beside it (esbuild: bundle
+   *  `quiver-vector/worker-entry` as an entry point and pass the output's URL). A script that
+   *  does not start rejects with LOAD_FAILED naming it. */
+  workerUrl?: string | URL;
+}
+/** Starts a Worker (browser) / worker_thread (Node) with its own module. */
+export function spawn(options?: SpawnOptions): Promise<RemoteQuiver>;
 
 // ---- Persistence ---------------------------------------------------------------------------
 

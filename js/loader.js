@@ -99,7 +99,7 @@ function checkThreads(threads) {
   return threads;
 }
 
-function checkTimeout(timeout) {
+export function checkTimeout(timeout) {
   if (timeout === undefined) return DEFAULT_TIMEOUT_MS;
   if (typeof timeout !== 'number' || !(timeout > 0)) {
     throw new QuiverError('INVALID_ARGUMENT', `timeout must be a positive number of milliseconds (or Infinity), got ${timeout}`);

@@ -9,6 +9,7 @@
 //   await index.dispose(); await w.terminate();
 import { QuiverError } from './errors.js';
 import { isStreamSource } from './stream-load.js';
+import { checkTimeout } from './loader.js';
 
 const NODE_WORKER = './worker-node.js';
 const isNode = typeof process === 'object' && !!(process.versions && process.versions.node);
@@ -16,6 +17,9 @@ const isNode = typeof process === 'object' && !!(process.versions && process.ver
 function toError(error) {
   return new QuiverError(error.code, error.message);
 }
+
+// How much longer than the worker's own start-up bound (`timeout`) spawn() waits for its answer.
+const START_MARGIN_MS = 5_000;
 
 const aborted = (what) => new QuiverError('ABORTED', `${what} was cancelled before it started`);
 
@@ -48,9 +52,19 @@ function splitTransfer(options) {
   return [rest, transfer];
 }
 
+// Where spawn() looks for the worker script when no workerUrl is given: beside this file.
+// The browser's `new Worker(new URL(…, import.meta.url))` is written out literally below so
+// that Vite finds the worker and bundles it; esbuild does not follow it (README: bundlers).
+const defaultWorkerHref = () => new URL(isNode ? NODE_WORKER : './worker-browser.js', import.meta.url).href;
+
+function checkWorkerUrl(workerUrl) {
+  if (workerUrl === undefined || workerUrl instanceof URL || (typeof workerUrl === 'string' && workerUrl !== '')) return;
+  throw new QuiverError('INVALID_ARGUMENT', 'workerUrl must be a URL or a non-empty string (the worker script, e.g. a bundle of quiver-vector/worker-entry)');
+}
+
 // Browser Worker or Node worker_thread behind one { post, onMessage, onExit, ref, unref,
-// terminate } shape.
-async function startWorker() {
+// terminate } shape. workerUrl: the worker script, when it is not beside this file.
+async function startWorker(workerUrl) {
   if (isNode) {
     // Reached through getBuiltinModule, not import: browser bundles must hold no node: import.
     const { Worker } = process.getBuiltinModule('node:worker_threads');
@@ -58,7 +72,7 @@ async function startWorker() {
     // valid with --eval (a script run by `node --input-type=module -e` would fail to start it).
     const execArgv = process.execArgv.filter((a) => !a.startsWith('--input-type'));
     // Held in a variable so bundlers do not take this Node-only worker for a browser one.
-    const worker = new Worker(new URL(NODE_WORKER, import.meta.url), { execArgv });
+    const worker = new Worker(workerUrl ?? new URL(NODE_WORKER, import.meta.url), { execArgv });
     return {
       post: (m, transfer) => worker.postMessage(m, transfer),
       onMessage: (fn) => worker.on('message', fn),
@@ -72,11 +86,15 @@ async function startWorker() {
       terminate: () => worker.terminate(),
     };
   }
-  const worker = new Worker(new URL('./worker-browser.js', import.meta.url), { type: 'module' });
+  if (typeof Worker !== 'function') throw new QuiverError('LOAD_FAILED', 'spawn() needs Worker, which this runtime does not have');
+  const worker = workerUrl !== undefined
+    ? new Worker(workerUrl, { type: 'module' })
+    : new Worker(new URL('./worker-browser.js', import.meta.url), { type: 'module' });
   return {
     post: (m, transfer) => worker.postMessage(m, transfer),
     onMessage: (fn) => worker.addEventListener('message', (e) => fn(e.data)),
-    onExit: (fn) => worker.addEventListener('error', (e) => fn(`the worker failed: ${e.message}`)),
+    // A script that cannot be fetched or parsed fires a plain Event (no message).
+    onExit: (fn) => worker.addEventListener('error', (e) => fn(`the worker failed: ${e.message ?? 'its script did not load'}`)),
     ref: () => {},
     unref: () => {},
     terminate: async () => worker.terminate(),
@@ -154,13 +172,17 @@ class RemoteIndex {
 if (Symbol.asyncDispose) RemoteIndex.prototype[Symbol.asyncDispose] = RemoteIndex.prototype.dispose;
 
 // spawn(options): the init options of Quiver.init (variant, threads, wasmUrl, ...) apply in
-// the worker. Resolves once the worker's module is ready.
+// the worker, plus workerUrl (where the worker script is, when a bundler did not put it
+// beside this file). Resolves once the worker's module is ready; a worker that cannot start,
+// or does not answer within `timeout` (as Quiver.init, default 30 s), rejects with LOAD_FAILED.
 export async function spawn(options = {}) {
   if (typeof options.locateFile === 'function') {
     throw new QuiverError('INVALID_ARGUMENT', 'spawn() cannot send a locateFile function to the worker: pass wasmUrl instead');
   }
-  const { wasmModule, ...rest } = options;
-  const port = await startWorker();
+  const { wasmModule, workerUrl, ...rest } = options;
+  checkWorkerUrl(workerUrl);
+  const startTimeout = checkTimeout(rest.timeout);
+  const port = await startWorker(workerUrl);
   const pending = new Map();
   let nextId = 1;
   let closed = null; // why no more calls are possible
@@ -213,12 +235,29 @@ export async function spawn(options = {}) {
   // the worker cannot reach otherwise; everything else is plain data.
   const initOptions = wasmModule ? { ...rest, wasmModule } : rest;
   let info;
+  let timer;
   try {
-    info = await call({ op: 'init', options: initOptions });
+    // The worker's own loader bounds the module's start-up; this bounds a script that runs
+    // but never answers (not the worker entry, say). Its margin lets the loader speak first.
+    const silent = new Promise((_, reject) => {
+      // (setTimeout cannot wait past 2^31 - 1 ms: a longer bound is no bound.)
+      if (startTimeout + START_MARGIN_MS > 2 ** 31 - 1) return;
+      timer = setTimeout(() => reject(new QuiverError('WORKER_EXITED', `no answer within ${startTimeout + START_MARGIN_MS} ms`)),
+        startTimeout + START_MARGIN_MS);
+    });
+    info = await Promise.race([call({ op: 'init', options: initOptions }), silent]);
   } catch (e) {
     closed = 'the worker failed to start';
     await port.terminate();
+    // A worker that died or never answered: say which script it ran and how to point at another.
+    if (e.code === 'WORKER_EXITED') {
+      const href = workerUrl === undefined ? defaultWorkerHref() : String(workerUrl);
+      throw new QuiverError('LOAD_FAILED', `the worker script ${href} did not start (${e.message}): `
+        + 'if a bundler did not copy it, bundle quiver-vector/worker-entry and pass its URL as spawn({ workerUrl })');
+    }
     throw e;
+  } finally {
+    clearTimeout(timer);
   }
 
   return {

@@ -74,6 +74,8 @@ export async function remote(): Promise<void> {
   const w = await spawn({ variant: 'simd-mt', threads: 4 });
   const w2 = await Quiver.spawn();
   const w3 = await spawnFromMain({ variant: 'simd' });
+  const w4 = await spawn({ workerUrl: '/assets/quiver-worker.js' });
+  await w4.terminate();
   const index: RemoteHnswIndex = await w.create('hnsw', { dim: 4, M: 8 });
   await index.add([1, 2], new Float32Array(8), { transfer: true, threads: 2 });
   const r: SearchResult = await index.search([1, 2, 3, 4], 2, { ef: 32 });
@@ -119,6 +121,8 @@ export function misuse(q: QuiverModule, h: RemoteHnswIndex): void {
   new q.QuantizedIndex({ dim: 4, lists: 'some' });
   // @ts-expect-error a local search returns the result, not a Promise
   q.load(new Uint8Array()).search([1]).then;
+  // @ts-expect-error workerUrl is a string or a URL
+  void spawn({ workerUrl: 5 });
   // @ts-expect-error a remote search returns a Promise
   h.search([1]).ids;
   // @ts-expect-error unknown variant
