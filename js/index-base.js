@@ -148,8 +148,12 @@ export function makeIndexBase(mod, staging, variantName) {
     // class (searchOptions) and the package types (index.d.ts).
     search(query, k = 10, options = {}) {
       const native = this.live();
-      const opts = this.stageSearchOptions(options);
-      return this.searchWith(query, k, (q, kk, out) => native.search(q, kk, out, ...opts));
+      try {
+        const opts = this.stageSearchOptions(options);
+        return this.searchWith(query, k, (q, kk, out) => native.search(q, kk, out, ...opts));
+      } finally {
+        staging.trim();   // also when the query or k is refused after the allow-list was staged
+      }
     }
 
     // { ids, distances, k, count, counts }: every row has k = min(k, size) slots, its hits
@@ -157,8 +161,12 @@ export function makeIndexBase(mod, staging, variantName) {
     // simd-mt.
     searchBatch(queries, k = 10, options = {}) {
       const native = this.live();
-      const opts = this.stageSearchOptions(options);
-      return this.searchBatchWith(queries, k, (qs, nq, kk, out) => native.searchBatch(qs, nq, kk, out, ...opts));
+      try {
+        const opts = this.stageSearchOptions(options);
+        return this.searchBatchWith(queries, k, (qs, nq, kk, out) => native.searchBatch(qs, nq, kk, out, ...opts));
+      } finally {
+        staging.trim();
+      }
     }
 
     // One query: stages it, lets call(queryPtr, k', outPtr) run the C++ search with

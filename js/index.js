@@ -55,6 +55,11 @@ async function init(options = {}) {
     heapBytes() {
       return (mod.wasmMemory ? mod.wasmMemory.buffer : mod.HEAPU8.buffer).byteLength;
     },
+    // Bytes the staging buffers hold between calls (at most 8 MiB: staging.js), part of
+    // what heapBytes() counts beside the indexes.
+    stagingBytes() {
+      return staging.keptBytes();
+    },
     // The deterministic unit-Gaussian workload (same floats as the native generator).
     unitGaussianVectors(n, dim, seed) {
       for (const [name, value] of [['n', n], ['dim', dim], ['seed', seed]]) {

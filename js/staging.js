@@ -9,8 +9,9 @@ import { QuiverError, checked } from './errors.js';
 
 // The most one block can hold: wasm32 memory ends at 4 GiB (minus the module's own data).
 export const MAX_BLOCK_BYTES = 2 ** 32 - 2 ** 16;
-// Blocks above this are handed back to the C++ heap after the call that needed them, so one
-// big batch does not keep memory away from the indexes for the life of the module.
+// What staging may keep between calls, all blocks together; the rest is handed back to the
+// C++ heap after the call that needed it, so one big batch does not keep memory away from
+// the indexes for the life of the module.
 const KEEP_BYTES = 8 * 2 ** 20;
 // Slack for buffers that grow a little from call to call, capped so that a big request does
 // not grow the (never shrinking) wasm memory by half again.
@@ -67,13 +68,25 @@ export class Staging {
     return ptr;
   }
 
-  // Frees the blocks too big to keep between calls (see KEEP_BYTES).
+  // Bytes held by the blocks kept now.
+  keptBytes() {
+    let total = 0;
+    for (const { bytes } of this.slots.values()) total += bytes;
+    return total;
+  }
+
+  // Frees blocks, largest first, until what stays kept is at most KEEP_BYTES in all: one
+  // call may stage several large blocks (queries, results, an allow-list), each under the
+  // limit on its own. Every public call ends with this (in a finally, so a refused call too).
   trim() {
-    for (const [name, slot] of this.slots) {
-      if (slot.bytes > KEEP_BYTES) {
-        this.slots.delete(name);
-        this.mod._free(slot.ptr);
-      }
+    let kept = this.keptBytes();
+    if (kept <= KEEP_BYTES) return;
+    const largestFirst = [...this.slots].sort((a, b) => b[1].bytes - a[1].bytes);
+    for (const [name, slot] of largestFirst) {
+      if (kept <= KEEP_BYTES) break;
+      this.slots.delete(name);
+      this.mod._free(slot.ptr);
+      kept -= slot.bytes;
     }
   }
 
