@@ -10,7 +10,8 @@ const CLASS_BY_KIND = { flat: 'FlatIndex', quantized: 'QuantizedIndex', hnsw: 'H
 // What a caller may invoke on an index through the worker (never live(), constructors, ...).
 const METHODS = new Set(['add', 'remove', 'has', 'search', 'searchBatch', 'serialize', 'compact']);
 const PROPERTIES = new Set(['size', 'memoryBytes', 'dim', 'metric', 'isa', 'variant', 'bits', 'seed', 'keepVectors',
-  'M', 'efConstruction', 'efSearch', 'maxLevel', 'nodeBytes', 'storage', 'bytesPerVector']);
+  'M', 'efConstruction', 'efSearch', 'maxLevel', 'nodeBytes', 'storage', 'bytesPerVector',
+  'refineBits', 'lists', 'listsOption', 'defaultProbes']);
 
 function transferables(value, out = []) {
   if (ArrayBuffer.isView(value)) {
