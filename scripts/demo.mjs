@@ -3,10 +3,12 @@
 // 13; k = 10), built and searched natively at every ISA level (through the quiver CLI) and in
 // every wasm variant (through the npm package in this process). Prints build time, queries per
 // second, recall@10 against exact search, and whether the ids equal the native scalar run of
-// the same index.
+// the same index. Then scripts/demo-partitioned.mjs puts the partitioned quantised index (inverted
+// lists, codes only) beside the flat index on the embedding-like workload, the same way.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Quiver, VARIANTS } from '../js/index.js';
+import { partitionedDemo } from './demo-partitioned.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = `${process.env.QUIVER_BUILD_ROOT ?? `${root}/build`}/native/src/quiver`;
@@ -107,4 +109,6 @@ console.log(`quantized / flat queries/s: native ${(best('native', 'quantized') /
 const allSame = runs.every((r) => agreement(r.ids, referenceOf(r.kind)).exactOrder);
 console.log(allSame ? 'every ISA level and every wasm variant returned identical ids, for each index'
   : 'WARNING: result ids differ between targets');
-process.exitCode = allSame ? 0 : 1;
+const partitionedSame = await partitionedDemo({ cli, isas: info.available_isas, progress });
+if (process.stdout.isTTY) process.stdout.write('\r');
+process.exitCode = allSame && partitionedSame ? 0 : 1;

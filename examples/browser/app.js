@@ -1,5 +1,7 @@
-// The browser demo: a generated dataset, an HNSW index built in a Worker with a progress bar
-// and a Cancel button, and searches by item or by a random vector.
+// The browser demo: a generated dataset, an index built in a Worker with a progress bar and a
+// Cancel button — HNSW, the partitioned quantised index (inverted lists over 4-bit codes with a
+// 3-bit refine plane, no f32 vectors; probes per search) or the exact flat index — and searches
+// by item or by a random vector.
 // Everything heavy runs in the worker, so the page stays responsive.
 import { spawn, chooseVariant } from '../../js/main.js';
 
@@ -13,6 +15,33 @@ function gaussian(dim) {
   return v;
 }
 
+// The index kinds the form offers (the worker API passes every option through).
+function createIndex(kind, dim, metric) {
+  if (kind === 'partitioned') {
+    return state.worker.create('quantized', { dim, metric, bits: 4, keepVectors: false, refineBits: 3, lists: 'auto' });
+  }
+  if (kind === 'flat') return state.worker.create('flat', { dim, metric });
+  return state.worker.create('hnsw', { dim, metric, M: 16, efConstruction: 100 });
+}
+
+// "hnsw index", or for a partitioned quantised one its lists and default probes.
+async function describe(index) {
+  state.lists = index.kind === 'quantized' ? await index.property('lists') : 0;
+  $('probes-label').hidden = state.lists === 0;
+  if (state.lists === 0) return `${index.kind} index`;
+  state.defaultProbes = await index.property('defaultProbes');
+  $('probes').max = state.lists;
+  return `quantized index (${state.lists > 1 ? `${state.lists} lists, ${state.defaultProbes} probed by default`
+    : 'one list until 4,096 vectors are in'}; ${await index.property('refineBits')}-bit refine plane)`;
+}
+
+// Per-search options: HNSW's beam, a partitioned index's probes (0 = its default).
+function searchOptions(k) {
+  if (state.kind === 'hnsw') return { ef: Math.max(64, k) };
+  if (state.lists > 0) return { probes: Number($('probes').value) };
+  return {};
+}
+
 async function build(event) {
   event.preventDefault();
   $('build-button').disabled = true;
@@ -22,7 +51,7 @@ async function build(event) {
     await state.index?.dispose();
     const t0 = performance.now();
     state.vectors = await state.worker.unitGaussianVectors(n, dim, 1);
-    state.index = await state.worker.create('hnsw', { dim, metric, M: 16, efConstruction: 100 });
+    state.index = await createIndex($('kind').value, dim, metric);
     Object.assign(state, { n, dim, kind: state.index.kind, built: 0, loaded: null });
     document.querySelector('input[name=mode][value=item]').disabled = false;
     // One add in the worker, in chunks: progress after each, Cancel (an AbortSignal) stops it
@@ -40,9 +69,10 @@ async function build(event) {
         $('build-status').textContent = `${state.index.kind} index: ${done.toLocaleString()} / ${total.toLocaleString()} vectors`;
       },
     });
-    const mb = (await state.index.memoryBytes) / 1e6;
-    $('build-status').textContent = `${state.index.kind} index of ${n.toLocaleString()} × ${dim} (${metric}) built in `
-      + `${((performance.now() - t0) / 1000).toFixed(1)} s, ${mb.toFixed(1)} MB in the worker`;
+    const bytes = await state.index.memoryBytes;
+    $('build-status').textContent = `${await describe(state.index)} of ${n.toLocaleString()} × ${dim} (${metric}) built in `
+      + `${((performance.now() - t0) / 1000).toFixed(1)} s, ${(bytes / 1e6).toFixed(1)} MB in the worker `
+      + `(${(bytes / n).toFixed(0)} bytes per vector)`;
     $('item').max = n - 1;
     $('search-button').disabled = false;
   } catch (e) {
@@ -81,7 +111,7 @@ async function loadFile() {
     Object.assign(state, { n: size, dim: index.dim, kind: index.kind, built: size, vectors: null, loaded: file.name });
     document.querySelector('input[name=mode][value=random]').checked = true;
     document.querySelector('input[name=mode][value=item]').disabled = true;
-    $('build-status').textContent = `${index.kind} index of ${size.toLocaleString()} × ${index.dim} loaded from ${file.name}`;
+    $('build-status').textContent = `${await describe(index)} of ${size.toLocaleString()} × ${index.dim} loaded from ${file.name}`;
     $('search-button').disabled = false;
   } catch (e) {
     $('progress').value = 0;
@@ -101,11 +131,13 @@ async function search(event) {
   try {
     const query = byItem ? state.vectors.slice(item * state.dim, (item + 1) * state.dim) : gaussian(state.dim);
     const t0 = performance.now();
-    const { ids, distances } = await state.index.search(query, k, state.kind === 'hnsw' ? { ef: Math.max(64, k) } : {});
+    const options = searchOptions(k);
+    const { ids, distances } = await state.index.search(query, k, options);
     const ms = performance.now() - t0;
-    state.lastSearch = { byItem, item, ids: [...ids], distances: [...distances] };
+    state.lastSearch = { byItem, item, ids: [...ids], distances: [...distances], options };
+    const probed = options.probes === undefined ? '' : `, ${options.probes || state.defaultProbes} of ${state.lists} lists probed`;
     $('search-status').textContent = `${byItem ? `nearest to item ${item}` : 'nearest to a random vector'}: `
-      + `${ids.length} results in ${ms.toFixed(2)} ms (round trip to the worker)`;
+      + `${ids.length} results in ${ms.toFixed(2)} ms (round trip to the worker${probed})`;
     $('results').tBodies[0].replaceChildren(...[...ids].map((id, i) => {
       const row = document.createElement('tr');
       row.innerHTML = `<td>${i + 1}</td><td>${id}</td><td>${distances[i].toFixed(4)}</td>`;
