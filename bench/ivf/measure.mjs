@@ -1,0 +1,154 @@
+// The wasm side of `npm run bench:ivf`: one measurement of the partitioned quantised index (and
+// the indexes it is compared with) through the npm package, the same code in Node
+// (bench/ivf/node-child.mjs) and in Chromium (bench/ivf/page.html). No Node or DOM APIs here.
+//
+//   await measureWasm({ q, wl, knobs, log }) -> { builds, ivf: [...], flat, hnsw }
+// q: a Quiver instance. wl: { name, rows, dim, nq, queries: Float32Array (nq x dim),
+//   gt: Int32Array (nq x gtK), gtK, slices(): async iterator of { first, data } (consecutive
+//   rows of the base; the browser fetches them one at a time, so the tab never holds the whole
+//   base) }. knobs: { metric, bits, refineBits, lists, probes: [n | 'default'], seconds,
+//   flatQueries (0 = no flat), hnswEfs ([] = no HNSW), M, efConstruction, threads }.
+//
+// Build time is the sum of the add() calls (not reading or fetching the slices). Memory: the
+// index's memoryBytes, and the wasm heap's growth over the build — the heap never shrinks, and
+// the partitioned index is built first, so that growth is its peak; the flat and HNSW indexes
+// built after it report the heap size after their build (their peak is at most that).
+import { ADD_SLICE_BYTES } from '../../js/staging.js';
+
+export const K = 10;
+
+// Rows per native add() that one large JS add() becomes (the package's staging slice). The
+// lists are trained at 4,096 vectors and re-trained at 4x growth, so the add sequence decides
+// them: the native benchmark adds in these slices, and the wasm runs feed add() a multiple of
+// it, so every target builds the same index (bench/ivf/run.mjs).
+export const addSliceRows = (dim) => Math.max(1, Math.floor(ADD_SLICE_BYTES / (dim * 4)));
+
+const now = () => performance.now();
+
+export function recallAt10(rows, gt, gtK) {
+  let hit = 0;
+  for (let q = 0; q < rows.length; q++) {
+    const truth = new Set(gt.subarray(q * gtK, q * gtK + K));
+    const r = rows[q];
+    for (let j = 0; j < Math.min(K, r.length); j++) if (truth.has(Number(r[j]))) hit++;
+  }
+  return hit / (rows.length * K);
+}
+
+function percentile(sorted, p) {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0;
+}
+
+// One query per call over the first nq queries, repeated until `seconds` have passed; each call
+// timed for the latency figures. Returns the ids of the first pass (for recall) too.
+function timeOnePerCall(search, queries, dim, nq, seconds) {
+  const first = new Array(nq);
+  const lat = [];
+  const t0 = now();
+  let done = 0;
+  do {
+    for (let q = 0; q < nq; q++) {
+      const s = now();
+      const ids = search(queries.subarray(q * dim, (q + 1) * dim));
+      lat.push(now() - s);
+      if (done === 0) first[q] = ids;
+    }
+    done += nq;
+  } while (now() - t0 < seconds * 1000);
+  const wall = now() - t0;
+  lat.sort((a, b) => a - b);
+  return {
+    ids: first, qps: done / (wall / 1000),
+    mean_us: (lat.reduce((a, b) => a + b, 0) / lat.length) * 1000, p99_us: percentile(lat, 99) * 1000,
+  };
+}
+
+function batchRows(r, nq) {
+  return Array.from({ length: nq }, (_, i) => r.ids.subarray(i * r.k, (i + 1) * r.k));
+}
+
+async function build(q, make, wl, addOptions) {
+  const index = make();
+  let ms = 0;
+  for await (const { first, data } of wl.slices()) {
+    const n = data.length / wl.dim;
+    const ids = new Float64Array(n);
+    for (let i = 0; i < n; i++) ids[i] = first + i;
+    const t = now();
+    if (addOptions) index.add(ids, data, addOptions);
+    else index.add(ids, data);
+    ms += now() - t;
+  }
+  return { index, build_s: ms / 1000 };
+}
+
+export async function measureWasm({ q, wl, knobs, log = () => {} }) {
+  const { dim, nq, queries, gt, gtK, rows } = wl;
+  const heap0 = q.heapBytes();
+  const result = { heap_before_bytes: heap0, builds: [], ivf: [], flat: null, hnsw: null };
+
+  // The partitioned codes-only index.
+  const options = { dim, metric: knobs.metric, bits: knobs.bits, keepVectors: false, refineBits: knobs.refineBits, lists: knobs.lists };
+  const { index, build_s } = await build(q, () => new q.QuantizedIndex(options), wl);
+  const b = {
+    index: 'ivf', options, isa: index.isa, threads: knobs.threads, build_s, memory_bytes: index.memoryBytes,
+    bytes_per_vector: index.memoryBytes / rows, heap_growth_bytes: q.heapBytes() - heap0, heap_after_bytes: q.heapBytes(),
+    lists: index.lists, default_probes: index.defaultProbes,
+  };
+  result.builds.push(b);
+  log(`  ivf: ${rows} rows built in ${build_s.toFixed(2)} s, ${b.lists} lists, default probes ${b.default_probes}, ` +
+    `${b.bytes_per_vector.toFixed(1)} B/vector, heap +${(b.heap_growth_bytes / 2 ** 20).toFixed(1)} MiB`);
+  const probes = [...new Set(knobs.probes.map((p) => (p === 'default' ? index.defaultProbes : p)))]
+    .filter((p) => p >= 1 && p <= index.lists).sort((x, y) => x - y);
+  for (const p of probes) {
+    const opts = { probes: p };
+    for (let i = 0; i < Math.min(nq, 50); i++) index.search(queries.subarray(i * dim, (i + 1) * dim), K, opts);
+    const one = timeOnePerCall((x) => index.search(x, K, opts).ids, queries, dim, nq, knobs.seconds);
+    index.searchBatch(queries, K, opts);  // warm-up
+    const t = now();
+    const r = index.searchBatch(queries, K, opts);
+    const batchS = (now() - t) / 1000;
+    const row = {
+      probes: p, default: p === index.defaultProbes, lists: index.lists, recall: recallAt10(one.ids, gt, gtK),
+      qps: one.qps, mean_us: one.mean_us, p99_us: one.p99_us,
+      batch_threads: knobs.threads, batch_qps: nq / batchS, batch_recall: recallAt10(batchRows(r, nq), gt, gtK),
+    };
+    log(`  ivf probes ${p}: recall ${row.recall.toFixed(3)}, ${row.qps.toFixed(0)} QPS, batch ${row.batch_qps.toFixed(0)} QPS`);
+    result.ivf.push(row);
+  }
+  index.dispose();
+
+  // The exact flat index: QPS on the first flatQueries queries (a scan of every vector).
+  if (knobs.flatQueries > 0) {
+    const f = await build(q, () => new q.FlatIndex({ dim, metric: knobs.metric }), wl);
+    const n = Math.min(nq, knobs.flatQueries);
+    f.index.search(queries.subarray(0, dim), K);
+    const one = timeOnePerCall((x) => f.index.search(x, K).ids, queries, dim, n, 0);
+    result.flat = {
+      build_s: f.build_s, memory_bytes: f.index.memoryBytes, bytes_per_vector: f.index.memoryBytes / rows,
+      heap_after_bytes: q.heapBytes(), queries: n, recall: recallAt10(one.ids, gt, gtK), qps: one.qps, mean_us: one.mean_us, p99_us: one.p99_us,
+    };
+    log(`  flat: ${result.flat.qps.toFixed(1)} QPS (${n} queries), ${result.flat.bytes_per_vector.toFixed(0)} B/vector`);
+    f.index.dispose();
+  }
+
+  // HNSW (f32, M / efConstruction as the HNSW benchmark), ef swept.
+  if (knobs.hnswEfs.length > 0) {
+    const h = await build(q, () => new q.HnswIndex({ dim, metric: knobs.metric, M: knobs.M, efConstruction: knobs.efConstruction }), wl, { threads: 0 });
+    result.hnsw = {
+      M: knobs.M, ef_construction: knobs.efConstruction, threads: knobs.threads, build_s: h.build_s,
+      memory_bytes: h.index.memoryBytes, bytes_per_vector: h.index.memoryBytes / rows, heap_after_bytes: q.heapBytes(), rows: [],
+    };
+    log(`  hnsw: built in ${h.build_s.toFixed(1)} s, ${result.hnsw.bytes_per_vector.toFixed(0)} B/vector`);
+    for (const ef of knobs.hnswEfs) {
+      for (let i = 0; i < Math.min(nq, 50); i++) h.index.search(queries.subarray(i * dim, (i + 1) * dim), K, { ef });
+      const one = timeOnePerCall((x) => h.index.search(x, K, { ef }).ids, queries, dim, nq, knobs.seconds);
+      const row = { ef, recall: recallAt10(one.ids, gt, gtK), qps: one.qps, mean_us: one.mean_us, p99_us: one.p99_us };
+      log(`  hnsw ef ${ef}: recall ${row.recall.toFixed(3)}, ${row.qps.toFixed(0)} QPS`);
+      result.hnsw.rows.push(row);
+    }
+    h.index.dispose();
+  }
+  result.heap_end_bytes = q.heapBytes();
+  return result;
+}

@@ -1,0 +1,163 @@
+// `npm run bench:ivf` (scripts/bench-ivf.sh): the partitioned quantised index of issue 14 —
+// codes only (4-bit fast-scan codes + 3-bit refine plane, lists 'auto', no f32 vectors) —
+// natively (bench/ivf_bench.cpp), in wasm simd and simd-mt under Node and in Chromium (through
+// the npm package: bench/ivf/measure.mjs), beside the exact flat index and, at 100k, the HNSW
+// index. For each probes value: recall@10, QPS one query per call (mean / p99 latency) and
+// batch; build time, bytes per vector, peak memory. Writes bench/results/ivf-<parts>-<day>.json and
+// renders the Markdown table and SVG plot next to it (bench/ivf/report.mjs).
+//
+// Parts (each can run alone; a run writes its own result file):
+//   100k   clustered and embedding-like, 100,000 × 384, 1,000 queries; flat (200 queries timed)
+//          in every target, HNSW (M 16, efConstruction 200, f32, ef swept) in wasm simd-mt
+//   1m     embedding-like, 1,000,000 × 384, 1,000 queries; flat (20 queries timed) natively and in
+//          wasm under Node (Chromium: none — 1.5 GB of floats in a tab is what the index avoids)
+// Workloads come from `quiver gen` (the project's deterministic generators) with exact top-10
+// ground truth, cached in bench/results/tmp/ivf/ (git-ignored); the first run writes them.
+//
+// Environment:
+//   IVF_PARTS        "100k 1m" (default "100k")
+//   IVF_TARGETS      any of native wasm-simd wasm-simd-mt chromium-simd-mt chromium-simd
+//                    (default all five)
+//   IVF_WORKLOADS    names to keep, e.g. "embedding-100k" (default every workload of the parts)
+//   IVF_HNSW         targets that also build and sweep HNSW in the 100k part (default "wasm-simd-mt")
+//   QUIVER_BENCH_SECONDS   minimum time per one-query-per-call figure (default 1)
+//   IVF_RESULT_NAME  file name stem of the result (default ivf-<parts>-<YYYYMMDD>)
+//   QUICK=1          the whole path at 5,000 (100k part) and 20,000 rows (1m part), 100 queries,
+//                    0.1 s per figure; results in bench/results/tmp/ (not kept)
+//   QUIVER_BUILD_ROOT     where scripts/build.sh put the native build (default build/)
+// Every target builds the same index: the native program adds in the slices one large JS add()
+// becomes (bench/ivf/measure.mjs, addSliceRows), the wasm runs add a multiple of it at a time.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { gitCommit, machineInfo } from '../run-info.mjs';
+import { addSliceRows } from './measure.mjs';
+import { renderIvfReport } from './report.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const buildRoot = process.env.QUIVER_BUILD_ROOT ?? `${root}/build`;
+const cli = `${buildRoot}/native/src/quiver`;
+const nativeBench = `${buildRoot}/native/bench/quiver_bench_ivf`;
+const quick = process.env.QUICK === '1';
+const cacheDir = `${root}/bench/results/tmp/ivf`;
+const words = (s) => (s ?? '').split(/[\s,]+/).filter(Boolean);
+const log = (line) => process.stderr.write(`${line}\n`);
+
+const parts = words(process.env.IVF_PARTS ?? '100k');
+const targets = words(process.env.IVF_TARGETS ?? 'native wasm-simd wasm-simd-mt chromium-simd-mt chromium-simd');
+const onlyWorkloads = words(process.env.IVF_WORKLOADS);
+const hnswTargets = words(process.env.IVF_HNSW ?? 'wasm-simd-mt');
+const seconds = Number(process.env.QUIVER_BENCH_SECONDS ?? (quick ? '0.1' : '1'));
+for (const p of parts) if (!['100k', '1m'].includes(p)) throw new Error(`IVF_PARTS: unknown part '${p}' (100k, 1m)`);
+for (const t of targets) {
+  if (!['native', 'wasm-simd', 'wasm-simd-mt', 'chromium-simd-mt', 'chromium-simd'].includes(t)) throw new Error(`IVF_TARGETS: unknown target '${t}'`);
+}
+
+// The index and sweep, the same in every target.
+const INDEX = { metric: 'cosine', bits: 4, refineBits: 3, lists: 'auto' };
+const HNSW = { M: 16, efConstruction: 200, efs: quick ? [10, 40] : [10, 20, 40, 60, 80, 120, 160, 200] };
+const WORKLOADS = [
+  { part: '100k', name: 'clustered-100k', kind: 'clustered', rows: quick ? 5000 : 100000, queries: quick ? 100 : 1000,
+    probes: [4, 8, 12, 16, 24, 32, 48, 64, 96, 'default'], flatQueries: quick ? 20 : 200, chromiumFlat: true },
+  { part: '100k', name: 'embedding-100k', kind: 'embedding', rows: quick ? 5000 : 100000, queries: quick ? 100 : 1000,
+    probes: [4, 8, 12, 16, 24, 32, 48, 64, 96, 'default'], flatQueries: quick ? 20 : 200, chromiumFlat: true },
+  { part: '1m', name: 'embedding-1m', kind: 'embedding', rows: quick ? 20000 : 1000000, queries: quick ? 100 : 1000,
+    probes: [8, 16, 24, 32, 48, 64, 96, 128, 'default'], flatQueries: 20, chromiumFlat: false },
+].filter((w) => parts.includes(w.part) && (!onlyWorkloads.length || onlyWorkloads.includes(w.name)));
+
+// Writes the workload files once (quiver gen: base, queries, exact top-10); returns their paths.
+function ensureWorkload(w) {
+  const stem = `${w.kind}-${w.rows}x384-q${w.queries}`;
+  const files = { base: `${cacheDir}/${stem}.base.fbin`, queries: `${cacheDir}/${stem}.queries.fbin`, gt: `${cacheDir}/${stem}.gt.ibin` };
+  const done = `${cacheDir}/${stem}.json`;  // written last: the three files are whole
+  if (!existsSync(done)) {
+    mkdirSync(cacheDir, { recursive: true });
+    log(`generating ${stem} (quiver gen ${w.kind}, exact top-10) ...`);
+    const out = execFileSync(cli, ['gen', w.kind, '-o', cacheDir, '--name', stem, '--rows', String(w.rows),
+      '--queries', String(w.queries), '--dim', '384', '-k', '10', '--json', '-q'], { encoding: 'utf8' });
+    writeFileSync(done, out);
+  }
+  return { name: w.name, kind: w.kind, rows: w.rows, dim: 384, queries: w.queries, files, generator: JSON.parse(readFileSync(done, 'utf8')) };
+}
+
+function runNative(w, wl) {
+  const env = {
+    ...process.env, QUIVER_IVF_BASE: wl.files.base, QUIVER_IVF_QUERIES: wl.files.queries, QUIVER_IVF_GT: wl.files.gt,
+    QUIVER_IVF_WORKLOAD: w.name, QUIVER_IVF_METRIC: INDEX.metric, QUIVER_IVF_BITS: String(INDEX.bits),
+    QUIVER_IVF_REFINE_BITS: String(INDEX.refineBits), QUIVER_IVF_LISTS: INDEX.lists, QUIVER_IVF_PROBES: w.probes.join(' '),
+    QUIVER_IVF_BUILD_THREADS: '1 0', QUIVER_IVF_ADD_ROWS: String(addSliceRows(384)), QUIVER_IVF_FLAT_QUERIES: String(w.flatQueries), QUIVER_BENCH_SECONDS: String(seconds),
+  };
+  const out = execFileSync(nativeBench, [], { encoding: 'utf8', env, maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines = out.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+  for (const l of lines) {
+    if (l.kind === 'ivf_build') log(`  native ${l.isa}: built with ${l.build_threads} thread(s) in ${l.build_s} s, ${l.bytes_per_vector} B/vector`);
+    if (l.kind === 'ivf_search') log(`  native probes ${l.probes}: recall ${l.recall}, ${l.qps} QPS, batch ${l.batch_qps}`);
+    if (l.kind === 'flat_search') log(`  native flat: ${l.qps} QPS`);
+  }
+  return { target: 'native', variant: 'native', runtime: 'native', isa: lines[0]?.isa, lines };
+}
+
+function knobsFor(w, target) {
+  const browser = target.startsWith('chromium');
+  return {
+    ...INDEX, probes: w.probes, seconds, flatQueries: browser && !w.chromiumFlat ? 0 : w.flatQueries,
+    hnswEfs: w.part === '100k' && hnswTargets.includes(target) ? HNSW.efs : [], M: HNSW.M, efConstruction: HNSW.efConstruction,
+  };
+}
+
+function runNode(w, wl, variant) {
+  const config = { variant, workload: wl, knobs: knobsFor(w, `wasm-${variant}`) };
+  const r = spawnSync('node', [`${root}/bench/ivf/node-child.mjs`, JSON.stringify(config)],
+    { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
+  if (r.status !== 0) throw new Error(`wasm ${variant} on ${w.name} failed (exit ${r.status})`);
+  return JSON.parse(r.stdout.trim().split('\n').pop());
+}
+
+let browser = null;
+async function runChromium(w, wl, variant) {
+  if (!browser) {
+    const { startBrowserBench } = await import('./browser.mjs');
+    browser = await startBrowserBench(cacheDir, log);
+  }
+  return browser.run({ variant, workload: wl, knobs: knobsFor(w, `chromium-${variant}`) });
+}
+
+const runs = [];
+try {
+  for (const w of WORKLOADS) {
+    const wl = ensureWorkload(w);
+    for (const target of targets) {
+      log(`${w.name}: ${target} ...`);
+      const start = Date.now(), loadBefore = os.loadavg();
+      let result;
+      if (target === 'native') result = runNative(w, wl);
+      else if (target.startsWith('wasm-')) result = runNode(w, wl, target.slice(5));
+      else result = await runChromium(w, wl, target.slice('chromium-'.length));
+      runs.push({ part: w.part, workload: w.name, kind: w.kind, rows: w.rows, queries: w.queries, target, seconds: (Date.now() - start) / 1000,
+        load_before: loadBefore, load_after: os.loadavg(), result });
+      log(`  (${((Date.now() - start) / 1000).toFixed(0)} s, load average ${os.loadavg()[0].toFixed(2)})`);
+    }
+  }
+} finally {
+  await browser?.close();
+}
+
+// One result per part and day (the README links these names); IVF_RESULT_NAME overrides it.
+const day = new Date().toISOString().slice(0, 10).replace(/-/g, '');
+const dir = quick ? `${root}/bench/results/tmp` : `${root}/bench/results`;
+mkdirSync(dir, { recursive: true });
+const name = process.env.IVF_RESULT_NAME ?? `ivf-${parts.join('-')}-${day}`;
+const report = {
+  benchmark: 'ivf', date: new Date().toISOString(), commit: gitCommit(root), quick,
+  machine: machineInfo({ load_average_start: runs[0]?.load_before, load_average_end: os.loadavg(), chromium: browser?.version ?? null }),
+  knobs: { index: INDEX, hnsw: HNSW, seconds, parts, targets, hnsw_targets: hnswTargets, k: 10 },
+  workloads: WORKLOADS.map((w) => ({ name: w.name, kind: w.kind, rows: w.rows, queries: w.queries, dim: 384, probes: w.probes, flat_queries: w.flatQueries })),
+  runs,
+};
+writeFileSync(`${dir}/${name}.json`, JSON.stringify(report, null, 1) + '\n');
+const { markdown, svg } = renderIvfReport(report, name);
+writeFileSync(`${dir}/${name}.md`, markdown);
+writeFileSync(`${dir}/${name}.svg`, svg);
+process.stdout.write(`${markdown}\n`);
+log(`wrote ${dir}/${name}.json, .md, .svg`);
