@@ -13,8 +13,9 @@
 //   QUIVER_IVF_METRIC          l2 | ip | cosine (default cosine)
 //   QUIVER_IVF_BITS            fast-scan bits (default 4); QUIVER_IVF_REFINE_BITS (default 3)
 //   QUIVER_IVF_LISTS           auto | N (default auto)
-//   QUIVER_IVF_PROBES          the sweep; "default" is the index's own (default "4 8 12 16 24 32
-//                              48 64 96 default"; values above the list count are dropped)
+//   QUIVER_IVF_PROBES          the sweep; "default" searches with probes 0, the index's own rule
+//                              (default "4 8 12 16 24 32 48 64 96 default"; values above the list
+//                              count are dropped)
 //   QUIVER_IVF_BUILD_THREADS   pool workers per build, 0 = all (default "1 0"); the sweep uses
 //                              the index of the last count
 //   QUIVER_IVF_FLAT_QUERIES    queries timed on the flat index (default 200; 0 = no flat)
@@ -142,15 +143,24 @@ int main() {
           index->code_bytes_per_vector(), peak > rss_before ? peak - rss_before : 0);
       std::fflush(stdout);
     }
-    // The sweep, in ascending probes, each value once ("default" may equal a listed one).
+    // The sweep, in ascending probes, each value once. "default" searches with probes = 0 (the
+    // index's default_probes() lists, and more until 8,192 vectors were scanned) and replaces
+    // an explicit value equal to default_probes().
+    bool wants_default = false;
     std::set<size_t> probes;
     for (const auto& p : probe_words) {
-      const size_t v = p == "default" ? index->default_probes() : std::stoul(p);
+      if (p == "default") {
+        wants_default = true;
+        probes.insert(index->default_probes());
+        continue;
+      }
+      const size_t v = std::stoul(p);
       if (v >= 1 && v <= index->lists()) probes.insert(v);
     }
     for (size_t p : probes) {
+      const bool is_default = wants_default && p == index->default_probes();
       QuantizedSearchParams params;
-      params.probes = p;
+      params.probes = is_default ? 0 : p;
       for (size_t q = 0; q < w.nq; ++q) index->search(w.queries.data() + q * w.dim, kK, out.data() + q * kK, params);
       const double r = recall(w, out);
       const Timing t = time_queries(w, min_seconds, [&](size_t q) {
@@ -164,7 +174,7 @@ int main() {
           "{\"kind\":\"ivf_search\",\"target\":\"native\",\"variant\":\"native\",\"isa\":\"%s\",\"workload\":\"%s\","
           "\"rows\":%zu,\"queries\":%zu,\"lists\":%zu,\"probes\":%zu,\"default\":%s,\"recall\":%.4f,\"qps\":%.1f,"
           "\"mean_us\":%.2f,\"p99_us\":%.2f,\"batch_threads\":%zu,\"batch_qps\":%.1f,\"batch_recall\":%.4f}\n",
-          isa_name(isa), workload.c_str(), w.n, w.nq, index->lists(), p, p == index->default_probes() ? "true" : "false",
+          isa_name(isa), workload.c_str(), w.n, w.nq, index->lists(), p, is_default ? "true" : "false",
           r, t.qps, t.mean_us, t.p99_us, pool_workers, double(w.nq) / batch_s, recall(w, out));
       std::fflush(stdout);
     }

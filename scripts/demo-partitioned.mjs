@@ -89,7 +89,7 @@ export async function partitionedDemo({ cli, isas, progress }) {
   try {
     progress('  generating the embedding-like workload ...');
     execFileSync(cli, ['gen', 'embedding', '-o', dir, '--name', 'emb', '--rows', `${ROWS}`, '--queries', `${QUERIES}`,
-      '--dim', `${DIM}`, '-k', `${K}`, '-q'], { encoding: 'utf8' });
+      '--dim', `${DIM}`, '-k', `${K}`, '--metric', 'cosine', '-q'], { encoding: 'utf8' });
     const files = { base: join(dir, 'emb.base.fbin'), queries: join(dir, 'emb.queries.fbin') };
     const base = readBin(files.base, Float32Array), queries = readBin(files.queries, Float32Array);
     const gt = readBin(join(dir, 'emb.gt.ibin'), Int32Array);

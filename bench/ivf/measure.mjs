@@ -104,10 +104,17 @@ export async function measureWasm({ q, wl, knobs, log = () => {} }) {
   result.builds.push(b);
   log(`  ivf: ${rows} rows built in ${build_s.toFixed(2)} s, ${b.lists} lists, default probes ${b.default_probes}, ` +
     `${b.bytes_per_vector.toFixed(1)} B/vector, heap +${(b.heap_growth_bytes / 2 ** 20).toFixed(1)} MiB`);
-  const probes = [...new Set(knobs.probes.map((p) => (p === 'default' ? index.defaultProbes : p)))]
-    .filter((p) => p >= 1 && p <= index.lists).sort((x, y) => x - y);
+  // The sweep in ascending probes. 'default' searches without the option (probes 0: the index's
+  // defaultProbes lists, and more until 8,192 vectors were scanned); it replaces an explicit
+  // value equal to defaultProbes.
+  const wantsDefault = knobs.probes.includes('default');
+  const probes = [...new Set(knobs.probes.filter((p) => p !== 'default'))]
+    .filter((p) => p >= 1 && p <= index.lists && !(wantsDefault && p === index.defaultProbes));
+  if (wantsDefault) probes.push(index.defaultProbes);
+  probes.sort((x, y) => x - y);
   for (const p of probes) {
-    const opts = { probes: p };
+    const isDefault = wantsDefault && p === index.defaultProbes;
+    const opts = isDefault ? {} : { probes: p };
     for (let i = 0; i < Math.min(nq, 50); i++) index.search(queries.subarray(i * dim, (i + 1) * dim), K, opts);
     const one = timeOnePerCall((x) => index.search(x, K, opts).ids, queries, dim, nq, knobs.seconds);
     index.searchBatch(queries, K, opts);  // warm-up
@@ -115,7 +122,7 @@ export async function measureWasm({ q, wl, knobs, log = () => {} }) {
     const r = index.searchBatch(queries, K, opts);
     const batchS = (now() - t) / 1000;
     const row = {
-      probes: p, default: p === index.defaultProbes, lists: index.lists, recall: recallAt10(one.ids, gt, gtK),
+      probes: p, default: isDefault, lists: index.lists, recall: recallAt10(one.ids, gt, gtK),
       qps: one.qps, mean_us: one.mean_us, p99_us: one.p99_us,
       batch_threads: knobs.threads, batch_qps: nq / batchS, batch_recall: recallAt10(batchRows(r, nq), gt, gtK),
     };

@@ -66,16 +66,18 @@ const WORKLOADS = [
     probes: [8, 16, 24, 32, 48, 64, 96, 128, 'default'], flatQueries: 20, chromiumFlat: false },
 ].filter((w) => parts.includes(w.part) && (!onlyWorkloads.length || onlyWorkloads.includes(w.name)));
 
-// Writes the workload files once (quiver gen: base, queries, exact top-10); returns their paths.
+// Writes the workload files once (quiver gen: base, queries, exact top-10 under the index's
+// metric — the clustered rows are not unit length, so l2 and cosine neighbours differ); returns
+// their paths.
 function ensureWorkload(w) {
-  const stem = `${w.kind}-${w.rows}x384-q${w.queries}`;
+  const stem = `${w.kind}-${w.rows}x384-q${w.queries}-${INDEX.metric}`;
   const files = { base: `${cacheDir}/${stem}.base.fbin`, queries: `${cacheDir}/${stem}.queries.fbin`, gt: `${cacheDir}/${stem}.gt.ibin` };
   const done = `${cacheDir}/${stem}.json`;  // written last: the three files are whole
   if (!existsSync(done)) {
     mkdirSync(cacheDir, { recursive: true });
     log(`generating ${stem} (quiver gen ${w.kind}, exact top-10) ...`);
     const out = execFileSync(cli, ['gen', w.kind, '-o', cacheDir, '--name', stem, '--rows', String(w.rows),
-      '--queries', String(w.queries), '--dim', '384', '-k', '10', '--json', '-q'], { encoding: 'utf8' });
+      '--queries', String(w.queries), '--dim', '384', '-k', '10', '--metric', INDEX.metric, '--json', '-q'], { encoding: 'utf8' });
     writeFileSync(done, out);
   }
   return { name: w.name, kind: w.kind, rows: w.rows, dim: 384, queries: w.queries, files, generator: JSON.parse(readFileSync(done, 'utf8')) };
