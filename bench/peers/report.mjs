@@ -4,8 +4,13 @@
 // table — for each library and index, the first swept setting with recall@10 ≥ 0.95 (or its best
 // recall when none reaches it), with build time, memory and batch QPS — then every swept point,
 // and each library's noted quirks. <stem>-<workload>.svg: QPS (log) against recall@10.
+// A partial file (a run that stopped, to be resumed with RESUME=) renders what it holds and
+// lists the job x workload pairs still to run.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { recallQpsSvg } from '../recall-qps-svg.mjs';
+import { missingPairs } from './lib/progress.mjs';
+import { estimateTable } from './lib/estimate.mjs';
+import { workloadList } from './lib/data.mjs';
 
 const path = process.argv[2];
 if (!path) {
@@ -25,6 +30,16 @@ const TARGET = 0.95;
 
 const md = [`# Peers: Quiver and the libraries users pick instead (${name})`, ''];
 if (report.quick) md.push('**QUICK run (2,000-row workloads): a smoke test of the harness; the numbers mean nothing.**', '');
+// Files from before `jobs` was recorded: the jobs that appear in them.
+const jobNames = report.jobs ?? [...new Set(report.results.map((r) => r.job))];
+const missing = missingPairs(report.results, jobNames, report.workloads.map((w) => w.name));
+if (missing.length) {
+  md.push(`**Partial run: ${report.results.length} of ${report.results.length + missing.length} job × workload pairs done.** ` +
+    `Not run yet: ${missing.map((p) => `${p.job} on ${p.workload}`).join(', ')} (\`RESUME=${path} npm run bench:peers\` runs them).`, '');
+}
+for (const s of report.resumed ?? []) {
+  md.push(`Resumed ${s.date} on \`${s.host}\` at commit \`${s.commit}\` (${s.skipped} pairs already done${s.retry_failed ? ', failed ones run again' : ''}).`, '');
+}
 const m = report.machine;
 md.push(`Machine: \`${m.host}\`, ${m.cpu}, ${m.cpus} logical CPUs, ${m.memory_gib} GiB, ${m.os}, Node ${m.node}, ` +
   `native ISA ${m.native_isa}. Commit \`${report.commit}\`, ${report.date}.`, '');
@@ -48,6 +63,9 @@ for (const w of report.workloads) {
   md.push('| library | target | index | setting | recall@10 | QPS | mean µs | p99 µs | batch QPS (threads) | build s (1 / all) | RSS / reported | bytes/vector |',
     '|:--|:--|:--|:--|--:|--:|--:|--:|--:|--:|--:|--:|');
   const series = [];
+  for (const p of missing.filter((x) => x.workload === w.name)) {
+    md.push(`| ${p.job} | — | — | not run yet | — | — | — | — | — | — | — | — |`);
+  }
   for (const r of runs) {
     if (r.status !== 'ok') {
       md.push(`| ${r.job} | — | — | **failed** | — | — | — | — | — | — | — | ${r.reason.replace(/\|/g, '/')} |`);
@@ -96,8 +114,13 @@ for (const r of report.results.filter((x) => x.status === 'ok')) {
   md.push(`- **${key}** (${r.version}): ${r.notes.join('; ')}.`);
 }
 md.push('', 'Runs (seconds; 1-minute load average before → after):', '', '| job | workload | status | seconds | load |', '|:--|:--|:--|--:|--:|');
+const load = (l) => (l ? l[0].toFixed(1) : '—');
 for (const r of report.results) {
-  md.push(`| ${r.job} | ${r.workload} | ${r.status} | ${fmt(r.seconds, 1)} | ${r.load_before[0].toFixed(1)} → ${r.load_after ? r.load_after[0].toFixed(1) : '—'} |`);
+  md.push(`| ${r.job} | ${r.workload} | ${r.status} | ${fmt(r.seconds, 1)} | ${load(r.load_before)} → ${load(r.load_after)} |`);
+}
+if (report.full_run_estimate) {
+  md.push('', 'Estimated duration of the full run per job, from this QUICK run (rough model: bench/peers/lib/estimate.mjs):', '',
+    estimateTable(report.full_run_estimate, workloadList(false).map((w) => w.name)));
 }
 writeFileSync(`${stem}.md`, md.join('\n') + '\n');
 console.log(`wrote ${stem}.md and ${svgs.length} plot(s)`);

@@ -10,14 +10,22 @@
 //   PEER_TIMEOUT_S     per library and workload (default 3 h; QUICK 10 min)
 //   PEER_BUILD_BUDGET_S  for libraries whose build can take hours (EdgeVec): give up after this
 //                      many seconds of building and report how far it got (default 1800)
+//   RESUME=path        carry on with that results file: the job x workload pairs it holds are
+//                      skipped, the others run and are added to it (same code required: see
+//                      lib/progress.mjs); RETRY_FAILED=1 runs its failed pairs again
+// The JSON is written after every job (and before the first), so a run stopped at any point
+// keeps what it finished; `complete` says whether every job ran on every workload. A QUICK run
+// ends with an estimate of each job's full-run duration (lib/estimate.mjs).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { gitCommit, machineInfo } from '../run-info.mjs';
 import { ensureWorkload, K, workloadList } from './lib/data.mjs';
 import { install } from './install.mjs';
 import { EF_CONSTRUCTION, EF_VALUES, M } from './adapters/common.mjs';
+import { codeChangesSince, donePairs, missingPairs, pairKey, recordResult, resumeRefusal, writeJsonAtomic } from './lib/progress.mjs';
+import { estimateFullRun, estimateTable } from './lib/estimate.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -25,7 +33,8 @@ const quick = !!process.env.QUICK && process.env.QUICK !== '0';
 const buildRoot = process.env.QUIVER_BUILD_ROOT ?? `${root}build`;
 const cli = `${buildRoot}/native/src/quiver`;
 const tmpDir = `${root}bench/results/tmp/peers`;
-const timeoutMs = 1000 * Number(process.env.PEER_TIMEOUT_S ?? (quick ? 600 : 3 * 3600));
+const FULL_TIMEOUT_S = 3 * 3600;
+const timeoutMs = 1000 * Number(process.env.PEER_TIMEOUT_S ?? (quick ? 600 : FULL_TIMEOUT_S));
 const log = (s) => process.stderr.write(s + '\n');
 const words = (s) => (s ?? '').split(/\s+/).filter(Boolean);
 
@@ -47,21 +56,73 @@ const jobs = wantedJobs.length ? JOBS.filter((j) => wantedJobs.includes(j.name))
 const wantedWl = words(process.env.WORKLOADS);
 const workloads = workloadList(quick).filter((w) => !wantedWl.length || wantedWl.includes(w.name));
 
+const knobs = { k: K, M, efConstruction: EF_CONSTRUCTION, ef_values: EF_VALUES, metric: 'l2 (squared; unit vectors)' };
+const resumePath = process.env.RESUME;
+const retryFailed = !!process.env.RETRY_FAILED && process.env.RETRY_FAILED !== '0';
+let previous = null;
+if (resumePath) {
+  previous = JSON.parse(readFileSync(resumePath, 'utf8'));
+  const why = resumeRefusal(previous, { quick, knobs, codeChanges: (c) => codeChangesSince(root, c) });
+  if (why) {
+    log(`cannot resume ${resumePath}: ${why}`);
+    process.exit(2);
+  }
+}
+
 const installed = install();
 const commit = gitCommit(root);
 const info = JSON.parse(execFileSync(cli, ['info', '--json'], { encoding: 'utf8' }));
 const machine = machineInfo({
   native_isa: info.isa, native_isas: info.available_isas });
+const describeWorkload = (w) => ({ name: w.name, kind: w.kind, rows: w.rows, queries: w.queries, dim: w.dim });
 
-const results = [];
+let path, out;
+if (previous) {
+  path = resumePath;
+  out = previous;
+  const skip = donePairs(out.results, { retryFailed });
+  const planned = jobs.flatMap((j) => workloads.map((w) => pairKey(j.name, w.name)));
+  // One entry per session that added to the file: when, where, at which commit, what it skipped.
+  (out.resumed ??= []).push({ date: new Date().toISOString(), commit, host: machine.host, load: os.loadavg(),
+    skipped: planned.filter((p) => skip.has(p)).length, retry_failed: retryFailed });
+  for (const w of workloads) if (!out.workloads.some((x) => x.name === w.name)) out.workloads.push(describeWorkload(w));
+  out.install = { ...out.install, ...installed.peers };
+} else {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 13) + 'Z';
+  const dir = quick ? `${root}bench/results/tmp` : `${root}bench/results`;
+  mkdirSync(dir, { recursive: true });
+  path = `${dir}/peers-${quick ? 'quick-' : ''}${stamp.slice(0, 8)}T${stamp.slice(9)}.json`;
+  out = { benchmark: 'peers', quick, date: new Date().toISOString(), commit, machine, knobs,
+    workloads: workloads.map(describeWorkload), install: installed.peers, results: [] };
+}
+const allJobs = JOBS.map((j) => j.name);
+const allWorkloads = workloadList(quick).map((w) => w.name);
+const save = () => {
+  out.jobs = allJobs;
+  out.complete = missingPairs(out.results, allJobs, allWorkloads).length === 0;
+  writeJsonAtomic(path, out);
+};
+save();
+log(`results go to ${path} (after every job)`);
+
+const skip = previous ? donePairs(out.results, { retryFailed }) : new Set();
 for (const w0 of workloads) {
+  if (jobs.every((job) => skip.has(pairKey(job.name, w0.name)))) {
+    log(`${w0.name}: every job already in ${path}`);
+    continue;
+  }
   const w = ensureWorkload(w0, { cli, cacheDir: tmpDir, log });
   for (const job of jobs) {
+    if (skip.has(pairKey(job.name, w.name))) {
+      log(`${job.name} on ${w.name}: already in ${path}, skipped`);
+      continue;
+    }
     const status = job.peer ? installed.peers[job.peer] : 'ok';
     const entry = { job: job.name, workload: w.name, load_before: os.loadavg() };
     if (status !== 'ok') {
       log(`${job.name} on ${w.name}: not run (${status})`);
-      results.push({ ...entry, status: 'failed', reason: status });
+      recordResult(out.results, { ...entry, status: 'failed', reason: status });
+      save();
       continue;
     }
     log(`${job.name} on ${w.name} (${w.rows} x ${w.dim}, ${w.queries} queries) ...`);
@@ -74,25 +135,28 @@ for (const w0 of workloads) {
     entry.load_after = os.loadavg();
     const last = (child.stdout ?? '').trim().split('\n').pop();
     if (child.status === 0 && last?.startsWith('{')) {
-      results.push({ ...entry, status: 'ok', ...JSON.parse(last) });
+      recordResult(out.results, { ...entry, status: 'ok', ...JSON.parse(last) });
     } else {
       const why = child.error?.code === 'ETIMEDOUT' ? `timed out after ${timeoutMs / 1000} s`
         : child.signal ? `killed by ${child.signal}` : `exit code ${child.status}`;
       const err = (child.stderr ?? '').trim().split('\n').filter((l) => !l.startsWith('  ')).slice(-4).join(' | ');
-      results.push({ ...entry, status: 'failed', reason: `${why}: ${err}`.slice(0, 800) });
+      recordResult(out.results, { ...entry, status: 'failed', reason: `${why}: ${err}`.slice(0, 800) });
       log(`${job.name} on ${w.name}: FAILED (${why})`);
     }
+    save();
   }
 }
 
-const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 13) + 'Z';
-const dir = quick ? `${root}bench/results/tmp` : `${root}bench/results`;
-mkdirSync(dir, { recursive: true });
-const path = `${dir}/peers-${quick ? 'quick-' : ''}${stamp.slice(0, 8)}T${stamp.slice(9)}.json`;
-const out = { benchmark: 'peers', quick, date: new Date().toISOString(), commit, machine,
-  knobs: { k: K, M, efConstruction: EF_CONSTRUCTION, ef_values: EF_VALUES, metric: 'l2 (squared; unit vectors)' },
-  workloads: workloads.map((w) => ({ name: w.name, kind: w.kind, rows: w.rows, queries: w.queries, dim: w.dim })),
-  install: installed.peers, results };
-writeFileSync(path, JSON.stringify(out, null, 1) + '\n');
-log(`wrote ${path}`);
+// A QUICK run ends with what the full run will cost, job by job, to plan it over quiet windows.
+const full = workloadList(false);
+if (quick) {
+  out.full_run_estimate = estimateFullRun(out.results, out.workloads, full, { limitSeconds: FULL_TIMEOUT_S });
+  save();
+}
+const missing = missingPairs(out.results, allJobs, allWorkloads);
+log(`wrote ${path}` + (missing.length ? ` (partial: ${missing.length} job x workload pairs not run yet; RESUME=${path} runs them)` : ''));
 execFileSync(process.execPath, [`${here}report.mjs`, path], { stdio: 'inherit' });
+if (quick) {
+  log(`\nEstimated full-run duration per job, from this QUICK run (rough: lib/estimate.mjs; each pair capped at the full run's ` +
+    `default limit, ${FULL_TIMEOUT_S / 3600} h):\n${estimateTable(out.full_run_estimate, full.map((w) => w.name))}`);
+}
