@@ -1,13 +1,16 @@
 // The peer benchmark harness's own logic (bench/peers/): recall from returned ids, the workload
 // file readers, and the report — headline = first swept setting reaching recall 0.95, a failed
-// peer listed with its reason, one plot per workload. No peer library is needed.
+// peer listed with its reason, one plot per workload; stopping and resuming a run (partial
+// files, same-code check) and the full-run estimate. No peer library is needed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { loadWorkload, readFbin, readIbin, recallAtK } from '../../bench/peers/lib/data.mjs';
+import { codeChangesSince, donePairs, missingPairs, pairKey, recordResult, resumeRefusal, writeJsonAtomic } from '../../bench/peers/lib/progress.mjs';
+import { estimateFullRun, estimatePairSeconds, estimateTable } from '../../bench/peers/lib/estimate.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -90,6 +93,144 @@ test('report: headline is the first setting reaching 0.95, failures keep their r
     const svg = readFileSync(`${dir}/peers-test-embedding.svg`, 'utf8');
     assert.match(svg, /lib-a hnsw/);
     assert.match(svg, /lib-a small/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// ---- Stopping and resuming (lib/progress.mjs), the full-run estimate (lib/estimate.mjs) ----
+
+const okEntry = (job, workload, extra = {}) => ({ job, workload, status: 'ok', seconds: 1, load_before: [0.1], ...extra });
+
+test('resume bookkeeping: done pairs, missing pairs in run order, a rerun replaces its entry', () => {
+  const results = [okEntry('a', 'seed'), { job: 'b', workload: 'seed', status: 'failed', reason: 'exit code 1' }];
+  assert.deepEqual([...donePairs(results)], [pairKey('a', 'seed'), pairKey('b', 'seed')]);
+  assert.deepEqual([...donePairs(results, { retryFailed: true })], [pairKey('a', 'seed')]);
+  assert.deepEqual(missingPairs(results, ['a', 'b'], ['seed', 'embedding']),
+    [{ job: 'a', workload: 'embedding' }, { job: 'b', workload: 'embedding' }]);
+  recordResult(results, okEntry('b', 'seed', { seconds: 7 }));
+  recordResult(results, okEntry('a', 'embedding'));
+  assert.deepEqual(results.map((r) => [r.job, r.workload, r.status, r.seconds]),
+    [['a', 'seed', 'ok', 1], ['b', 'seed', 'ok', 7], ['a', 'embedding', 'ok', 1]]);
+});
+
+test('resume is refused unless it is the same kind of run on the same code', () => {
+  const knobs = { k: 10, M: 16 };
+  const file = { benchmark: 'peers', quick: false, commit: 'abc1234', knobs, results: [] };
+  const none = () => [];
+  const ok = { quick: false, knobs, codeChanges: none };
+  assert.equal(resumeRefusal(file, ok), null);
+  assert.match(resumeRefusal({ ...file, benchmark: 'hnsw' }, ok), /not a peers results file/);
+  assert.match(resumeRefusal(file, { ...ok, quick: true }), /full run and this one is not/);
+  assert.match(resumeRefusal(file, { ...ok, knobs: { k: 10, M: 32 } }), /knobs differ/);
+  assert.match(resumeRefusal({ ...file, commit: 'abc1234 (with uncommitted changes)' }, ok), /does not name the exact code/);
+  assert.match(resumeRefusal(file, { ...ok, codeChanges: () => ['src/index/hnsw_build.cpp'] }), /code changed since its commit abc1234 \(src\/index\/hnsw_build\.cpp\)/);
+  assert.match(resumeRefusal(file, { ...ok, codeChanges: () => { throw new Error('bad revision'); } }), /cannot be compared.*bad revision/);
+});
+
+test('code changes since a commit: committed partial results do not count, code and uncommitted edits do', () => {
+  const dir = mkdtempSync(`${os.tmpdir()}/peers-git-`);
+  try {
+    const git = (...args) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' });
+    git('init', '-q');
+    mkdirSync(`${dir}/src`);
+    mkdirSync(`${dir}/bench/results`, { recursive: true });
+    writeFileSync(`${dir}/src/a.cpp`, 'int a;\n');
+    git('add', '.');
+    git('commit', '-q', '-m', 'code');
+    const start = git('rev-parse', '--short', 'HEAD').trim();
+    writeFileSync(`${dir}/bench/results/peers-x.json`, '{}\n');
+    git('add', '.');
+    git('commit', '-q', '-m', 'partial results');
+    assert.deepEqual(codeChangesSince(dir, start), []);
+    writeFileSync(`${dir}/src/a.cpp`, 'int b;\n');
+    assert.deepEqual(codeChangesSince(dir, start), ['src/a.cpp']);   // not committed yet
+    git('commit', '-q', '-am', 'more code');
+    assert.deepEqual(codeChangesSince(dir, start), ['src/a.cpp']);
+    assert.throws(() => codeChangesSince(dir, 'fffffff'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('run.mjs refuses to resume a file from another kind of run before doing anything', () => {
+  const dir = mkdtempSync(`${os.tmpdir()}/peers-resume-`);
+  try {
+    const path = `${dir}/peers-x.json`;
+    writeFileSync(path, JSON.stringify({ benchmark: 'peers', quick: false, commit: 'abc1234', knobs: {}, results: [] }));
+    const r = spawnSync(process.execPath, [`${root}bench/peers/run.mjs`], { encoding: 'utf8', env: { ...process.env, RESUME: path, QUICK: '1' } });
+    assert.equal(r.status, 2, r.stderr);
+    assert.match(r.stderr, /cannot resume .*peers-x\.json: it is a full run and this one is not/);
+    assert.equal(readFileSync(path, 'utf8').includes('resumed'), false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the results file is replaced whole: no temporary file stays', () => {
+  const dir = mkdtempSync(`${os.tmpdir()}/peers-write-`);
+  try {
+    writeJsonAtomic(`${dir}/r.json`, { a: 1 });
+    writeJsonAtomic(`${dir}/r.json`, { a: 2 });
+    assert.deepEqual(JSON.parse(readFileSync(`${dir}/r.json`, 'utf8')), { a: 2 });
+    assert.deepEqual(readdirSync(dir), ['r.json']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('full-run estimate: builds n log n for graphs and n for scans, searches by queries and per-query cost, the rest by n', () => {
+  const small = { rows: 2000, queries: 100 }, full = { rows: 100000, queries: 1000 };
+  const n = 50, q = 10, logN = Math.log2(100000) / Math.log2(2000);
+  const row = (qps, batchQps) => ({ qps, batch: batchQps ? [{ threads: 2, qps: batchQps }] : [] });
+  // flat: build 1 s, search 100 / 100 = 1 s; hnsw: build 2 s, search 100 / 1000 + 2 x 100 / 500 = 0.5 s; rest 1.5 s
+  const quickRun = { seconds: 6, configs: [
+    { config: 'flat', builds: [{ build_s: 1 }], rows: [row(100)] },
+    { config: 'hnsw f32', builds: [{ build_s: 2 }], rows: [row(1000, 500)] },
+  ] };
+  const expected = 1 * n + 1 * q * n + 2 * n * logN + 0.5 * q * logN + 1.5 * n;
+  assert.ok(Math.abs(estimatePairSeconds(quickRun, small, full) - expected) < 1e-9);
+  assert.equal(estimatePairSeconds(quickRun, small, full, { limitSeconds: 60 }), 60);
+  const [e] = estimateFullRun([{ job: 'j', workload: 'w', status: 'ok', ...quickRun },
+    { job: 'j', workload: 'v', status: 'failed', reason: 'timed out after 600 s: …', seconds: 600 },
+    { job: 'j', workload: 'u', status: 'failed', reason: 'exit code 1', seconds: 2 }],
+  [{ name: 'w', ...small }, { name: 'v', ...small }, { name: 'u', ...small }],
+  [{ name: 'w', ...full }, { name: 'v', ...full }, { name: 'u', ...full }], { limitSeconds: 10800 });
+  assert.equal(e.quickSeconds, 608);
+  assert.equal(e.perWorkload.v, 10800);          // a timed-out pair will time out again
+  assert.equal(e.perWorkload.u, null);           // a crash says nothing about duration
+  assert.deepEqual(e.unknown, ['u']);
+  assert.ok(Math.abs(e.totalSeconds - (expected + 10800)) < 1e-6);
+  assert.match(estimateTable([e], ['w', 'v', 'u']), /\| j \| 608\.0 \| .* \| 3\.0 h \| \? \| .*\+ \? \(failed: u\)/);
+});
+
+test('report of a partial file: what it holds, the pairs not run yet, and the resumed sessions', () => {
+  const dir = mkdtempSync(`${os.tmpdir()}/peers-partial-`);
+  try {
+    const point = { config: 'hnsw', param: 'ef', value: 16, recall: 0.97, qps: 900, mean_us: 1000, p99_us: 2000, batch: [] };
+    const run = {
+      benchmark: 'peers', quick: false, date: '2026-01-01T00:00:00Z', commit: 'abc1234', complete: false,
+      machine: { host: 'h', cpu: 'cpu', cpus: 2, memory_gib: 1, os: 'Linux', node: 'v20', native_isa: 'avx2' },
+      knobs: { k: 10, M: 16, efConstruction: 200, ef_values: [16], metric: 'l2' },
+      jobs: ['lib-a', 'lib-b'],
+      workloads: [{ name: 'seed', kind: 'seed', rows: 10000, queries: 256, dim: 384 },
+        { name: 'embedding', kind: 'embedding', rows: 100000, queries: 1000, dim: 384 }],
+      install: { 'lib-a': 'ok', 'lib-b': 'ok' },
+      resumed: [{ date: '2026-01-02T00:00:00Z', commit: 'def5678', host: 'h', load: [0.1], skipped: 1, retry_failed: false }],
+      results: [{ job: 'lib-a', workload: 'seed', status: 'ok', library: 'lib-a', version: '1', target: 'native', notes: [],
+        seconds: 10, load_before: [0.2], configs: [{ config: 'hnsw', builds: [{ threads: 1, build_s: 2 }], rows: [point] }] }],
+    };
+    const path = `${dir}/peers-partial.json`;
+    writeFileSync(path, JSON.stringify(run));
+    execFileSync(process.execPath, [`${root}bench/peers/report.mjs`, path], { encoding: 'utf8' });
+    const md = readFileSync(`${dir}/peers-partial.md`, 'utf8');
+    assert.match(md, /Partial run: 1 of 4 job × workload pairs done/);
+    assert.match(md, /Not run yet: lib-b on seed, lib-a on embedding, lib-b on embedding/);
+    assert.match(md, /Resumed 2026-01-02T00:00:00Z on `h` at commit `def5678` \(1 pairs already done\)/);
+    assert.match(md, /\| lib-a \| native \| hnsw \| ef 16 \| 0\.970 \|/);
+    assert.match(md, /\| lib-b \| — \| — \| not run yet \|/);
+    assert.match(md, /\| lib-a \| seed \| ok \| 10\.0 \| 0\.2 → — \|/);
+    assert.ok(readFileSync(`${dir}/peers-partial-seed.svg`, 'utf8').includes('lib-a hnsw'));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
