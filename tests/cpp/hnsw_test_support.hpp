@@ -2,10 +2,10 @@
 // a subset, batch search and recall@k.
 #pragma once
 
-#include <set>
 #include <vector>
 
 #include "quiver/quiver.hpp"
+#include "workload_test_support.hpp"
 
 namespace quiver::hnsw_test {
 
@@ -23,23 +23,11 @@ inline constexpr size_t kScale = 1;
 inline constexpr size_t kScale = 1;
 #endif
 
-struct Data {
-  size_t n, dim;
-  std::vector<float> base, queries;
-  std::vector<uint64_t> ids;
-};
+using Data = test::Workload;
 
-inline Data clustered(size_t n, size_t nq, size_t dim) {
-  Data d{n, dim, clustered_vectors(n, dim, 16, 42, 43), clustered_vectors(nq, dim, 16, 42, 13), {}};
-  for (size_t i = 0; i < n; ++i) d.ids.push_back(i * 7 + 3);
-  return d;
-}
+inline Data clustered(size_t n, size_t nq, size_t dim) { return test::clustered_workload(n, nq, dim, 16, 7, 3); }
 
-inline Data gaussian(size_t n, size_t nq, size_t dim) {
-  Data d{n, dim, unit_gaussian_vectors(n, dim, 42), unit_gaussian_vectors(nq, dim, 13), {}};
-  for (size_t i = 0; i < n; ++i) d.ids.push_back(i * 7 + 3);
-  return d;
-}
+inline Data gaussian(size_t n, size_t nq, size_t dim) { return test::gaussian_workload(n, nq, dim, 7, 3); }
 
 inline size_t nq_of(const Data& d) { return d.queries.size() / d.dim; }
 
@@ -63,14 +51,7 @@ inline std::vector<Neighbor> run(const HnswIndex& index, const Data& d, size_t k
 }
 
 inline double recall(const std::vector<Neighbor>& got, const std::vector<Neighbor>& truth, size_t k) {
-  const size_t nq = truth.size() / k;
-  size_t hit = 0;
-  for (size_t q = 0; q < nq; ++q) {
-    std::set<uint64_t> want;
-    for (size_t j = 0; j < k; ++j) want.insert(truth[q * k + j].id);
-    for (size_t j = 0; j < k; ++j) hit += want.count(got[q * k + j].id);
-  }
-  return double(hit) / double(nq * k);
+  return test::recall_at_k(got, truth, k);
 }
 
 inline HnswSearchParams ef(size_t value) {

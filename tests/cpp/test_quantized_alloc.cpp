@@ -6,21 +6,15 @@
 
 #include "alloc_counter.hpp"
 #include "quiver/quiver.hpp"
+#include "workload_test_support.hpp"
 
 namespace quiver {
 namespace {
 
-struct Data {
-  size_t n, dim;
-  std::vector<float> base, queries;
-  std::vector<uint64_t> ids;
-};
+using Data = test::Workload;
 
-Data make_data(size_t n, size_t nq, size_t dim) {
-  Data d{n, dim, unit_gaussian_vectors(n, dim, 42), unit_gaussian_vectors(nq, dim, 13), {}};
-  for (size_t i = 0; i < n; ++i) d.ids.push_back(i * 5 + 3);
-  return d;
-}
+// Unit Gaussian rows, ids 5i + 3.
+Data make_data(size_t n, size_t nq, size_t dim) { return test::gaussian_workload(n, nq, dim, 5, 3); }
 
 TEST(QuantizedIndex, WarmSearchesAllocateNothing) {
   const Data d = make_data(3000, 10, 128);

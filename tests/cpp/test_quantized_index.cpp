@@ -7,47 +7,19 @@
 #include <vector>
 
 #include "quiver/quiver.hpp"
+#include "quantized_test_support.hpp"
 #include "test_support.hpp"
 
 namespace quiver {
 namespace {
 
-struct Data {
-  size_t n, dim;
-  std::vector<float> base, queries;
-  std::vector<uint64_t> ids;
-};
+using test::batch_top_k;
+using test::exact_top_k;
+using test::recall_at_k;
+using Data = test::Workload;
 
-Data make_data(size_t n, size_t nq, size_t dim) {
-  Data d{n, dim, unit_gaussian_vectors(n, dim, 42), unit_gaussian_vectors(nq, dim, 13), {}};
-  for (size_t i = 0; i < n; ++i) d.ids.push_back(i * 5 + 3);
-  return d;
-}
-
-double recall(const std::vector<Neighbor>& got, const std::vector<Neighbor>& truth, size_t nq, size_t k) {
-  size_t hit = 0;
-  for (size_t q = 0; q < nq; ++q) {
-    std::set<uint64_t> want;
-    for (size_t j = 0; j < k; ++j) want.insert(truth[q * k + j].id);
-    for (size_t j = 0; j < k; ++j) hit += want.count(got[q * k + j].id);
-  }
-  return double(hit) / double(nq * k);
-}
-
-std::vector<Neighbor> exact(const Data& d, Metric metric, size_t nq, size_t k) {
-  FlatIndex flat({d.dim, metric});
-  flat.add(d.ids, d.base);
-  std::vector<Neighbor> out(nq * k);
-  flat.search_batch(d.queries.data(), nq, k, out.data());
-  return out;
-}
-
-std::vector<Neighbor> run(const QuantizedIndex& index, const Data& d, size_t nq, size_t k,
-                          const QuantizedSearchParams& p = {}) {
-  std::vector<Neighbor> out(nq * k);
-  index.search_batch(d.queries.data(), nq, k, out.data(), p);
-  return out;
-}
+// Unit Gaussian rows, ids 5i + 3.
+Data make_data(size_t n, size_t nq, size_t dim) { return test::gaussian_workload(n, nq, dim, 5, 3); }
 
 struct RecallCase {
   Metric metric;
@@ -62,16 +34,16 @@ TEST_P(QuantizedRecall, AgainstExactSearch) {
   const auto [metric, bits] = GetParam();
   const size_t nq = 60, k = 10;
   const Data d = make_data(4000, nq, 256);
-  const auto truth = exact(d, metric, nq, k);
+  const auto truth = exact_top_k(d, metric, k, nq);
   QuantizedIndex index({d.dim, metric, bits, 42, true});
   index.add(d.ids, d.base);
-  const double plain = recall(run(index, d, nq, k), truth, nq, k);
+  const double plain = recall_at_k(batch_top_k(index, d, nq, k), truth, k);
   QuantizedSearchParams float_tables;
   float_tables.float_tables = true;
-  const double reference = recall(run(index, d, nq, k, float_tables), truth, nq, k);
+  const double reference = recall_at_k(batch_top_k(index, d, nq, k, float_tables), truth, k);
   QuantizedSearchParams rerank;
   rerank.rerank = 4;
-  const double reranked = recall(run(index, d, nq, k, rerank), truth, nq, k);
+  const double reranked = recall_at_k(batch_top_k(index, d, nq, k, rerank), truth, k);
   RecordProperty("recall", std::to_string(plain));
   EXPECT_GE(plain, bits == 4 ? 0.80 : 0.48) << "rerank 0";
   // The 8-bit tables cost at most half a point of recall against float tables on the same codes.
@@ -126,7 +98,7 @@ TEST(QuantizedIndex, EveryIsaGivesIdenticalResults) {
     for (size_t rerank : {0, 3}) {
       QuantizedSearchParams p;
       p.rerank = rerank;
-      auto got = run(index, d, nq, k, p);
+      auto got = batch_top_k(index, d, nq, k, p);
       if (rerank == 0 && reference.empty()) reference = got;
       if (rerank == 0) {
         for (size_t i = 0; i < got.size(); ++i) {
@@ -149,7 +121,7 @@ TEST(QuantizedIndex, CodesAndResultsAreTheSameOnEveryTarget) {
       const auto c = index.codes(id);
       h = test::fnv1a(c.data(), c.size(), h);
     }
-    auto got = run(index, d, nq, k);
+    auto got = batch_top_k(index, d, nq, k);
     for (const auto& nb : got) {
       h = test::fnv1a(&nb.id, sizeof nb.id, h);
       h = test::fnv1a(&nb.distance, sizeof nb.distance, h);
@@ -262,7 +234,7 @@ TEST(QuantizedIndex, BatchEqualsSingleSearches) {
       p.allow = allow.data();
       p.allow_count = allow.size();
     }
-    auto batch = run(index, d, nq, k, p);
+    auto batch = batch_top_k(index, d, nq, k, p);
     for (size_t q = 0; q < nq; ++q) {
       std::vector<Neighbor> one(k);
       index.search(d.queries.data() + q * d.dim, k, one.data(), p);

@@ -12,67 +12,24 @@
 
 #include "io/format.hpp"
 #include "io_test_support.hpp"
+#include "quantized_test_support.hpp"
 #include "quiver/quiver.hpp"
 #include "test_support.hpp"
 
 namespace quiver {
 namespace {
 
-struct Data {
-  size_t n, dim;
-  std::vector<float> base, queries;
-  std::vector<uint64_t> ids;
-};
+using test::batch_top_k;
+using test::exact_top_k;
+using test::recall_at_k;
+using test::expect_same_rows;
+using Data = test::Workload;
 
-// Clustered data (the project's clustered workload, small): 32 mixture components.
-Data clustered(size_t n, size_t nq, size_t dim) {
-  Data d{n, dim, clustered_vectors(n, dim, 32, 42, 43), clustered_vectors(nq, dim, 32, 42, 13), {}};
-  for (size_t i = 0; i < n; ++i) d.ids.push_back(i * 7 + 1);
-  return d;
-}
+// Clustered data (the project's clustered workload, small): 32 mixture components, ids 7i + 1.
+Data clustered(size_t n, size_t nq, size_t dim) { return test::clustered_workload(n, nq, dim, 32, 7, 1); }
 
 QuantizedIndexOptions options(size_t dim, Metric metric, size_t lists, bool keep = true, unsigned bits = 4) {
-  QuantizedIndexOptions o;
-  o.dim = dim;
-  o.metric = metric;
-  o.bits = bits;
-  o.seed = 42;
-  o.keep_vectors = keep;
-  o.lists = lists;
-  return o;
-}
-
-std::vector<Neighbor> batch(const QuantizedIndex& index, const Data& d, size_t nq, size_t k,
-                            const QuantizedSearchParams& p = {}) {
-  std::vector<Neighbor> out(nq * k);
-  index.search_batch(d.queries.data(), nq, k, out.data(), p);
-  return out;
-}
-
-std::vector<Neighbor> exact(const Data& d, Metric metric, size_t nq, size_t k) {
-  FlatIndex flat({d.dim, metric});
-  flat.add(d.ids, d.base);
-  std::vector<Neighbor> out(nq * k);
-  flat.search_batch(d.queries.data(), nq, k, out.data());
-  return out;
-}
-
-double recall(const std::vector<Neighbor>& got, const std::vector<Neighbor>& truth, size_t nq, size_t k) {
-  size_t hit = 0;
-  for (size_t q = 0; q < nq; ++q) {
-    std::set<uint64_t> want;
-    for (size_t j = 0; j < k; ++j) want.insert(truth[q * k + j].id);
-    for (size_t j = 0; j < k; ++j) hit += want.count(got[q * k + j].id);
-  }
-  return double(hit) / double(nq * k);
-}
-
-void expect_same(const std::vector<Neighbor>& a, const std::vector<Neighbor>& b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i) {
-    EXPECT_EQ(a[i].id, b[i].id) << "row entry " << i;
-    EXPECT_EQ(a[i].distance, b[i].distance) << "row entry " << i;
-  }
+  return test::quantized_options(dim, metric, bits, keep, lists);
 }
 
 TEST(QuantizedPartition, TrainsOnceLargeEnoughThenProbesFewLists) {
@@ -109,12 +66,12 @@ TEST(QuantizedPartition, DefaultProbesScanAtLeastEightThousandVectors) {
   part.add(d.ids, d.base);
   full.add(d.ids, d.base);
   ASSERT_EQ(part.lists(), 64u);
-  expect_same(batch(part, d, 20, 10), batch(full, d, 20, 10));
+  expect_same_rows(batch_top_k(part, d, 20, 10), batch_top_k(full, d, 20, 10));
   QuantizedSearchParams one;
   one.probes = 1;
-  const std::vector<Neighbor> probed = batch(part, d, 20, 10, one);
+  const std::vector<Neighbor> probed = batch_top_k(part, d, 20, 10, one);
   size_t differ = 0;
-  const std::vector<Neighbor> all = batch(full, d, 20, 10);
+  const std::vector<Neighbor> all = batch_top_k(full, d, 20, 10);
   for (size_t i = 0; i < all.size(); ++i) differ += probed[i].id != all[i].id;
   EXPECT_GT(differ, 0u) << "one probe of 64 lists should miss some neighbours";
 }
@@ -161,7 +118,7 @@ TEST_P(QuantizedPartitionRecall, MeetsTheFloorAtDefaultProbes) {
   QuantizedSearchParams p;
   p.probes = index.default_probes();
   p.rerank = c.rerank ? 4 : 0;
-  const double r = recall(batch(index, d, 100, 10, p), exact(d, c.metric, 100, 10), 100, 10);
+  const double r = recall_at_k(batch_top_k(index, d, 100, 10, p), exact_top_k(d, c.metric, 10, 100), 10);
   EXPECT_GE(r, c.floor) << "recall@10 " << r;
   // More probes never lose recall on this data; all of them is the full scan.
   p.probes = 48;
@@ -169,7 +126,7 @@ TEST_P(QuantizedPartitionRecall, MeetsTheFloorAtDefaultProbes) {
   full.add(d.ids, d.base);
   QuantizedSearchParams fp;
   fp.rerank = p.rerank;
-  expect_same(batch(index, d, 100, 10, p), batch(full, d, 100, 10, fp));
+  expect_same_rows(batch_top_k(index, d, 100, 10, p), batch_top_k(full, d, 100, 10, fp));
 }
 
 INSTANTIATE_TEST_SUITE_P(Metrics, QuantizedPartitionRecall,
@@ -189,16 +146,16 @@ TEST(QuantizedPartition, RefinePlaneRescoresTheProbedCandidates) {
   index.add(d.ids, d.base);
   QuantizedSearchParams p;
   p.probes = index.default_probes();
-  const double r = recall(batch(index, d, 100, 10, p), exact(d, Metric::cosine, 100, 10), 100, 10);
+  const double r = recall_at_k(batch_top_k(index, d, 100, 10, p), exact_top_k(d, Metric::cosine, 10, 100), 10);
   EXPECT_GE(r, 0.93) << "recall@10 " << r;
   o.lists = 0;
   QuantizedIndex full(o);
   full.add(d.ids, d.base);
   QuantizedSearchParams all;
   all.probes = 48;
-  expect_same(batch(index, d, 100, 10, all), batch(full, d, 100, 10));
+  expect_same_rows(batch_top_k(index, d, 100, 10, all), batch_top_k(full, d, 100, 10));
   const QuantizedIndex copy = QuantizedIndex::load(index.serialize());
-  expect_same(batch(copy, d, 100, 10), batch(index, d, 100, 10));
+  expect_same_rows(batch_top_k(copy, d, 100, 10), batch_top_k(index, d, 100, 10));
 }
 
 // The coarse quantiser is the same bits everywhere: centroids, every vector's list and the
@@ -218,7 +175,7 @@ TEST(QuantizedPartition, DeterminismFingerprint) {
     }
     QuantizedSearchParams p;
     p.probes = 3;
-    for (const Neighbor& nb : batch(index, d, 20, 10, p)) {
+    for (const Neighbor& nb : batch_top_k(index, d, 20, 10, p)) {
       h = test::fnv1a(&nb.id, sizeof nb.id, h);
       h = test::fnv1a(&nb.distance, sizeof nb.distance, h);
     }
@@ -226,7 +183,7 @@ TEST(QuantizedPartition, DeterminismFingerprint) {
     // file written natively loads in wasm (and back) with identical answers.
     const std::vector<uint8_t> bytes = index.serialize();
     h = test::fnv1a(bytes.data(), bytes.size(), h);
-    expect_same(batch(QuantizedIndex::load(bytes), d, 20, 10, p), batch(index, d, 20, 10, p));
+    expect_same_rows(batch_top_k(QuantizedIndex::load(bytes), d, 20, 10, p), batch_top_k(index, d, 20, 10, p));
     EXPECT_EQ(h, metric == Metric::l2 ? 0xca28d0a518f77954ULL : 0xf678ee8df5a59262ULL) << "metric " << metric_name(metric) << " fingerprint 0x"
                                                           << std::hex << h;
   }
@@ -259,9 +216,9 @@ TEST(QuantizedPartition, RemoveReuseAndAllowListsMatchTheUnpartitionedIndex) {
     all.rerank = rerank;
     QuantizedSearchParams fp;
     fp.rerank = rerank;
-    expect_same(batch(part, d, 30, 10, all), batch(full, d, 30, 10, fp));
+    expect_same_rows(batch_top_k(part, d, 30, 10, all), batch_top_k(full, d, 30, 10, fp));
   }
-  for (const Neighbor& nb : batch(part, d, 30, 10)) {
+  for (const Neighbor& nb : batch_top_k(part, d, 30, 10)) {
     EXPECT_TRUE(removed.count(nb.id) == 0 || readded.count(nb.id) == 1) << "removed id " << nb.id << " returned";
   }
   // A tight allow-list: every allowed id comes back even with one probe (the search goes on
@@ -276,11 +233,11 @@ TEST(QuantizedPartition, RemoveReuseAndAllowListsMatchTheUnpartitionedIndex) {
   for (const Neighbor& nb : hits) got.insert(nb.id);
   EXPECT_EQ(got, (std::set<uint64_t>{d.ids[1], d.ids[2], d.ids[500], d.ids[2999]}));
   // Batch rows equal single searches.
-  const std::vector<Neighbor> rows = batch(part, d, 30, 10);
+  const std::vector<Neighbor> rows = batch_top_k(part, d, 30, 10);
   for (size_t q = 0; q < 30; ++q) {
     const std::vector<Neighbor> one =
         part.search(std::vector<float>(d.queries.begin() + q * d.dim, d.queries.begin() + (q + 1) * d.dim), 10);
-    expect_same(one, std::vector<Neighbor>(rows.begin() + q * 10, rows.begin() + (q + 1) * 10));
+    expect_same_rows(one, std::vector<Neighbor>(rows.begin() + q * 10, rows.begin() + (q + 1) * 10));
   }
   // Emptying a list entirely and searching still works.
   part.remove(std::vector<uint64_t>(readded.begin(), readded.end()));
@@ -307,7 +264,7 @@ TEST(QuantizedPartition, FilesRoundTripAndAnswerTheSame) {
       EXPECT_EQ(copy.serialize(), bytes);
       QuantizedSearchParams p;
       p.rerank = keep ? 2 : 0;
-      expect_same(batch(copy, d, 20, 10, p), batch(index, d, 20, 10, p));
+      expect_same_rows(batch_top_k(copy, d, 20, 10, p), batch_top_k(index, d, 20, 10, p));
       EXPECT_EQ(copy.list_of(d.ids[100]), index.list_of(d.ids[100]));
     }
   }

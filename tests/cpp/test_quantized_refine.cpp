@@ -12,6 +12,7 @@
 
 #include "io/format.hpp"
 #include "io_test_support.hpp"
+#include "quantized_test_support.hpp"
 #include "quiver/quiver.hpp"
 #include "test_support.hpp"
 
@@ -20,60 +21,18 @@ namespace {
 
 using test::Bytes;
 
-struct Data {
-  size_t dim;
-  std::vector<float> base, queries;
-  std::vector<uint64_t> ids;
-};
+using test::batch_top_k;
+using test::exact_top_k;
+using test::recall_at_k;
+using test::rerank_depth;
+using Data = test::Workload;
 
-// The clustered workload at test size: the hard case for codes (neighbours sit close).
-Data clustered(size_t n, size_t nq, size_t dim) {
-  Data d{dim, clustered_vectors(n, dim, 64, 42, 43), clustered_vectors(nq, dim, 64, 42, 13), {}};
-  for (size_t i = 0; i < n; ++i) d.ids.push_back(i * 3 + 1);
-  return d;
-}
-
-std::vector<Neighbor> exact(const Data& d, Metric metric, size_t k) {
-  FlatIndex flat({d.dim, metric});
-  flat.add(d.ids, d.base);
-  const size_t nq = d.queries.size() / d.dim;
-  std::vector<Neighbor> out(nq * k);
-  flat.search_batch(d.queries.data(), nq, k, out.data());
-  return out;
-}
-
-std::vector<Neighbor> run(const QuantizedIndex& index, const Data& d, size_t k, const QuantizedSearchParams& p = {}) {
-  const size_t nq = d.queries.size() / d.dim;
-  std::vector<Neighbor> out(nq * k);
-  index.search_batch(d.queries.data(), nq, k, out.data(), p);
-  return out;
-}
-
-double recall(const std::vector<Neighbor>& got, const std::vector<Neighbor>& truth, size_t k) {
-  size_t hit = 0;
-  for (size_t q = 0; q < truth.size() / k; ++q) {
-    std::set<uint64_t> want;
-    for (size_t j = 0; j < k; ++j) want.insert(truth[q * k + j].id);
-    for (size_t j = 0; j < k; ++j) hit += want.count(got[q * k + j].id);
-  }
-  return double(hit) / double(truth.size());
-}
-
-QuantizedSearchParams depth(size_t r) {
-  QuantizedSearchParams p;
-  p.rerank = r;
-  return p;
-}
+// The clustered workload at test size (64 components, ids 3i + 1): the hard case for codes
+// (neighbours sit close).
+Data clustered(size_t n, size_t nq, size_t dim) { return test::clustered_workload(n, nq, dim, 64, 3, 1); }
 
 QuantizedIndexOptions options(size_t dim, Metric metric, unsigned bits, bool keep, unsigned refine) {
-  QuantizedIndexOptions o;
-  o.dim = dim;
-  o.metric = metric;
-  o.bits = bits;
-  o.seed = 42;
-  o.keep_vectors = keep;
-  o.refine_bits = refine;
-  return o;
+  return test::quantized_options(dim, metric, bits, keep, 0, refine);
 }
 
 struct RecallCase {
@@ -90,14 +49,14 @@ TEST_P(RefineRecall, CodesOnlyAgainstExactSearch) {
   const auto [metric, bits, refine] = GetParam();
   const size_t k = 10;
   const Data d = clustered(5000, 60, 384);
-  const auto truth = exact(d, metric, k);
+  const auto truth = exact_top_k(d, metric, k);
   QuantizedIndex plain(options(d.dim, metric, bits, false, 0));
   QuantizedIndex refined(options(d.dim, metric, bits, false, refine));
   plain.add(d.ids, d.base);
   refined.add(d.ids, d.base);
-  const double codes = recall(run(plain, d, k), truth, k);
-  const double by_default = recall(run(refined, d, k), truth, k);
-  const double deep = recall(run(refined, d, k, depth(10)), truth, k);
+  const double codes = recall_at_k(batch_top_k(plain, d, d.nq(), k), truth, k);
+  const double by_default = recall_at_k(batch_top_k(refined, d, d.nq(), k), truth, k);
+  const double deep = recall_at_k(batch_top_k(refined, d, d.nq(), k, rerank_depth(10)), truth, k);
   RecordProperty("codes", std::to_string(codes));
   RecordProperty("refined", std::to_string(by_default));
   // Here: codes alone 0.90 (l2, cosine) and 0.95 (ip, where norms decide most), 0.68 at 2
@@ -136,14 +95,14 @@ TEST(QuantizedRefine, RerankUsesTheBestDataTheIndexHolds) {
     const std::vector<float> query(d.queries.begin() + q * d.dim, d.queries.begin() + (q + 1) * d.dim);
     // Exact distances with the f32 vectors, even though the index has a refine plane too.
     const auto truth = flat.search(query, k);
-    const auto exact_rerank = both.search(query, k, depth(20));
+    const auto exact_rerank = both.search(query, k, rerank_depth(20));
     for (size_t j = 0; j < k; ++j) {
       EXPECT_EQ(exact_rerank[j].id, truth[j].id);
       EXPECT_NEAR(exact_rerank[j].distance, truth[j].distance, 1e-4f * std::max(1.0f, truth[j].distance));
     }
     // Without f32 vectors a depth re-scores from the refine plane: estimates, the same as the
     // codes-only default gives for the same candidates, and different from exact ones.
-    const auto refined = refine_only.search(query, k, depth(4));
+    const auto refined = refine_only.search(query, k, rerank_depth(4));
     const auto codes_only = both.search(query, k);
     ASSERT_EQ(refined.size(), k);
     for (size_t j = 0; j < k; ++j) {
@@ -163,7 +122,7 @@ TEST(QuantizedRefine, RerankUsesTheBestDataTheIndexHolds) {
     }
   }
   // rerank needs one of the two.
-  const test::Failure f = test::failure_of([&] { plain.search(std::vector<float>(d.dim, 0.5f), k, depth(2)); });
+  const test::Failure f = test::failure_of([&] { plain.search(std::vector<float>(d.dim, 0.5f), k, rerank_depth(2)); });
   EXPECT_EQ(f.code, ErrorCode::InvalidArgument);
   EXPECT_NE(f.message.find("refine"), std::string::npos) << f.message;
 }
@@ -199,7 +158,7 @@ TEST(QuantizedRefine, EveryIsaGivesIdenticalResults) {
   for (Isa isa : available_isas()) {
     QuantizedIndex index(options(d.dim, Metric::cosine, 4, false, 3), isa);
     index.add(d.ids, d.base);
-    const auto got = run(index, d, 10);
+    const auto got = batch_top_k(index, d, d.nq(), 10);
     if (reference.empty()) reference = got;
     for (size_t i = 0; i < got.size(); ++i) {
       ASSERT_EQ(got[i].id, reference[i].id) << isa_name(isa);
@@ -218,7 +177,7 @@ TEST(QuantizedRefine, FileAndResultsAreTheSameOnEveryTarget) {
     index.add(d.ids, d.base);
     const Bytes file = index.serialize();
     h = test::fnv1a(file.data(), file.size(), h);
-    for (const Neighbor& nb : run(index, d, 10)) {
+    for (const Neighbor& nb : batch_top_k(index, d, d.nq(), 10)) {
       h = test::fnv1a(&nb.id, sizeof nb.id, h);
       h = test::fnv1a(&nb.distance, sizeof nb.distance, h);
     }
@@ -283,7 +242,8 @@ TEST(QuantizedRefineFile, RoundTripsWithTheSameBytesAndAnswers) {
         EXPECT_EQ(loaded.serialize(), file);
         const Data d = clustered(10, 8, 37);
         for (size_t r : {size_t(0), size_t(3)}) {
-          const auto a = run(index, d, 10, depth(r)), b = run(loaded, d, 10, depth(r));
+          const auto a = batch_top_k(index, d, d.nq(), 10, rerank_depth(r));
+          const auto b = batch_top_k(loaded, d, d.nq(), 10, rerank_depth(r));
           for (size_t i = 0; i < a.size(); ++i) {
             EXPECT_EQ(a[i].id, b[i].id);
             EXPECT_EQ(a[i].distance, b[i].distance);
