@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { root, project, installCopy, run, describeRun, bin } from './support.mjs';
+import { root, project, installCopy, run, describeRun, bin, placeBundleRuntime } from './support.mjs';
 import { startServer, launchChromium, openPage } from '../browser/support.mjs';
 
 let browser;
@@ -47,9 +47,7 @@ test('an esbuild --platform=browser bundle answers in Chromium, with and without
   assert.doesNotMatch(r.stderr, /warning|node:/i, r.stderr);
   assert.doesNotMatch(readFileSync(join(app, 'dist', 'app.js'), 'utf8'), /from\s*["']node:|import\(["']node:/);
   // The files the bundle loads at run time sit next to it (README: esbuild).
-  cpSync(join(pkg, 'js', 'wasm'), join(app, 'dist', 'wasm'), { recursive: true });
-  cpSync(join(pkg, 'js', 'pthread-worker.js'), join(app, 'dist', 'pthread-worker.js'));
-  writeFileSync(join(app, 'dist', 'index.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="./app.js"></script>');
+  placeBundleRuntime(pkg, join(app, 'dist'));
   for (const isolated of [false, true]) {
     const server = await startServer({ root: join(app, 'dist'), isolated });
     try {

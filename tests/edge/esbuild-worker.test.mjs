@@ -7,9 +7,9 @@
 // recipe with --platform=node runs in Node (the entry's node condition picks the Node worker).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { project, installCopy, run, describeRun, bin, jsonLines } from './support.mjs';
+import { project, installCopy, run, describeRun, bin, placeBundleRuntime, jsonLines } from './support.mjs';
 import { startServer, launchChromium, openPage } from '../browser/support.mjs';
 
 let browser;
@@ -57,9 +57,7 @@ test('spawn() from an esbuild bundle: the worker entry bundled beside the page, 
   for (const file of ['app.js', 'quiver-worker.js']) {
     assert.doesNotMatch(readFileSync(join(app, 'dist', file), 'utf8'), /from\s*["']node:|import\(["']node:/, file);
   }
-  cpSync(join(pkg, 'js', 'wasm'), join(app, 'dist', 'wasm'), { recursive: true });
-  cpSync(join(pkg, 'js', 'pthread-worker.js'), join(app, 'dist', 'pthread-worker.js'));
-  writeFileSync(join(app, 'dist', 'index.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="./app.js"></script>');
+  placeBundleRuntime(pkg, join(app, 'dist'));
 
   for (const isolated of [false, true]) {
     const server = await startServer({ root: join(app, 'dist'), isolated });
@@ -99,8 +97,7 @@ test('spawn() from an esbuild --platform=node bundle: workerUrl names the bundle
   const r = run(bin.esbuild, ['app.js', 'quiver-worker=quiver-vector/worker-entry', '--bundle', '--platform=node',
     '--format=esm', '--outdir=dist'], { cwd: app });
   assert.equal(r.status, 0, describeRun(r));
-  cpSync(join(pkg, 'js', 'wasm'), join(app, 'dist', 'wasm'), { recursive: true });
-  cpSync(join(pkg, 'js', 'pthread-worker.js'), join(app, 'dist', 'pthread-worker.js'));
+  placeBundleRuntime(pkg, join(app, 'dist'));
   writeFileSync(join(app, 'dist', 'package.json'), JSON.stringify({ type: 'module' }));
   const out = run(process.execPath, [join('dist', 'app.js')], { cwd: app });
   assert.equal(out.status, 0, describeRun(out));

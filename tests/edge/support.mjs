@@ -60,3 +60,12 @@ export function installCopy(dir) {
   }
   return target;
 }
+
+// The files an esbuild bundle of the package loads at run time, put beside it in `dist` as the
+// README's esbuild recipe says (the wasm builds and simd-mt's pthread worker script), and a page
+// that runs dist/app.js.
+export function placeBundleRuntime(pkg, dist) {
+  cpSync(join(pkg, 'js', 'wasm'), join(dist, 'wasm'), { recursive: true });
+  cpSync(join(pkg, 'js', 'pthread-worker.js'), join(dist, 'pthread-worker.js'));
+  writeFileSync(join(dist, 'index.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="./app.js"></script>');
+}
