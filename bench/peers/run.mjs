@@ -97,7 +97,11 @@ if (previous) {
 }
 const allJobs = JOBS.map((j) => j.name);
 const allWorkloads = workloadList(quick).map((w) => w.name);
+// Results in run order (workload, then job), also after a resumed run added pairs at the end.
+const order = (name, list) => (list.includes(name) ? list.indexOf(name) : list.length);
 const save = () => {
+  out.results.sort((a, b) => order(a.workload, allWorkloads) - order(b.workload, allWorkloads)
+    || order(a.job, allJobs) - order(b.job, allJobs));
   out.jobs = allJobs;
   out.complete = missingPairs(out.results, allJobs, allWorkloads).length === 0;
   writeJsonAtomic(path, out);
