@@ -76,7 +76,7 @@ export interface LoadOptions {
   /** A compiled module of the chosen variant (edge runtimes that import .wasm as a module),
    *  or the path/URL of the .wasm (what Bun's `import wasm from '….wasm'` gives). */
   wasmModule?: WebAssembly.Module | string | URL;
-  /** Milliseconds start-up may take before it rejects with LOAD_FAILED (default 30000; Infinity: no limit). */
+  /** Milliseconds start-up may take before it rejects with LOAD_FAILED (default 30000; Infinity, or past 2^31 - 1 ms: no limit). */
   timeout?: number;
 }
 

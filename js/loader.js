@@ -29,6 +29,8 @@ const nodeBuiltin = (name) => process.getBuiltinModule(name);
 
 // Start-up of a module that never settles (a pthread worker that never reports) is bounded.
 export const DEFAULT_TIMEOUT_MS = 30_000;
+// The longest setTimeout can wait (a longer delay fires at once); a longer timeout is no bound.
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 // The literal paths below (not built from the variant name) let bundlers such as Vite see
 // every module and asset the package needs and copy them into the build.
@@ -214,7 +216,7 @@ export async function loadModule(options = {}) {
     moduleOptions.wasmBinary = await readWasm(source.url);
   }
   let timer;
-  if (timeout !== Infinity) {
+  if (timeout <= MAX_TIMER_MS) {
     timer = setTimeout(() => rejectLoad(new Error(`start-up did not finish within ${timeout} ms`)), timeout);
   }
   try {

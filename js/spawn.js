@@ -9,7 +9,7 @@
 //   await index.dispose(); await w.terminate();
 import { QuiverError } from './errors.js';
 import { isStreamSource } from './stream-load.js';
-import { checkTimeout } from './loader.js';
+import { MAX_TIMER_MS, checkTimeout } from './loader.js';
 
 const NODE_WORKER = './worker-node.js';
 const isNode = typeof process === 'object' && !!(process.versions && process.versions.node);
@@ -240,8 +240,7 @@ export async function spawn(options = {}) {
     // The worker's own loader bounds the module's start-up; this bounds a script that runs
     // but never answers (not the worker entry, say). Its margin lets the loader speak first.
     const silent = new Promise((_, reject) => {
-      // (setTimeout cannot wait past 2^31 - 1 ms: a longer bound is no bound.)
-      if (startTimeout + START_MARGIN_MS > 2 ** 31 - 1) return;
+      if (startTimeout + START_MARGIN_MS > MAX_TIMER_MS) return;
       timer = setTimeout(() => reject(new QuiverError('WORKER_EXITED', `no answer within ${startTimeout + START_MARGIN_MS} ms`)),
         startTimeout + START_MARGIN_MS);
     });
