@@ -16,27 +16,47 @@ using Data = test::Workload;
 // Unit Gaussian rows, ids 5i + 3.
 Data make_data(size_t n, size_t nq, size_t dim) { return test::gaussian_workload(n, nq, dim, 5, 3); }
 
+// One round of the searches measured: at rerank depths 0 and 4, ten single queries, then
+// (given an allow-list) one filtered search, a batch of four with the same parameters, and
+// more(p) for what a test adds.
+template <class More>
+void search_round(const QuantizedIndex& index, const Data& d, std::vector<Neighbor>& out,
+                  const std::vector<uint64_t>* allow, More&& more) {
+  for (size_t rerank : {0, 4}) {
+    QuantizedSearchParams p;
+    p.rerank = rerank;
+    for (size_t q = 0; q < 10; ++q) index.search(d.queries.data() + q * d.dim, 10, out.data(), p);
+    if (allow) {
+      p.allow = allow->data();
+      p.allow_count = allow->size();
+      index.search(d.queries.data(), 10, out.data(), p);
+    }
+    index.search_batch(d.queries.data(), 4, 10, out.data(), p);
+    more(p);
+  }
+}
+
+// Allocations made by 50 warm rounds, after `cold` rounds that size the per-thread scratch. A
+// batch is one task per query, spread over the pool's workers as they come free, so with a
+// pool the cold rounds repeat until every worker has surely had one.
+template <class Round>
+size_t warm_allocations(Round&& round, int cold) {
+  for (int i = 0; i < cold; ++i) round();
+  const size_t before = test::allocation_count();
+  for (int i = 0; i < 50; ++i) round();
+  return test::allocation_count() - before;
+}
+
+const auto nothing_more = [](QuantizedSearchParams&) {};
+
 TEST(QuantizedIndex, WarmSearchesAllocateNothing) {
   const Data d = make_data(3000, 10, 128);
   QuantizedIndex index({d.dim, Metric::l2, 4, 1, true});
   index.add(d.ids, d.base);
   std::vector<uint64_t> allow(d.ids.begin(), d.ids.begin() + 500);
   std::vector<Neighbor> out(40);
-  auto search_all = [&] {
-    for (size_t rerank : {0, 4}) {
-      QuantizedSearchParams p;
-      p.rerank = rerank;
-      for (size_t q = 0; q < 10; ++q) index.search(d.queries.data() + q * d.dim, 10, out.data(), p);
-      p.allow = allow.data();
-      p.allow_count = allow.size();
-      index.search(d.queries.data(), 10, out.data(), p);
-      index.search_batch(d.queries.data(), 4, 10, out.data(), p);
-    }
-  };
-  search_all();  // cold: sizes the per-thread scratch
-  const size_t before = test::allocation_count();
-  for (int i = 0; i < 50; ++i) search_all();  // 1,100 warm searches
-  EXPECT_EQ(test::allocation_count() - before, 0u);
+  // 1,100 warm searches after one cold round.
+  EXPECT_EQ(warm_allocations([&] { search_round(index, d, out, &allow, nothing_more); }, 1), 0u);
 }
 
 // The partitioned index: probe ordering, the per-list allow mask and probing past `probes` for
@@ -51,27 +71,13 @@ TEST(QuantizedIndex, WarmPartitionedSearchesAllocateNothing) {
   std::vector<uint64_t> allow(d.ids.begin(), d.ids.begin() + 500);
   std::vector<uint64_t> tight(d.ids.begin(), d.ids.begin() + 3);
   std::vector<Neighbor> out(40);
-  auto search_all = [&] {
-    for (size_t rerank : {0, 4}) {
-      QuantizedSearchParams p;
-      p.rerank = rerank;
-      for (size_t q = 0; q < 10; ++q) index.search(d.queries.data() + q * d.dim, 10, out.data(), p);
-      p.allow = allow.data();
-      p.allow_count = allow.size();
-      index.search(d.queries.data(), 10, out.data(), p);
-      index.search_batch(d.queries.data(), 4, 10, out.data(), p);
-      p.allow = tight.data();
-      p.allow_count = tight.size();
-      p.probes = 1;
-      index.search(d.queries.data(), 10, out.data(), p);
-    }
+  const auto tight_search = [&](QuantizedSearchParams& p) {
+    p.allow = tight.data();
+    p.allow_count = tight.size();
+    p.probes = 1;
+    index.search(d.queries.data(), 10, out.data(), p);
   };
-  // Cold: sizes the per-thread scratch. A batch here is one task per query, spread over the
-  // pool's workers as they come free, so repeat until every worker has surely had one.
-  for (int i = 0; i < 20; ++i) search_all();
-  const size_t before = test::allocation_count();
-  for (int i = 0; i < 50; ++i) search_all();
-  EXPECT_EQ(test::allocation_count() - before, 0u);
+  EXPECT_EQ(warm_allocations([&] { search_round(index, d, out, &allow, tight_search); }, 20), 0u);
 }
 
 // A codes-only index with a refine plane: the candidates are re-scored from the plane in place
@@ -85,18 +91,8 @@ TEST(QuantizedIndex, WarmRefinePlaneSearchesAllocateNothing) {
     QuantizedIndex index(o);
     index.add(d.ids, d.base);
     std::vector<Neighbor> out(40);
-    auto search_all = [&] {
-      for (size_t rerank : {0, 4}) {
-        QuantizedSearchParams p;
-        p.rerank = rerank;
-        for (size_t q = 0; q < 10; ++q) index.search(d.queries.data() + q * d.dim, 10, out.data(), p);
-        index.search_batch(d.queries.data(), 4, 10, out.data(), p);
-      }
-    };
-    for (int i = 0; i < 20; ++i) search_all();  // cold, on every pool worker (see above)
-    const size_t before = test::allocation_count();
-    for (int i = 0; i < 50; ++i) search_all();
-    EXPECT_EQ(test::allocation_count() - before, 0u) << lists << " lists";
+    EXPECT_EQ(warm_allocations([&] { search_round(index, d, out, nullptr, nothing_more); }, 20), 0u)
+        << lists << " lists";
   }
 }
 
