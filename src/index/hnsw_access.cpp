@@ -39,6 +39,32 @@ const uint32_t* HnswIndexAccess::links(const HnswIndex& index, uint32_t slot, in
   return index.impl_->list(slot, level);
 }
 
+namespace {
+// The row of `slot` in `rows`, adding a chunk when it is past the storage (loading only).
+template <typename T>
+T* grown_row(core::RowBlocks<T>& rows, uint32_t slot) {
+  try {
+    rows.reserve(size_t(slot) + 1);
+  } catch (const Error&) {
+    throw_oom();
+  }
+  return rows.row(slot);
+}
+}  // namespace
+
+uint32_t* HnswIndexAccess::load_links(HnswIndex& index, uint32_t slot) {
+  HnswIndex::Impl& m = *index.impl_;
+  return reinterpret_cast<uint32_t*>(grown_row(m.nodes, slot) + m.links_offset);
+}
+
+uint8_t* HnswIndexAccess::load_point(HnswIndex& index, uint32_t slot) { return grown_row(index.impl_->nodes, slot); }
+
+float* HnswIndexAccess::load_vector(HnswIndex& index, uint32_t slot) {
+  HnswIndex::Impl& m = *index.impl_;
+  if (m.storage == HnswStorage::f32) return reinterpret_cast<float*>(grown_row(m.nodes, slot));
+  return grown_row(m.full, slot);
+}
+
 void HnswIndexAccess::begin_load(HnswIndex& index, size_t slots, size_t free_count) {
   HnswIndex::Impl& m = *index.impl_;
   m.reserve_slots(slots);
@@ -66,7 +92,7 @@ void HnswIndexAccess::set_node(HnswIndex& index, uint32_t slot, uint64_t id, boo
   m.levels[slot] = uint8_t(level);
   m.deleted[slot] = tombstone ? 1 : 0;
   m.sync[slot].linked.store(1, std::memory_order_relaxed);
-  std::memset(m.nodes.data() + size_t(slot) * m.node_bytes, 0, m.node_bytes);
+  // The node's row keeps what load_links/load_point/load_vector wrote (zero elsewhere).
 }
 
 float* HnswIndexAccess::mutable_vector(HnswIndex& index, uint32_t slot) {
@@ -75,7 +101,7 @@ float* HnswIndexAccess::mutable_vector(HnswIndex& index, uint32_t slot) {
 
 std::string HnswIndexAccess::set_codes(HnswIndex& index, uint32_t slot, const uint8_t* codes, float scale) {
   HnswIndex::Impl& m = *index.impl_;
-  std::memcpy(m.pt(slot), codes, m.dim);  // the padding after them stays zero (set_node)
+  if (codes != m.pt(slot)) std::memcpy(m.pt(slot), codes, m.dim);  // the padding after them stays zero
   return m.sq8.set_record(m.pt(slot), scale);
 }
 

@@ -74,7 +74,7 @@ size_t Graph::commit_add(PendingAdd& p, const uint64_t* ids, const float* vector
     upper[s] = std::move(p.upper[i]);
     // f32: the vector goes into the node; sq8: into `full` (kept) or scratch, then its codes
     // into the node.
-    float* dst = !is_sq8 ? vec(s) : keep_vectors ? full.data() + size_t(s) * stride : p.scratch.data();
+    float* dst = !is_sq8 ? vec(s) : keep_vectors ? kept(s) : p.scratch.data();
     const float* src = vectors + i * dim;
     if (metric == Metric::cosine) {
       double norm2 = 0.0;

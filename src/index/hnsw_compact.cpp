@@ -1,5 +1,5 @@
 // HnswIndex::compact(): drops every tombstone at once — links rebuilt around them, orphaned
-// nodes re-inserted, the live nodes renumbered into storage sized for exactly them.
+// nodes re-inserted, the live nodes renumbered in place and the storage past them freed.
 #include <algorithm>
 #include <cstring>
 #include <mutex>
@@ -24,8 +24,6 @@ void HnswIndex::compact() {
   const size_t live = m.live();
   const size_t used = m.used();
   // --- allocate everything first; nothing visible changes until the commit ---
-  core::AlignedBuffer<uint8_t> nodes;
-  core::AlignedBuffer<float> full;
   const bool has_full = m.storage == HnswStorage::sq8 && m.keep_vectors;
   std::unique_ptr<Impl::NodeSync[]> sync;
   std::vector<uint8_t> mark;
@@ -41,8 +39,6 @@ void HnswIndex::compact() {
     }
     dense.assign_dense(live_ids.data(), live_ids.size());
     if (live > 0) {
-      nodes.reserve(live * m.node_bytes, 0);
-      if (has_full) full.reserve(live * m.stride, 0);
       sync.reset(new Impl::NodeSync[live]);
       for (size_t i = 0; i < live; ++i) sync[i].linked.store(1, std::memory_order_relaxed);
     }
@@ -59,8 +55,8 @@ void HnswIndex::compact() {
   // --- commit: nothing below throws ---
   core::WriteLock exclusive(m.rw);
   if (live == 0) {
-    m.nodes = core::AlignedBuffer<uint8_t>();
-    m.full = core::AlignedBuffer<float>();
+    m.nodes.shrink_to(0);
+    m.full.shrink_to(0);
     m.sync.reset();
     m.capacity_slots = 0;
     m.slots = std::move(dense);
@@ -80,20 +76,22 @@ void HnswIndex::compact() {
   for (uint32_t s = 0; s < used; ++s) {
     if (!m.deleted[s] && m.list(s, 0)[0] == 0 && live > 1) m.insert(s, c);
   }
-  // 3. Renumber the live nodes in slot order into the new storage.
+  // 3. Renumber the live nodes in slot order, in place: a node moves to a slot at or below
+  //    its own, which every earlier node has already left. Then the chunks past the live
+  //    nodes are freed (no second copy of the graph, as growth makes none either).
   uint32_t next = 0;
   for (uint32_t s = 0; s < used; ++s) renumber[s] = m.deleted[s] ? UINT32_MAX : next++;
   for (uint32_t s = 0; s < used; ++s) {
     if (m.deleted[s]) continue;
     const uint32_t t = renumber[s];
-    std::memcpy(nodes.data() + size_t(t) * m.node_bytes, m.nodes.data() + size_t(s) * m.node_bytes, m.node_bytes);
-    if (has_full) std::memcpy(full.data() + size_t(t) * m.stride, m.full.data() + size_t(s) * m.stride, m.stride * 4);
+    m.nodes.copy_row(s, t);
+    if (has_full) m.full.copy_row(s, t);
     m.levels[t] = m.levels[s];
     m.deleted[t] = 0;
     m.upper[t] = std::move(m.upper[s]);
   }
-  m.nodes = std::move(nodes);
-  if (has_full) m.full = std::move(full);
+  m.nodes.shrink_to(live);
+  if (has_full) m.full.shrink_to(live);
   m.sync = std::move(sync);
   m.capacity_slots = live;
   m.slots = std::move(dense);  // the ids renumbered the same way (built above)

@@ -34,6 +34,7 @@
 
 #include "core/aligned_buffer.hpp"
 #include "core/rng.hpp"
+#include "core/row_blocks.hpp"
 #include "core/rw_lock.hpp"
 #include "index/hnsw_candidates.hpp"
 #include "index/hnsw_sq8.hpp"
@@ -125,9 +126,14 @@ struct Graph {
   Sq8Codec sq8;          // sq8: rotation + per-vector codes (hnsw_sq8.hpp); immutable
 
   // --- graph ---
-  core::AlignedBuffer<uint8_t> nodes;  // capacity_slots x node_bytes
-  core::AlignedBuffer<float> full;     // sq8 with keep_vectors: capacity_slots x stride
-  size_t capacity_slots = 0;
+  // Node blocks (node_bytes each, 64-byte aligned) and, for sq8 with kept vectors, the f32
+  // vectors (stride floats each), in ~256 KiB chunks (core/row_blocks.hpp): growing the graph
+  // adds chunks and never copies the stored nodes, so a build needs the index's own size and
+  // not two or three times it. The real sizes are set in the constructor, once node_bytes is
+  // known. Chunks are only added under the exclusive lock: readers never see the table move.
+  core::RowBlocks<uint8_t> nodes{core::kAlignment, core::RowBlocks<uint8_t>::kMinRowsPerChunk};
+  core::RowBlocks<float> full{16, core::RowBlocks<float>::kMinRowsPerChunk};
+  size_t capacity_slots = 0;  // slots `sync` covers (nodes may hold more: whole chunks)
   // Per slot: the spinlock of its link lists, and `linked`, set once its insertion finished.
   // A search's greedy descent never steps onto a node still being linked (its level-0 list
   // may be empty yet, which would strand the beam).
@@ -184,31 +190,34 @@ struct Graph {
     prefetch_bytes = std::min(kPrefetchLines * core::kAlignment, links_offset);
     level_mult = 1.0 / core::portable_log(double(M));
     if (storage == HnswStorage::sq8) sq8 = Sq8Codec(dim, metric, seed);
+    nodes = core::RowBlocks<uint8_t>(node_bytes, core::RowBlocks<uint8_t>::rows_per_chunk_for(node_bytes));
+    if (storage == HnswStorage::sq8 && keep_vectors) {
+      full = core::RowBlocks<float>(stride, core::RowBlocks<float>::rows_per_chunk_for(stride * sizeof(float)));
+    }
     slots.keep_removed_ids(true);
   }
 
   // --- storage ---------------------------------------------------------------------------
 
-  float* vec(uint32_t slot) noexcept {
-    return reinterpret_cast<float*>(nodes.data() + size_t(slot) * node_bytes);
-  }
-  const float* vec(uint32_t slot) const noexcept {
-    return reinterpret_cast<const float*>(nodes.data() + size_t(slot) * node_bytes);
-  }
+  float* vec(uint32_t slot) noexcept { return reinterpret_cast<float*>(nodes.row(slot)); }
+  const float* vec(uint32_t slot) const noexcept { return reinterpret_cast<const float*>(nodes.row(slot)); }
   // A node's point: what distances are computed between (f32 vector, or sq8 codes + term).
-  const uint8_t* pt(uint32_t slot) const noexcept { return nodes.data() + size_t(slot) * node_bytes; }
-  uint8_t* pt(uint32_t slot) noexcept { return nodes.data() + size_t(slot) * node_bytes; }
+  const uint8_t* pt(uint32_t slot) const noexcept { return nodes.row(slot); }
+  uint8_t* pt(uint32_t slot) noexcept { return nodes.row(slot); }
+  // sq8 with kept vectors: the f32 vector of a slot in `full`.
+  float* kept(uint32_t slot) noexcept { return full.row(slot); }
+  const float* kept(uint32_t slot) const noexcept { return full.row(slot); }
   // The f32 vector of a slot: in the node (f32), in `full` (sq8 with kept vectors), or null.
   const float* f32_vector(uint32_t slot) const noexcept {
     if (storage == HnswStorage::f32) return vec(slot);
-    return keep_vectors ? full.data() + size_t(slot) * stride : nullptr;
+    return keep_vectors ? kept(slot) : nullptr;
   }
   size_t point_bytes() const noexcept { return links_offset; }
 
   // [count, link_0, ..., link_{cap-1}] of `slot` at `level` (level <= levels[slot]).
   uint32_t* list(uint32_t slot, int level) noexcept {
     if (level == 0) {
-      return reinterpret_cast<uint32_t*>(nodes.data() + size_t(slot) * node_bytes + links_offset);
+      return reinterpret_cast<uint32_t*>(nodes.row(slot) + links_offset);
     }
     return upper[slot].get() + size_t(level - 1) * (1 + M);
   }
@@ -264,29 +273,32 @@ struct Graph {
 
   // Grows node storage, locks and the per-slot arrays to hold `total` nodes. Only under the
   // exclusive lock (or before the index is shared). Strong guarantee: throws OutOfMemory and
-  // changes nothing visible if an allocation fails.
+  // changes nothing visible if an allocation fails (chunks added before the failure stay as
+  // spare capacity: nothing reads them).
+  // The node blocks grow by chunks and are never copied; the per-slot arrays (a few bytes per
+  // slot beside a node of hundreds) still grow by copying, geometrically, so that a build of
+  // many small adds does not copy them every time.
   void reserve_slots(size_t total) {
     slots.check_capacity(total);
     const size_t used = this->used();
+    auto grown = [](size_t have, size_t need) { return need <= have ? have : std::max(need, have + have / 2); };
     try {
       slots.reserve_ids(total);
-      levels.reserve(total);
-      deleted.reserve(total);
-      upper.reserve(total);
+      levels.reserve(grown(levels.capacity(), total));
+      deleted.reserve(grown(deleted.capacity(), total));
+      upper.reserve(grown(upper.capacity(), total));
+      if (storage == HnswStorage::sq8 && keep_vectors) full.reserve(total);
+      nodes.reserve(total);
       if (total <= capacity_slots) return;
-      const size_t want = std::max(total, capacity_slots + capacity_slots / 2);
-      if (want > SIZE_MAX / node_bytes) throw_oom();
+      const size_t want = std::max(grown(capacity_slots, total), std::min(nodes.capacity_rows(), kMaxNodes));
       std::unique_ptr<NodeSync[]> fresh_sync(new NodeSync[want]);
-      if (storage == HnswStorage::sq8 && keep_vectors) {
-        if (want > SIZE_MAX / 4 / stride) throw_oom();
-        full.reserve(want * stride, used * stride);
-      }
-      nodes.reserve(want * node_bytes, used * node_bytes);
       // Under the exclusive lock no insert is running: no lock is held, every node is linked.
       for (size_t i = 0; i < used; ++i) fresh_sync[i].linked.store(1, std::memory_order_relaxed);
       sync = std::move(fresh_sync);
       capacity_slots = want;
     } catch (const std::bad_alloc&) {
+      throw_oom();
+    } catch (const Error&) {  // RowBlocks: only OutOfMemory
       throw_oom();
     }
   }

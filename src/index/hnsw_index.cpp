@@ -95,7 +95,7 @@ size_t HnswIndex::memory_bytes() const noexcept {
   size_t upper = 0;
   for (size_t s = 0; s < m.used(); ++s) upper += size_t(m.levels[s]) * (1 + m.M) * sizeof(uint32_t);
   const size_t codec = m.storage == HnswStorage::sq8 ? m.sq8.memory_bytes() : 0;
-  return codec + m.nodes.capacity() + m.full.capacity() * sizeof(float) + m.capacity_slots * sizeof(Impl::NodeSync) + upper +
+  return codec + m.nodes.memory_bytes() + m.full.memory_bytes() + m.capacity_slots * sizeof(Impl::NodeSync) + upper +
          m.upper.capacity() * sizeof(void*) + m.levels.capacity() + m.deleted.capacity() + m.slots.memory_bytes();
 }
 

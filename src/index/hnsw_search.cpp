@@ -42,7 +42,7 @@ size_t Graph::search_one(const float* query, size_t k, Neighbor* out, const Hnsw
   // sq8 with a rerank depth: the best candidates are scored again with exact f32 distances.
   const bool rescore = storage == HnswStorage::sq8 && depth > 0;
   auto final_dist = [&](uint32_t slot, float approx) {
-    return rescore ? exact_dist(qf, full.data() + size_t(slot) * stride) : approx;
+    return rescore ? exact_dist(qf, kept(slot)) : approx;
   };
   core::TopK best(out, k);
 

@@ -43,17 +43,26 @@ struct HnswIndexAccess {
   // = 2M on level 0 and M above. Words past count are unspecified.
   static const uint32_t* links(const HnswIndex& index, uint32_t slot, int level);
 
-  // Loading into a fresh, empty index made with the file's options, from validated data
-  // (link targets < slots, counts <= cap, levels <= kMaxLevel, the entry a node on its own
-  // level): begin_load(slots) once, then for every slot in order set_node() and fill
-  // mutable_vector() (if not null), the sq8 codes (set_codes(), or encode() from a vector)
-  // and mutable_links() at each level, then finish_load(). A duplicate live id throws
+  // Loading into a fresh, empty index made with the file's options. First, as a file's bytes
+  // arrive (before anything is validated), the rows of the node storage can be filled in
+  // place: load_links(slot) (level 0), load_point(slot) (sq8: the codes), load_vector(slot)
+  // (the f32 vector: in the node, or kept beside it under sq8) grow the storage by a chunk
+  // when `slot` needs one and return where the row goes. Fresh storage is zeroed: the padding
+  // of a row is zero unless written. Then, from validated data (link targets < slots, counts
+  // <= cap, levels <= kMaxLevel, the entry a node on its own level): begin_load(slots) once,
+  // then for every slot in order set_node() and fill mutable_vector() (if not null and not
+  // loaded in place), the sq8 codes (set_codes(), or encode() from a vector) and
+  // mutable_links() at each level above 0, then finish_load(). A duplicate live id throws
   // Error(Corrupt); otherwise only Error(OutOfMemory). On a throw the index must be discarded.
+  static uint32_t* load_links(HnswIndex& index, uint32_t slot);
+  static uint8_t* load_point(HnswIndex& index, uint32_t slot);
+  static float* load_vector(HnswIndex& index, uint32_t slot);
   static void begin_load(HnswIndex& index, size_t slots, size_t free_count);
   static void set_node(HnswIndex& index, uint32_t slot, uint64_t id, bool tombstone, int level);
   static float* mutable_vector(HnswIndex& index, uint32_t slot);
-  // sq8: stores a slot's codes and scale as read from a file; returns what makes them
-  // impossible (empty if they are valid; see Sq8Codec::set_record).
+  // sq8: stores a slot's codes and scale as read from a file (`codes` may be where
+  // load_point() put them); returns what makes them impossible (empty if they are valid; see
+  // Sq8Codec::set_record).
   static std::string set_codes(HnswIndex& index, uint32_t slot, const uint8_t* codes, float scale);
   // sq8: codes a slot from an f32 vector (transcoding a file of an older sq8 scheme). The
   // vector must pass core::check_vectors(); `scratch` holds encode_scratch_floats().

@@ -55,6 +55,7 @@ void StreamLoader::note(uint64_t r, const Error& error) {
 
 void StreamLoader::drop_work() noexcept {
   flat_.reset();
+  hnsw_.reset();
   std::vector<uint8_t>().swap(whole_);
   gathering_ = false;
 }
@@ -130,6 +131,8 @@ void StreamLoader::on_head() {
       // With the length known for sure the head's sizes are real: allocate once. Otherwise
       // the rows are allocated chunk by chunk as they arrive.
       flat_ = std::make_unique<FlatDecoder>(head_, options_.isa, options_.exact_size.has_value());
+    } else if (head_.header.kind == IndexKind::hnsw) {
+      hnsw_ = std::make_unique<HnswDecoder>(head_, options_.isa);  // grows with the rows that arrive
     } else {
       gathering_ = true;
       const bool known = (options_.exact_size && *options_.exact_size == head_.file_bytes) ||
@@ -189,12 +192,11 @@ void StreamLoader::consume(const uint8_t* data, size_t n, uint64_t pos) {
       }
     } else {
       crc_ = crc32c_update(crc_, data, take);
-      if (flat_) {
-        try {
-          flat_->feed(head_.sections[r.section].tag, data, take);
-        } catch (const Error& e) {
-          note(rank(12), e);
-        }
+      try {
+        if (flat_) flat_->feed(head_.sections[r.section].tag, data, take);
+        if (hnsw_) hnsw_->feed(head_.sections[r.section].tag, data, take);
+      } catch (const Error& e) {
+        note(rank(12), e);
       }
     }
     data += take;
@@ -217,10 +219,11 @@ IndexKind StreamLoader::finish() {
   try {
     if (flat_) {
       flat_index_.emplace(flat_->finish());
+    } else if (hnsw_) {
+      hnsw_index_.emplace(hnsw_->finish());
     } else {
       const Reader reader(whole_.data(), whole_.size(), options_.read);
       if (kind == IndexKind::quantized) quantized_index_.emplace(load_quantized(reader, options_.isa));
-      if (kind == IndexKind::hnsw) hnsw_index_.emplace(load_hnsw(reader, options_.isa));
     }
   } catch (const std::bad_alloc&) {
     drop_work();

@@ -18,10 +18,11 @@
 // `exact_size`, a head that disagrees with it). Once any fault is known, decoding stops and the
 // partial index is freed: the rest of the stream is only counted and checksummed.
 //
-// The quantised and HNSW kinds are not decoded piecewise yet (their loaders read a whole file):
-// for them the stream is gathered into one block — sized from the head (or `size_hint`), never
-// larger than the bytes that really arrive — and handed to their loader at finish(). That is
-// the file plus the index at the peak, as before, but never the file twice.
+// An HNSW file is decoded piecewise too (io::HnswDecoder: links, codes and vectors straight
+// into the graph's node storage). The quantised kind is not decoded piecewise yet (its loader
+// reads a whole file): the stream is gathered into one block — sized from the head (or
+// `size_hint`), never larger than the bytes that really arrive — and handed to its loader at
+// finish(). That is the file plus the index at the peak, but never the file twice.
 #pragma once
 
 #include <cstddef>
@@ -41,6 +42,7 @@
 namespace quiver::io {
 
 class FlatDecoder;
+class HnswDecoder;
 
 struct StreamOptions {
   Isa isa = Isa::scalar;
@@ -50,7 +52,7 @@ struct StreamOptions {
   // The stream's length, when the caller knows it for sure (bytes in memory, a Blob): a head
   // that declares another size is rejected at once, before anything is allocated.
   std::optional<uint64_t> exact_size;
-  // A likely length (Content-Length): the quantised/HNSW gathering block is sized from it
+  // A likely length (Content-Length): the quantised gathering block is sized from it
   // when it matches the head, instead of growing.
   std::optional<uint64_t> size_hint;
   ReadOptions read;
@@ -95,7 +97,8 @@ class StreamLoader {
   size_t region_ = 0;            // the region holding byte seen_
   uint32_t crc_ = 0;             // of the current payload so far
   std::unique_ptr<FlatDecoder> flat_;
-  std::vector<uint8_t> whole_;   // the quantised / HNSW file, gathered
+  std::unique_ptr<HnswDecoder> hnsw_;
+  std::vector<uint8_t> whole_;   // the quantised file, gathered
   bool gathering_ = false;
   std::optional<Error> fault_;
   uint64_t fault_rank_ = 0;

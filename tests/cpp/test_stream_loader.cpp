@@ -210,7 +210,8 @@ TEST(StreamLoader, EveryDamagedFlatFileFailsExactlyLikeItsBytes) {
   }
 }
 
-// The quantised and HNSW kinds are gathered and handed to their own loader: the same errors too.
+// The quantised kind is gathered and handed to its own loader, the HNSW kind decoded as it
+// streams (io::HnswDecoder): the same errors too.
 TEST(StreamLoader, DamagedFilesOfTheOtherKindsFailLikeTheirBytes) {
   for (size_t i = 0; i < kIndexFilesV1Count; ++i) {
     const std::string name = kIndexFilesV1[i].name;
