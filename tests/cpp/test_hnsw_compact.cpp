@@ -34,7 +34,9 @@ TEST(HnswCompact, KeepsRecallSizeAndIdsAndDropsMemory) {
   index.compact();
   EXPECT_EQ(index.size(), kept.size());
   for (size_t i = 0; i < d.n; ++i) ASSERT_EQ(index.contains(d.ids[i]), i % 5 != 0 && i % 5 != 3) << i;
-  EXPECT_LT(index.memory_bytes(), memory_before * 3 / 4);  // node storage now holds 60%
+  // Node storage now holds 60% of the nodes, freed in whole ~256 KiB chunks (one partly used
+  // chunk may stay: with fewer nodes — sanitizer builds — the graph is a chunk or two).
+  EXPECT_LT(index.memory_bytes(), memory_before * 3 / 4 + (size_t(256) << 10));
   EXPECT_LE(index.bytes_per_vector() * kept.size(), index.memory_bytes());
   const std::vector<Neighbor> got = run(index, d, 10, ef(64));
   const std::set<uint64_t> gone_set(gone.begin(), gone.end());
