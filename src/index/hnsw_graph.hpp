@@ -54,8 +54,6 @@ constexpr size_t kMaxM = 128;
 constexpr size_t kMaxNodes = UINT32_MAX - 1;  // slots are 32-bit; UINT32_MAX marks "no slot"
 constexpr size_t kMaxEf = size_t(1) << 20;
 constexpr size_t kMaxSq8Dim = 65536;  // keeps the u8 kernels' integer sums below 2^32
-constexpr size_t kRing = 4;           // neighbours scored this many positions after their prefetch
-constexpr size_t kPrefetchLines = 4;  // cache lines prefetched per neighbour vector
 constexpr size_t kParallelBatch = 16; // search_batch below this many queries stays inline
 
 inline size_t padded_stride(size_t dim) { return (dim + 15) / 16 * 16; }
@@ -187,7 +185,7 @@ struct Graph {
     links_offset = storage == HnswStorage::sq8 ? code_bytes + 16 : stride * sizeof(float);
     node_bytes = (links_offset + (1 + M0) * sizeof(uint32_t) + core::kAlignment - 1) /
                  core::kAlignment * core::kAlignment;
-    prefetch_bytes = std::min(kPrefetchLines * core::kAlignment, links_offset);
+    prefetch_bytes = links_offset;  // the whole point: a scored neighbour reads all of it
     level_mult = 1.0 / core::portable_log(double(M));
     if (storage == HnswStorage::sq8) sq8 = Sq8Codec(dim, metric, seed);
     nodes = core::RowBlocks<uint8_t>(node_bytes, core::RowBlocks<uint8_t>::rows_per_chunk_for(node_bytes));
@@ -256,9 +254,18 @@ struct Graph {
     return d == d ? d : INFINITY;  // NaN (only from overflow on finite input) ranks last
   }
 
+  // Asks for a node's whole point (no-op where prefetch does not exist, as in wasm).
   void prefetch(uint32_t slot) const noexcept {
     const char* p = reinterpret_cast<const char*>(pt(slot));
     for (size_t off = 0; off < prefetch_bytes; off += core::kAlignment) __builtin_prefetch(p + off);
+  }
+  // Asks for a node's link list at `level` (the count and the first links; a level-0 list of
+  // 2M = 32 links spans three lines); nothing for a node below `level`.
+  void prefetch_links(uint32_t slot, int level) const noexcept {
+    if (level > levels[slot]) return;
+    const char* p = reinterpret_cast<const char*>(list(slot, level));
+    const size_t bytes = (1 + cap(level)) * sizeof(uint32_t);
+    for (size_t off = 0; off < bytes; off += core::kAlignment) __builtin_prefetch(p + off);
   }
 
   // Level of the i-th node ever drawn: output i of a splitmix64 stream seeded with `seed`.

@@ -1,5 +1,5 @@
 // HNSW graph walks shared by search and insertion: the greedy descent on the upper levels and
-// the beam search on one level (Algorithm 2) with its fixed prefetch ring. Inline (the beam is
+// the beam search on one level (Algorithm 2), which prefetches a node's neighbours before scoring them. Inline (the beam is
 // a template over the eligibility test and the order). Not a public header.
 #pragma once
 
@@ -82,25 +82,28 @@ size_t Graph::search_layer(const uint8_t* q, uint32_t ep, float ep_dist, size_t 
     }
   };
 
-  uint32_t ring[kRing];
+  uint32_t* fresh = c.links.data();
   while (nc > 0) {
     const Cand cur = cand[0];
     if (nt == ef && less(top[0], cur)) break;  // nothing left can improve the results
     std::pop_heap(cand, cand + nc, greater);
     --nc;
-    const size_t n = copy_links(cur.slot, level, c.links.data());
-    // Unvisited neighbours pass through a small ring: each is prefetched when it enters and
-    // scored kRing neighbours later, so its vector is (mostly) in cache by then.
-    size_t head = 0, tail = 0;
+    const size_t n = copy_links(cur.slot, level, fresh);
+    // Memory-level parallelism: first every unvisited neighbour's whole point (vector or
+    // codes) is requested, then the link list of the candidate most likely expanded next, and
+    // only then is anything scored — the loads overlap instead of each neighbour's row arriving
+    // while the previous one is scored. The neighbours are scored in list order, as before, so
+    // the graph a build makes does not change.
+    size_t m = 0;
     for (size_t i = 0; i < n; ++i) {
-      const uint32_t nb = c.links[i];
+      const uint32_t nb = fresh[i];
       if (visited[nb] == epoch) continue;
       visited[nb] = epoch;
       prefetch(nb);
-      ring[tail++ % kRing] = nb;
-      if (tail - head == kRing) consider(ring[head++ % kRing]);
+      fresh[m++] = nb;
     }
-    while (head < tail) consider(ring[head++ % kRing]);
+    if (nc > 0) prefetch_links(cand[0].slot, level);
+    for (size_t i = 0; i < m; ++i) consider(fresh[i]);
   }
   return nt;
 }
