@@ -4,8 +4,8 @@
 //   check_room() validate: the slot limit, before anything is read         (throws, no change)
 //   check_ids()  validate: reserved / present / repeated ids               (throws, no change)
 //   plan()       reserve: pick each id's slot, reserve the table's memory  (bad_alloc, no change)
-//   bind()       emplace: make the ids findable, undone on bad_alloc       (OutOfMemory, no change)
-//   commit()     the ids own their slots; nothing after bind() may throw    (noexcept)
+//   bind()       the point after which nothing may fail; allocates nothing (noexcept)
+//   commit()     the ids own their slots and become findable               (noexcept)
 //
 // The index reserves its own storage between plan() and bind() and writes its rows after
 // commit(), so a failure anywhere before commit() leaves the index exactly as it was.
@@ -14,13 +14,17 @@
 // for the scan by moving the last slot into the hole; the quantised index and HNSW put the
 // slot on a free list that later adds take from its back (last in, first out). Both are
 // written into index files, so they are part of the format and must not change.
+//
+// Memory: the slot -> id array (8 bytes a slot, grown geometrically so that many small adds
+// do not copy it each time), the free list, and the id -> slot map (id_slot_map.hpp, ~5 bytes
+// a bucket at most 7/8 full: it stores slots only and reads ids back from the array).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
+#include "index/id_slot_map.hpp"
 #include "quiver/metric.hpp"
 
 namespace quiver::index {
@@ -39,14 +43,12 @@ class SlotTable {
 
   size_t size() const noexcept { return slot_of_.size(); }   // live ids
   size_t used() const noexcept { return slot_ids_.size(); }  // slots in use, live and free
-  bool contains(uint64_t id) const noexcept { return slot_of_.count(id) != 0; }
-  // The slot of `id`, or false if it is not in the table.
-  bool find(uint64_t id, uint32_t& slot) const noexcept {
-    auto it = slot_of_.find(id);
-    if (it == slot_of_.end()) return false;
-    slot = it->second;
-    return true;
+  bool contains(uint64_t id) const noexcept {
+    uint32_t slot;
+    return find(id, slot);
   }
+  // The slot of `id`, or false if it is not in the table.
+  bool find(uint64_t id, uint32_t& slot) const noexcept { return slot_of_.find(id, slot_ids_.data(), slot); }
   // The id in `slot` (< used()); a free slot holds core::kReservedId unless the kind keeps
   // the removed id there (keep_removed_ids).
   uint64_t id_at(uint32_t slot) const noexcept { return slot_ids_[slot]; }
@@ -67,16 +69,18 @@ class SlotTable {
   // reserve(n), where n counts every slot).
   void check_capacity(size_t total) const;
   size_t max_slots() const noexcept { return max_slots_; }
-  // Makes room for `total` slots in the id array, so adds up to that many do not reallocate it.
-  void reserve_ids(size_t total) { slot_ids_.reserve(total); }
-  // Writes the slot each of the n ids will take into `slots` and reserves the table's memory
-  // (std::bad_alloc possible, nothing visible changes). The map's buckets may be rehashed: run
-  // it where no reader of the table runs (HNSW: under its exclusive lock).
+  // Makes room for `total` slots in the id array (geometrically: at least 1.5x the old room),
+  // so adds up to that many do not reallocate it.
+  void reserve_ids(size_t total);
+  // Writes the slot each of the n ids will take into `slots` and reserves all the table's
+  // memory for them (std::bad_alloc possible, nothing visible changes). The map's buckets may
+  // be rehashed: run it where no reader of the table runs (HNSW: under its exclusive lock).
   void plan(size_t n, uint32_t* slots);
-  // Makes the ids findable at their planned slots. On std::bad_alloc removes what it added
-  // and throws Error(OutOfMemory, "out of memory while adding vectors; the index is unchanged").
-  void bind(const uint64_t* ids, const uint32_t* slots, size_t n);
-  // Takes the reused slots off the free list and records each id in its slot.
+  // Marks the point after which the add cannot fail: plan() reserved everything, so this
+  // allocates and changes nothing (kept as the step each kind's add sequence names).
+  void bind(const uint64_t* ids, const uint32_t* slots, size_t n) noexcept;
+  // Takes the reused slots off the free list, records each id in its slot and makes it
+  // findable. Allocates nothing.
   void commit(const uint64_t* ids, const uint32_t* slots, size_t n) noexcept;
 
   // ---- removal ----
@@ -109,7 +113,7 @@ class SlotTable {
   bool keep_removed_ids_ = false;
   std::vector<uint64_t> slot_ids_;  // id of each slot; size() == used()
   std::vector<uint32_t> free_;      // free slots; adds take from the back
-  std::unordered_map<uint64_t, uint32_t> slot_of_;
+  IdSlotMap slot_of_;               // id -> slot of every live id
 };
 
 // A vector as every kind stores it: copied, and under cosine scaled to unit length (the norm

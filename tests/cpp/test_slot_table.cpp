@@ -5,12 +5,17 @@
 // that program's replacement operator new (alloc_counter.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
+#include <new>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "alloc_counter.hpp"
+#include "core/rng.hpp"
 #include "core/validate.hpp"
 #include "index/slot_table.hpp"
 #include "quiver/error.hpp"
@@ -171,31 +176,116 @@ TEST(SlotTable, RejectedIdsChangeNothing) {
   EXPECT_EQ(slot_of(t, 20), 1u);
 }
 
-TEST(SlotTable, ABindThatRunsOutOfMemoryUndoesItself) {
-  SlotTable t(Reuse::free_list, 100, "test");
+TEST(SlotTable, APlanThatRunsOutOfMemoryChangesNothingAndBindAndCommitAllocateNothing) {
+  SlotTable t(Reuse::free_list, 1000, "test");
   add(t, {10, 20, 30});
   remove(t, {20});
-  const std::vector<uint64_t> ids{40, 50, 60, 70};
+  std::vector<uint64_t> ids;
+  for (uint64_t id = 100; id < 200; ++id) ids.push_back(id);  // the map must grow for these
   std::vector<uint32_t> slots(ids.size());
   t.check_ids(ids.data(), ids.size());
-  t.plan(ids.size(), slots.data());
-  EXPECT_EQ(slots, (std::vector<uint32_t>{1, 3, 4, 5}));
-  // The map's buckets are reserved by plan(): each emplace allocates one node. The third fails.
-  EXPECT_EQ(code_of([&] {
-              test::fail_allocation_after(2);
-              t.bind(ids.data(), slots.data(), ids.size());
-            }),
-            ErrorCode::OutOfMemory);
+  EXPECT_THROW(
+      {
+        test::fail_allocation_after(0);
+        t.plan(ids.size(), slots.data());
+      },
+      std::bad_alloc);
   test::fail_allocation_after(SIZE_MAX);
-  for (uint64_t id : ids) EXPECT_FALSE(t.contains(id)) << id;
   EXPECT_EQ(t.size(), 2u);
   EXPECT_EQ(t.used(), 3u);
   EXPECT_EQ(t.free_slots(), (std::vector<uint32_t>{1}));
   EXPECT_EQ(slot_of(t, 10), 0u);
   EXPECT_EQ(slot_of(t, 30), 2u);
-  // The same add then succeeds in full.
-  EXPECT_EQ(add(t, ids), (std::vector<uint32_t>{1, 3, 4, 5}));
-  EXPECT_EQ(t.size(), 6u);
+  for (uint64_t id : ids) EXPECT_FALSE(t.contains(id)) << id;
+  // After a plan, nothing in the add allocates (so nothing can fail half way).
+  t.plan(ids.size(), slots.data());
+  const size_t before = test::allocation_count();
+  t.bind(ids.data(), slots.data(), ids.size());
+  t.commit(ids.data(), slots.data(), ids.size());
+  EXPECT_EQ(test::allocation_count(), before);
+  EXPECT_EQ(t.size(), 102u);
+  EXPECT_EQ(slot_of(t, 100), 1u);
+  for (size_t i = 1; i < ids.size(); ++i) EXPECT_EQ(slot_of(t, ids[i]), uint32_t(2 + i));
+}
+
+// One id at a time: the id array and the map grow geometrically, so the number of
+// reallocations grows with log(n), not with n (an exact reserve per add copied the whole id
+// array every time: n allocations and O(n^2) bytes moved).
+TEST(SlotTable, ManySmallAddsReallocateLogarithmicallyOften) {
+  SlotTable t(Reuse::free_list, 1u << 20, "test");
+  constexpr size_t n = 20000;
+  size_t allocations = 0;
+  for (uint64_t id = 0; id < n; ++id) {
+    uint32_t slot;
+    const size_t before = test::allocation_count();
+    t.plan(1, &slot);
+    allocations += test::allocation_count() - before;
+    t.bind(&id, &slot, 1);
+    t.commit(&id, &slot, 1);
+  }
+  // 1.5x growth of the id array from 1 slot: about log(n) / log(1.5) + 1 reallocations; the
+  // map doubles from 16 buckets: log2(n / 14) + 1 (two arrays each).
+  const double bound = std::log(double(n)) / std::log(1.5) + 2 + 2 * (std::log2(double(n) / 14) + 2);
+  EXPECT_LE(double(allocations), bound);
+  for (uint64_t id = 0; id < n; id += 97) EXPECT_EQ(slot_of(t, id), uint32_t(id));
+}
+
+// What the table holds per id is its slot's id (8 bytes) and a bucket of the map (4 + 1 bytes,
+// at least 7/16 of the buckets full right after the map doubles); a node-based map cost ~36.
+TEST(SlotTable, MemoryPerIdIsTheIdArrayAndAFewBytesOfMap) {
+  for (size_t n : {1000u, 50000u, 100000u}) {
+    SlotTable t(Reuse::free_list, SIZE_MAX, "test");
+    std::vector<uint64_t> ids(n);
+    for (size_t i = 0; i < n; ++i) ids[i] = uint64_t(i) * 0x9e3779b97f4a7c15ULL >> 3;
+    add(t, ids);
+    EXPECT_LE(double(t.memory_bytes()) / double(n), 8.0 + 5.0 * 16.0 / 7.0) << n;
+    for (size_t i = 0; i < n; i += 101) EXPECT_EQ(slot_of(t, ids[i]), uint32_t(i));
+  }
+}
+
+// The open-addressing map against std::unordered_map through long random runs of adds and
+// removes of both kinds (removal shifts entries back; compaction moves the last slot).
+TEST(SlotTable, RandomAddsAndRemovesAgreeWithAReferenceMap) {
+  for (Reuse reuse : {Reuse::free_list, Reuse::compact}) {
+    SlotTable t(reuse, 1u << 20, "test");
+    std::unordered_map<uint64_t, uint32_t> reference;
+    std::vector<uint64_t> live;
+    uint64_t state = 7;
+    auto next = [&] { return core::splitmix64(state); };
+    for (int round = 0; round < 400; ++round) {
+      std::vector<uint64_t> fresh;
+      const size_t adds = next() % 64;
+      // Small ids collide in the low hash bits often enough to exercise long probe runs.
+      for (size_t i = 0; i < adds; ++i) {
+        const uint64_t id = next() % 5000;
+        if (reference.count(id) == 0 && std::find(fresh.begin(), fresh.end(), id) == fresh.end()) fresh.push_back(id);
+      }
+      const std::vector<uint32_t> slots = add(t, fresh);
+      for (size_t i = 0; i < fresh.size(); ++i) {
+        reference[fresh[i]] = slots[i];
+        live.push_back(fresh[i]);
+      }
+      const size_t removes = live.empty() ? 0 : next() % (live.size() / 2 + 1);
+      for (size_t i = 0; i < removes; ++i) {
+        const size_t at = next() % live.size();
+        const uint64_t id = live[at];
+        live[at] = live.back();
+        live.pop_back();
+        t.check_remove(&id, 1);
+        uint32_t moved_from;
+        const uint32_t slot = t.remove(id, moved_from);
+        EXPECT_EQ(slot, reference[id]);
+        reference.erase(id);
+        if (moved_from != slot) reference[t.id_at(slot)] = slot;
+      }
+      ASSERT_EQ(t.size(), reference.size());
+      for (const auto& [id, slot] : reference) ASSERT_EQ(slot_of(t, id), slot) << id;
+      for (int probe = 0; probe < 50; ++probe) {
+        const uint64_t id = next() % 6000;
+        ASSERT_EQ(t.contains(id), reference.count(id) != 0) << id;
+      }
+    }
+  }
 }
 
 TEST(SlotTable, LoadingAppendsSlotsInOrderAndRefusesARepeatedLiveId) {
