@@ -23,19 +23,32 @@ export async function startBrowserBench(cacheDir, log) {
     },
   };
   const server = await startServer({ isolated: true, handlers });
-  const browser = await launchChromium();
+  let browser;
+  try {
+    browser = await launchChromium();
+  } catch (e) {
+    await server.close();  // else the listening server keeps Node running after the report
+    throw e;
+  }
   log(`Chromium ${browser.version()}`);
   return {
     version: browser.version(),
     // One variant on one workload in a fresh page; the page's progress lines go to log.
-    async run(config) {
+    // Rejects after timeoutMs (the page is closed, so a hung run does not hold the benchmark).
+    async run(config, timeoutMs) {
       const page = await openPage(browser, server.url('/bench/ivf/page.html'), { timeout: 0 });
       page.on('console', (m) => log(`  [chromium] ${m.text()}`));
+      let timer;
       try {
         await page.waitForFunction(() => window.ivfBench?.ready, null, { timeout: 60_000 });
         const files = Object.fromEntries(Object.entries(config.workload.files).map(([k, v]) => [k, basename(v)]));
-        return await page.evaluate((c) => window.ivfBench.run(c), { ...config, workload: { ...config.workload, files } });
+        const run = page.evaluate((c) => window.ivfBench.run(c), { ...config, workload: { ...config.workload, files } });
+        const late = new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`the page took over ${timeoutMs / 1000} s`)), timeoutMs);
+        });
+        return await Promise.race([run, late]);
       } finally {
+        clearTimeout(timer);
         await page.context().close();
       }
     },

@@ -49,7 +49,7 @@ function goals(report) {
   const out = ['## Goals (issue 14), from this run', ''];
   const mark = (ok) => (ok ? 'met' : '**missed**');
   for (const w of report.workloads) {
-    for (const run of report.runs.filter((r) => r.workload === w.name)) {
+    for (const run of report.runs.filter((r) => r.workload === w.name && !r.error)) {
       const n = normalise(run);
       const hit = at95(n.ivf);
       const b = n.builds[n.builds.length - 1];
@@ -89,7 +89,9 @@ export function renderIvfReport(report, name) {
     `(threads in brackets). HNSW: f32, M ${report.knobs.hnsw.M}, efConstruction ${report.knobs.hnsw.efConstruction}.`, '');
   const panels = [];
   for (const w of report.workloads) {
-    const runs = report.runs.filter((r) => r.workload === w.name);
+    const all = report.runs.filter((r) => r.workload === w.name);
+    const runs = all.filter((r) => !r.error);
+    for (const r of all.filter((x) => x.error)) md.push(`**${w.name}, ${r.target} failed:** ${r.error}`, '');
     if (!runs.length) continue;
     const norm = runs.map((r) => ({ run: r, ...normalise(r) }));
     md.push(`## ${w.name}: ${w.rows.toLocaleString('en-US')} × ${w.dim}, ${w.queries} queries`, '');

@@ -21,6 +21,7 @@
 //   IVF_WORKLOADS    names to keep, e.g. "embedding-100k" (default every workload of the parts)
 //   IVF_HNSW         targets that also build and sweep HNSW in the 100k part (default "wasm-simd-mt")
 //   QUIVER_BENCH_SECONDS   minimum time per one-query-per-call figure (default 1)
+//   IVF_TARGET_TIMEOUT_S   a target that takes longer is stopped and reported failed (default 2400)
 //   IVF_RESULT_NAME  file name stem of the result (default ivf-<parts>-<YYYYMMDD>)
 //   QUICK=1          the whole path at 5,000 (100k part) and 20,000 rows (1m part), 100 queries,
 //                    0.1 s per figure; results in bench/results/tmp/ (not kept)
@@ -49,6 +50,7 @@ const targets = words(process.env.IVF_TARGETS ?? 'native wasm-simd wasm-simd-mt 
 const onlyWorkloads = words(process.env.IVF_WORKLOADS);
 const hnswTargets = words(process.env.IVF_HNSW ?? 'wasm-simd-mt');
 const seconds = Number(process.env.QUIVER_BENCH_SECONDS ?? (quick ? '0.1' : '1'));
+const targetTimeoutMs = Number(process.env.IVF_TARGET_TIMEOUT_S ?? '2400') * 1000;
 for (const p of parts) if (!['100k', '1m'].includes(p)) throw new Error(`IVF_PARTS: unknown part '${p}' (100k, 1m)`);
 for (const t of targets) {
   if (!['native', 'wasm-simd', 'wasm-simd-mt', 'chromium-simd-mt', 'chromium-simd'].includes(t)) throw new Error(`IVF_TARGETS: unknown target '${t}'`);
@@ -90,7 +92,7 @@ function runNative(w, wl) {
     QUIVER_IVF_REFINE_BITS: String(INDEX.refineBits), QUIVER_IVF_LISTS: INDEX.lists, QUIVER_IVF_PROBES: w.probes.join(' '),
     QUIVER_IVF_BUILD_THREADS: '1 0', QUIVER_IVF_ADD_ROWS: String(addSliceRows(384)), QUIVER_IVF_FLAT_QUERIES: String(w.flatQueries), QUIVER_BENCH_SECONDS: String(seconds),
   };
-  const out = execFileSync(nativeBench, [], { encoding: 'utf8', env, maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync(nativeBench, [], { encoding: 'utf8', env, maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'], timeout: targetTimeoutMs });
   const lines = out.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
   for (const l of lines) {
     if (l.kind === 'ivf_build') log(`  native ${l.isa}: built with ${l.build_threads} thread(s) in ${l.build_s} s, ${l.bytes_per_vector} B/vector`);
@@ -111,8 +113,8 @@ function knobsFor(w, target) {
 function runNode(w, wl, variant) {
   const config = { variant, workload: wl, knobs: knobsFor(w, `wasm-${variant}`) };
   const r = spawnSync('node', [`${root}/bench/ivf/node-child.mjs`, JSON.stringify(config)],
-    { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
-  if (r.status !== 0) throw new Error(`wasm ${variant} on ${w.name} failed (exit ${r.status})`);
+    { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'], timeout: targetTimeoutMs });
+  if (r.status !== 0) throw new Error(`wasm ${variant} on ${w.name} failed (${r.signal ? `${r.signal}: over ${targetTimeoutMs / 1000} s` : `exit ${r.status}`})`);
   return JSON.parse(r.stdout.trim().split('\n').pop());
 }
 
@@ -122,44 +124,59 @@ async function runChromium(w, wl, variant) {
     const { startBrowserBench } = await import('./browser.mjs');
     browser = await startBrowserBench(cacheDir, log);
   }
-  return browser.run({ variant, workload: wl, knobs: knobsFor(w, `chromium-${variant}`) });
+  return browser.run({ variant, workload: wl, knobs: knobsFor(w, `chromium-${variant}`) }, targetTimeoutMs);
 }
 
+// One result per part and day (the README links these names); IVF_RESULT_NAME overrides it.
+// The files are rewritten after every target, so a run stopped half-way keeps what it measured;
+// a target that fails is recorded with its error and the run goes on.
+const day = new Date().toISOString().slice(0, 10).replace(/-/g, '');
+const dir = quick ? `${root}/bench/results/tmp` : `${root}/bench/results`;
+mkdirSync(dir, { recursive: true });
+const name = process.env.IVF_RESULT_NAME ?? `ivf-${parts.join('-')}-${day}`;
 const runs = [];
+const loadAtStart = os.loadavg();
+function save() {
+  const report = {
+    benchmark: 'ivf', date: new Date().toISOString(), commit: gitCommit(root), quick,
+    machine: machineInfo({ load_average_start: loadAtStart, load_average_end: os.loadavg(), chromium: browser?.version ?? null }),
+    knobs: { index: INDEX, hnsw: HNSW, seconds, parts, targets, hnsw_targets: hnswTargets, k: 10 },
+    workloads: WORKLOADS.map((w) => ({ name: w.name, kind: w.kind, rows: w.rows, queries: w.queries, dim: 384, probes: w.probes, flat_queries: w.flatQueries })),
+    runs,
+  };
+  writeFileSync(`${dir}/${name}.json`, JSON.stringify(report, null, 1) + '\n');
+  const { markdown, svg } = renderIvfReport(report, name);
+  writeFileSync(`${dir}/${name}.md`, markdown);
+  writeFileSync(`${dir}/${name}.svg`, svg);
+  return markdown;
+}
+
+let failed = 0;
 try {
   for (const w of WORKLOADS) {
     const wl = ensureWorkload(w);
     for (const target of targets) {
       log(`${w.name}: ${target} ...`);
       const start = Date.now(), loadBefore = os.loadavg();
-      let result;
-      if (target === 'native') result = runNative(w, wl);
-      else if (target.startsWith('wasm-')) result = runNode(w, wl, target.slice(5));
-      else result = await runChromium(w, wl, target.slice('chromium-'.length));
-      runs.push({ part: w.part, workload: w.name, kind: w.kind, rows: w.rows, queries: w.queries, target, seconds: (Date.now() - start) / 1000,
-        load_before: loadBefore, load_after: os.loadavg(), result });
-      log(`  (${((Date.now() - start) / 1000).toFixed(0)} s, load average ${os.loadavg()[0].toFixed(2)})`);
+      const run = { part: w.part, workload: w.name, kind: w.kind, rows: w.rows, queries: w.queries, target };
+      try {
+        if (target === 'native') run.result = runNative(w, wl);
+        else if (target.startsWith('wasm-')) run.result = runNode(w, wl, target.slice(5));
+        else run.result = await runChromium(w, wl, target.slice('chromium-'.length));
+      } catch (e) {
+        failed++;
+        run.error = String(e?.message ?? e).split('\n')[0];
+        log(`  FAILED: ${run.error}`);
+      }
+      Object.assign(run, { seconds: (Date.now() - start) / 1000, load_before: loadBefore, load_after: os.loadavg() });
+      runs.push(run);
+      save();
+      log(`  (${run.seconds.toFixed(0)} s, load average ${os.loadavg()[0].toFixed(2)})`);
     }
   }
 } finally {
   await browser?.close();
 }
-
-// One result per part and day (the README links these names); IVF_RESULT_NAME overrides it.
-const day = new Date().toISOString().slice(0, 10).replace(/-/g, '');
-const dir = quick ? `${root}/bench/results/tmp` : `${root}/bench/results`;
-mkdirSync(dir, { recursive: true });
-const name = process.env.IVF_RESULT_NAME ?? `ivf-${parts.join('-')}-${day}`;
-const report = {
-  benchmark: 'ivf', date: new Date().toISOString(), commit: gitCommit(root), quick,
-  machine: machineInfo({ load_average_start: runs[0]?.load_before, load_average_end: os.loadavg(), chromium: browser?.version ?? null }),
-  knobs: { index: INDEX, hnsw: HNSW, seconds, parts, targets, hnsw_targets: hnswTargets, k: 10 },
-  workloads: WORKLOADS.map((w) => ({ name: w.name, kind: w.kind, rows: w.rows, queries: w.queries, dim: 384, probes: w.probes, flat_queries: w.flatQueries })),
-  runs,
-};
-writeFileSync(`${dir}/${name}.json`, JSON.stringify(report, null, 1) + '\n');
-const { markdown, svg } = renderIvfReport(report, name);
-writeFileSync(`${dir}/${name}.md`, markdown);
-writeFileSync(`${dir}/${name}.svg`, svg);
-process.stdout.write(`${markdown}\n`);
-log(`wrote ${dir}/${name}.json, .md, .svg`);
+process.stdout.write(`${save()}\n`);
+log(`wrote ${dir}/${name}.json, .md, .svg${failed ? ` — ${failed} target(s) failed (see the report)` : ''}`);
+process.exitCode = failed ? 1 : 0;
