@@ -15,8 +15,16 @@ using quantized::throw_oom;
 QuantizedIndexAccess::View QuantizedIndexAccess::view(const QuantizedIndex& index) {
   const QuantizedIndex::Impl& m = *index.impl_;
   return {m.subq, &m.codebook, &m.rotation, m.slots.used(), m.slots.slot_ids(),
-          m.keep_vectors ? m.vectors.data() : nullptr, m.stride, m.slots.free_slots().data(),
-          m.slots.free_slots().size(), m.refine_codec.enabled() ? &m.refine_codec : nullptr};
+          m.keep_vectors, m.slots.free_slots().data(), m.slots.free_slots().size(),
+          m.refine_codec.enabled() ? &m.refine_codec : nullptr};
+}
+
+const float* QuantizedIndexAccess::vector(const QuantizedIndex& index, uint32_t slot) {
+  return index.impl_->vectors.row(slot);
+}
+
+uint32_t QuantizedIndexAccess::list_of_slot(const QuantizedIndex& index, uint32_t slot) {
+  return *index.impl_->slot_list.row(slot);
 }
 
 const uint8_t* QuantizedIndexAccess::refine_row(const QuantizedIndex& index, uint32_t slot) {
@@ -45,8 +53,8 @@ void QuantizedIndexAccess::scalars(const QuantizedIndex& index, uint32_t slot, f
 
 QuantizedIndexAccess::Partition QuantizedIndexAccess::partition(const QuantizedIndex& index) {
   const QuantizedIndex::Impl& m = *index.impl_;
-  if (!m.partitioned()) return {0, 0, 0, {}, nullptr};
-  return {m.lists_option, m.ivf.lists(), m.trained_on, m.coarse.centroids(), m.slot_list.data()};
+  if (!m.partitioned()) return {0, 0, 0, {}};
+  return {m.lists_option, m.ivf.lists(), m.trained_on, m.coarse.centroids()};
 }
 
 void QuantizedIndexAccess::set_partition(QuantizedIndex& index, size_t lists, size_t trained_on,
@@ -99,14 +107,14 @@ void QuantizedIndexAccess::append_slots(QuantizedIndex& index, size_t n, const u
       } catch (const std::bad_alloc&) {
         throw_oom();
       }
-      m.slot_list.data()[slot] = l;
-      m.slot_pos.data()[slot] = m.ivf.append(l, slot, c.data(), m.subq, offset[i], scale[i]);
+      *m.slot_list.row(slot) = l;
+      *m.slot_pos.row(slot) = m.ivf.append(l, slot, c.data(), m.subq, offset[i], scale[i]);
     } else {
       m.write_codes(slot, c.data());
-      m.offset.data()[slot] = offset[i];
-      m.scale.data()[slot] = scale[i];
+      *m.offset.row(slot) = offset[i];
+      *m.scale.row(slot) = scale[i];
     }
-    if (m.keep_vectors) std::memcpy(m.vectors.data() + size_t(slot) * m.stride, vectors + i * m.dim, m.dim * 4);
+    if (m.keep_vectors) std::memcpy(m.vectors.row(slot), vectors + i * m.dim, m.dim * 4);
     if (m.refine_codec.enabled()) m.refine.store(slot, refine_rows + i * m.refine.row_bytes(), refine_scales[i]);
   }
 }

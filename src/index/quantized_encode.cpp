@@ -92,7 +92,7 @@ QuantizedIndex::Impl::Encoded QuantizedIndex::Impl::encode(const float* rows, si
 
 // Unpartitioned storage only (the lists write their own: InvertedLists::append).
 void QuantizedIndex::Impl::write_codes(uint32_t slot, const uint8_t* c) {
-  quantized::write_lane(codes.data() + size_t(slot / kBlockVectors) * block_bytes(), slot % kBlockVectors, c, subq);
+  quantized::write_lane(codes.row(slot / kBlockVectors), slot % kBlockVectors, c, subq);
 }
 
 size_t QuantizedIndex::Impl::blocks() const {
@@ -103,28 +103,37 @@ size_t QuantizedIndex::Impl::blocks() const {
 }
 
 // Room for `slots` slots in every per-slot array; new slots start dead (offset = +inf).
-// Partitioned, the per-slot arrays are only where each slot is (and the kept vectors): the
-// codes grow in the lists, block by block.
+// Partitioned, the per-slot arrays are only where each slot is (and the kept vectors, the
+// refine plane): the codes grow in the lists, block by block. Every array grows by chunks,
+// so what is stored never moves; if one cannot grow, the others give their new chunks back.
 void QuantizedIndex::Impl::reserve_slots(size_t slots) {
   if (slots <= capacity_slots) return;
-  const size_t want = std::max(slots, capacity_slots + capacity_slots / 2);
-  const size_t new_blocks = (want + kBlockVectors - 1) / kBlockVectors;
-  const size_t new_cap = new_blocks * kBlockVectors;
-  const size_t old_blocks = capacity_slots / kBlockVectors;
-  if (partitioned()) {
-    slot_list.reserve(new_cap, capacity_slots);
-    slot_pos.reserve(new_cap, capacity_slots);
-    if (keep_vectors) vectors.reserve(new_cap * stride, capacity_slots * stride);
-    refine.reserve(new_cap, capacity_slots);  // nothing without a refine plane
-    capacity_slots = new_cap;
-    return;
+  const size_t old_cap = capacity_slots;
+  const size_t new_cap = (slots + kBlockVectors - 1) / kBlockVectors * kBlockVectors;
+  try {
+    if (partitioned()) {
+      slot_list.reserve(new_cap);
+      slot_pos.reserve(new_cap);
+    } else {
+      codes.reserve(new_cap / kBlockVectors);
+      offset.reserve(new_cap);
+      scale.reserve(new_cap);
+    }
+    if (keep_vectors) vectors.reserve(new_cap);
+    refine.reserve(new_cap);  // nothing without a refine plane
+  } catch (...) {
+    slot_list.shrink_to(old_cap);
+    slot_pos.shrink_to(old_cap);
+    codes.shrink_to(old_cap / kBlockVectors);
+    offset.shrink_to(old_cap);
+    scale.shrink_to(old_cap);
+    vectors.shrink_to(old_cap);
+    refine.shrink_to(old_cap);
+    throw;
   }
-  codes.reserve(new_blocks * block_bytes(), old_blocks * block_bytes());
-  offset.reserve(new_cap, capacity_slots);
-  scale.reserve(new_cap, capacity_slots);
-  if (keep_vectors) vectors.reserve(new_cap * stride, capacity_slots * stride);
-  refine.reserve(new_cap, capacity_slots);  // nothing without a refine plane
-  for (size_t s = capacity_slots; s < new_cap; ++s) offset.data()[s] = INFINITY;
+  if (!partitioned()) {
+    for (size_t s = old_cap; s < new_cap; ++s) *offset.row(s) = INFINITY;
+  }
   capacity_slots = new_cap;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/aligned_buffer.hpp"
+#include "core/row_blocks.hpp"
 #include "core/rw_lock.hpp"
 #include "index/quantized_coarse.hpp"
 #include "index/quantized_lists.hpp"
@@ -98,12 +99,14 @@ struct QuantizedIndex::Impl {
   quant::RefineCodec refine_codec;  // disabled without a refine plane (refine_bits 0)
 
   // Slot storage. A slot is live iff slots.id_at(slot) != kNoId; dead and padding slots have
-  // offset = +inf, so they can never enter a result.
-  core::AlignedBuffer<uint8_t> codes;  // blocks x groups x 64 bytes
-  core::AlignedBuffer<float> offset;   // per slot: c_v in  distance = (c0 + c_v) + scale_v * score
-  core::AlignedBuffer<float> scale;    // per slot: scale_v
-  core::AlignedBuffer<float> vectors;  // per slot x stride, if keep_vectors
-  quant::RefinePlane refine;           // per slot: refine row + scale, if refine_bits > 0
+  // offset = +inf, so they can never enter a result. Every per-slot array is chunked
+  // (core::RowBlocks): growing adds chunks and never copies what is stored, so an add needs
+  // the index plus its new rows, not twice the index (a wasm heap never shrinks back).
+  core::RowBlocks<uint8_t> codes{1, 32};  // one row per block of 32 slots: groups x 64 bytes
+  core::RowBlocks<float> offset{1, 32};   // per slot: c_v in  distance = (c0 + c_v) + scale_v * score
+  core::RowBlocks<float> scale{1, 32};    // per slot: scale_v
+  core::RowBlocks<float> vectors{1, 32};  // per slot x stride, if keep_vectors
+  quant::RefinePlane refine;              // per slot: refine row + scale, if refine_bits > 0
   // Ids of the slots (size = slots in use, the high-water mark; kNoId for a free slot) and
   // the free list, reused last-in first-out.
   index::SlotTable slots{index::Reuse::free_list, UINT32_MAX, "quantized"};
@@ -117,7 +120,7 @@ struct QuantizedIndex::Impl {
   size_t lists_option = 0;              // QuantizedIndexOptions::lists
   quantized::CoarseQuantizer coarse;    // 0 lists until trained
   quantized::InvertedLists ivf;         // 1 list until trained, then coarse.lists()
-  core::AlignedBuffer<uint32_t> slot_list, slot_pos;  // per slot
+  core::RowBlocks<uint32_t> slot_list{1, 32}, slot_pos{1, 32};  // per slot
   size_t trained_on = 0;                // live vectors when the centroids were trained
 
   Impl(const QuantizedIndexOptions& o, Isa isa);  // quantized_index.cpp
@@ -132,21 +135,21 @@ struct QuantizedIndex::Impl {
   const uint8_t* code_block(uint32_t slot, size_t& lane) const {
     if (!partitioned()) {
       lane = slot % quant::kBlockVectors;
-      return codes.data() + size_t(slot / quant::kBlockVectors) * block_bytes();
+      return codes.row(slot / quant::kBlockVectors);
     }
-    const uint32_t pos = slot_pos.data()[slot];
+    const uint32_t pos = *slot_pos.row(slot);
     lane = pos % quant::kBlockVectors;
-    return ivf.codes(slot_list.data()[slot], pos / quant::kBlockVectors);
+    return ivf.codes(*slot_list.row(slot), pos / quant::kBlockVectors);
   }
   float offset_of(uint32_t slot) const {
-    if (!partitioned()) return offset.data()[slot];
-    const uint32_t pos = slot_pos.data()[slot];
-    return ivf.offsets(slot_list.data()[slot], pos / quant::kBlockVectors)[pos % quant::kBlockVectors];
+    if (!partitioned()) return *offset.row(slot);
+    const uint32_t pos = *slot_pos.row(slot);
+    return ivf.offsets(*slot_list.row(slot), pos / quant::kBlockVectors)[pos % quant::kBlockVectors];
   }
   float scale_of(uint32_t slot) const {
-    if (!partitioned()) return scale.data()[slot];
-    const uint32_t pos = slot_pos.data()[slot];
-    return ivf.scales(slot_list.data()[slot], pos / quant::kBlockVectors)[pos % quant::kBlockVectors];
+    if (!partitioned()) return *scale.row(slot);
+    const uint32_t pos = *slot_pos.row(slot);
+    return ivf.scales(*slot_list.row(slot), pos / quant::kBlockVectors)[pos % quant::kBlockVectors];
   }
 
   // --- encoding (quantized_encode.cpp) ---------------------------------------------------
@@ -167,7 +170,10 @@ struct QuantizedIndex::Impl {
     return quantized::read_lane(block, lane, s);
   }
   // Room for `slots` slots in every per-slot array; new slots start dead (offset = +inf).
+  // Adds chunks only. Throws Error(OutOfMemory) with the arrays as they were.
   void reserve_slots(size_t slots);
+  // Per-slot scalar arrays (offsets, scales, list, position) come in chunks of this many.
+  static constexpr size_t kSlotsPerScalarChunk = 4096;
 
   // --- partitions (quantized_partition.cpp) ---------------------------------------------
   // What an add does to the partitions, prepared before the slot table commits (so that an

@@ -63,6 +63,14 @@ QuantizedIndex::Impl::Impl(const QuantizedIndexOptions& o, Isa isa)
                                                 std::to_string(lists_option));
   }
   if (partitioned()) ivf = quantized::InvertedLists(1, block_bytes());  // one list until trained
+  using Bytes = core::RowBlocks<uint8_t>;
+  using Floats = core::RowBlocks<float>;
+  codes = Bytes(block_bytes(), Bytes::rows_per_chunk_for(block_bytes()));
+  offset = Floats(1, kSlotsPerScalarChunk);
+  scale = Floats(1, kSlotsPerScalarChunk);
+  if (keep_vectors) vectors = Floats(stride, Floats::rows_per_chunk_for(stride * sizeof(float)));
+  slot_list = core::RowBlocks<uint32_t>(1, kSlotsPerScalarChunk);
+  slot_pos = core::RowBlocks<uint32_t>(1, kSlotsPerScalarChunk);
 }
 
 QuantizedIndex::QuantizedIndex(const QuantizedIndexOptions& options)
@@ -97,9 +105,9 @@ size_t QuantizedIndex::code_bytes_per_vector() const noexcept {
 size_t QuantizedIndex::memory_bytes() const noexcept {
   const Impl& m = *impl_;
   core::ReadLock lock(m.rw);
-  return m.codes.capacity() + (m.offset.capacity() + m.scale.capacity() + m.vectors.capacity()) * sizeof(float) +
-         (m.slot_list.capacity() + m.slot_pos.capacity()) * sizeof(uint32_t) + m.ivf.memory_bytes() +
-         m.coarse.memory_bytes() + m.refine.memory_bytes() + m.slots.memory_bytes();
+  return m.codes.memory_bytes() + m.offset.memory_bytes() + m.scale.memory_bytes() + m.vectors.memory_bytes() +
+         m.slot_list.memory_bytes() + m.slot_pos.memory_bytes() + m.ivf.memory_bytes() + m.coarse.memory_bytes() +
+         m.refine.memory_bytes() + m.slots.memory_bytes();
 }
 
 size_t QuantizedIndex::lists_option() const noexcept { return impl_->lists_option; }
@@ -121,7 +129,7 @@ size_t QuantizedIndex::list_of(uint64_t id) const {
   if (!impl_->slots.find(id, slot)) {
     throw Error(ErrorCode::UnknownId, "id " + std::to_string(id) + " is not in the index");
   }
-  return impl_->partitioned() ? impl_->slot_list.data()[slot] : 0;
+  return impl_->partitioned() ? *impl_->slot_list.row(slot) : 0;
 }
 
 void QuantizedIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
@@ -143,6 +151,9 @@ void QuantizedIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
     m.reserve_slots(m.slots.used() + (n - m.slots.reused_for(n)));
   } catch (const std::bad_alloc&) {
     quantized::throw_oom();
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::OutOfMemory) quantized::throw_oom();  // with "the index is unchanged"
+    throw;
   }
   m.slots.bind(ids, slots.data(), n);
   m.slots.commit(ids, slots.data(), n);
@@ -151,14 +162,14 @@ void QuantizedIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
     const uint32_t slot = slots[i];
     if (!m.partitioned()) {
       m.write_codes(slot, encoded.codes.data() + i * m.subq);
-      m.offset.data()[slot] = encoded.offset[i];
-      m.scale.data()[slot] = encoded.scale[i];
+      *m.offset.row(slot) = encoded.offset[i];
+      *m.scale.row(slot) = encoded.scale[i];
     }
     if (m.refine_codec.enabled()) {
       m.refine.store(slot, encoded.refine_rows.data() + i * m.refine.row_bytes(), encoded.refine_scale[i]);
     }
     if (m.keep_vectors) {
-      float* dst = m.vectors.data() + size_t(slot) * m.stride;
+      float* dst = m.vectors.row(slot);
       index::store_vector(m.metric, vectors + i * m.dim, dst, m.dim);
     }
   }
@@ -180,7 +191,7 @@ void QuantizedIndex::remove(const uint64_t* ids, size_t n) {
     if (m.partitioned()) {
       m.remove_from_partition(slot);  // its list's last vector moves into its place
     } else {
-      m.offset.data()[slot] = INFINITY;  // the scan can never return it
+      *m.offset.row(slot) = INFINITY;  // the scan can never return it
     }
   }
 }

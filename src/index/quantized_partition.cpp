@@ -184,21 +184,23 @@ void QuantizedIndex::Impl::apply_partition(PartitionPlan& plan, const Encoded& r
   if (plan.retrain) {
     coarse = std::move(plan.coarse);
     ivf = std::move(plan.ivf);
-    std::copy(plan.old_list.begin(), plan.old_list.end(), slot_list.data());
-    std::copy(plan.old_pos.begin(), plan.old_pos.end(), slot_pos.data());
+    for (size_t s = 0; s < plan.old_list.size(); ++s) {
+      *slot_list.row(s) = plan.old_list[s];
+      *slot_pos.row(s) = plan.old_pos[s];
+    }
     trained_on = live();  // the slot table has committed the rows
   }
   for (size_t i = 0; i < n; ++i) {
     const uint32_t slot = row_slots[i], l = plan.row_list[i];
-    slot_list.data()[slot] = l;
-    slot_pos.data()[slot] = ivf.append(l, slot, rows.codes.data() + i * subq, subq, rows.offset[i], rows.scale[i]);
+    *slot_list.row(slot) = l;
+    *slot_pos.row(slot) = ivf.append(l, slot, rows.codes.data() + i * subq, subq, rows.offset[i], rows.scale[i]);
   }
 }
 
 void QuantizedIndex::Impl::remove_from_partition(uint32_t slot) noexcept {
-  const uint32_t l = slot_list.data()[slot], pos = slot_pos.data()[slot];
+  const uint32_t l = *slot_list.row(slot), pos = *slot_pos.row(slot);
   const uint32_t moved = ivf.remove(l, pos);
-  if (moved != InvertedLists::kNone) slot_pos.data()[moved] = pos;
+  if (moved != InvertedLists::kNone) *slot_pos.row(moved) = pos;
 }
 
 }  // namespace quiver

@@ -75,7 +75,7 @@ float QuantizedIndex::Impl::refine_distance(const QueryTables& t, const float* r
 }
 
 float QuantizedIndex::Impl::exact_distance(const float* query, uint32_t slot) const {
-  const float* x = vectors.data() + size_t(slot) * stride;
+  const float* x = vectors.row(slot);
   switch (metric) {
     case Metric::l2: return kernels.l2sq_f32(query, x, dim);
     case Metric::ip: return -kernels.dot_f32(query, x, dim);
@@ -90,8 +90,8 @@ void QuantizedIndex::Impl::set_allow_mask(const QuantizedSearchParams& p, Scratc
     if (!slots.find(p.allow[i], slot)) continue;
     size_t word_index, lane;
     if (partitioned()) {  // block_base set by search_partitioned
-      const uint32_t pos = slot_pos.data()[slot];
-      word_index = s.block_base[slot_list.data()[slot]] + pos / kBlockVectors;
+      const uint32_t pos = *slot_pos.row(slot);
+      word_index = s.block_base[*slot_list.row(slot)] + pos / kBlockVectors;
       lane = pos % kBlockVectors;
     } else {
       word_index = slot / kBlockVectors;
@@ -161,9 +161,11 @@ void QuantizedIndex::Impl::search_many(const float* const* queries, size_t nq, s
       if (allowed == 0) continue;  // no allowed id in this block
     }
     const size_t base = b * kBlockVectors;
-    const float* off = offset.data() + base;
-    const float* sc = scale.data() + base;
-    const uint8_t* block = codes.data() + b * block_bytes();
+    // A block's 32 offsets and scales never straddle two chunks (kSlotsPerScalarChunk is a
+    // multiple of 32).
+    const float* off = offset.row(base);
+    const float* sc = scale.row(base);
+    const uint8_t* block = codes.row(b);
     for (size_t i = 0; i < nq; ++i) {
       // Dead and padding slots score +inf and never enter, even while the heap has room.
       bs[i] = {t[i].c0, t[i].bias, t[i].step, std::min(tops[i].threshold(), FLT_MAX)};

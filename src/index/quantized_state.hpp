@@ -26,8 +26,7 @@ struct QuantizedIndexAccess {
     const quant::Rotation* rotation;
     size_t slots;               // slots in use (high-water mark), live and free
     const uint64_t* slot_ids;   // kNoId for a free slot
-    const float* vectors;       // per slot x stride floats, null without keep_vectors
-    size_t stride;
+    bool keeps_vectors;         // vector() gives each live slot's kept vector
     const uint32_t* free_slots; // the free list, in the order adds take from its back
     size_t free_count;
     const quant::RefineCodec* refine;  // null without a refine plane
@@ -39,6 +38,10 @@ struct QuantizedIndexAccess {
 
   // Packed codes of one slot: ceil(subq / 2) bytes, byte j = code(2j) | code(2j + 1) << 4.
   static void packed_codes(const QuantizedIndex& index, uint32_t slot, uint8_t* out);
+  // The kept f32 vector of a live slot (dim floats; keep_vectors only).
+  static const float* vector(const QuantizedIndex& index, uint32_t slot);
+  // The list of a live slot (partitioned only).
+  static uint32_t list_of_slot(const QuantizedIndex& index, uint32_t slot);
   // The refine plane's row (refine->row_bytes() bytes) and scale of a live slot.
   static const uint8_t* refine_row(const QuantizedIndex& index, uint32_t slot);
   static float refine_scale(const QuantizedIndex& index, uint32_t slot);
@@ -51,7 +54,6 @@ struct QuantizedIndexAccess {
     size_t lists;             // lists now: 1 before training, else the centroid count
     size_t trained_on;        // live vectors at the last training (0: never trained)
     std::vector<float> centroids;  // lists x dim when trained, else empty
-    const uint32_t* slot_list;  // per slot (meaningful for live slots only)
   };
   static Partition partition(const QuantizedIndex& index);
 

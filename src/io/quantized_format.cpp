@@ -144,7 +144,7 @@ io::Writer quantized_writer(const QuantizedIndex& index) {
       vecs.reserve(v.slots * dim * 4);
       const std::vector<float> zeros(dim, 0.0f);
       for (size_t s = 0; s < v.slots; ++s) {
-        vecs.f32s(v.slot_ids[s] != kNoId ? v.vectors + s * v.stride : zeros.data(), dim);
+        vecs.f32s(v.slot_ids[s] != kNoId ? QuantizedIndexAccess::vector(index, uint32_t(s)) : zeros.data(), dim);
       }
     }
     if (v.refine != nullptr) io::write_refine_section(w, index, v);
@@ -158,7 +158,9 @@ io::Writer quantized_writer(const QuantizedIndex& index) {
       if (!part.centroids.empty()) w.add_section(kCentTag).f32s(part.centroids.data(), part.centroids.size());
       auto& lists = w.add_section(kListTag);
       lists.reserve(v.slots * 4);
-      for (size_t s = 0; s < v.slots; ++s) lists.u32(v.slot_ids[s] != kNoId ? part.slot_list[s] : 0u);
+      for (size_t s = 0; s < v.slots; ++s) {
+        lists.u32(v.slot_ids[s] != kNoId ? QuantizedIndexAccess::list_of_slot(index, uint32_t(s)) : 0u);
+      }
     }
   } catch (const std::bad_alloc&) {
     throw Error(ErrorCode::OutOfMemory, "out of memory serialising the index");

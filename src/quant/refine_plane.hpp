@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "core/aligned_buffer.hpp"
+#include "core/row_blocks.hpp"
 #include "quant/codebook.hpp"
 #include "quant/refine_codebook.hpp"
 #include "quiver/metric.hpp"
@@ -90,32 +91,48 @@ class RefineCodec {
   RefineCodebook book_;
 };
 
-// Per-slot storage of the plane: rows and scales, grown with the index's slots.
+// Per-slot storage of the plane: rows and scales, grown with the index's slots in chunks
+// (core::RowBlocks), so growing never copies the rows already stored.
 class RefinePlane {
  public:
-  RefinePlane() = default;
-  explicit RefinePlane(size_t row_bytes) : row_bytes_(row_bytes) {}
+  RefinePlane() : RefinePlane(0) {}
+  explicit RefinePlane(size_t row_bytes)
+      : row_bytes_(row_bytes),
+        rows_(row_bytes > 0 ? row_bytes : 1, core::RowBlocks<uint8_t>::rows_per_chunk_for(row_bytes > 0 ? row_bytes : 1)),
+        scales_(1, kScalesPerChunk) {}
 
   size_t row_bytes() const noexcept { return row_bytes_; }
-  // Room for `slots` slots, keeping the first `keep`; new slots are zero. Throws
+  // Room for `slots` slots; stored slots stay where they are, new ones are zero. Throws
   // Error(OutOfMemory) and changes nothing if the memory is not there.
-  void reserve(size_t slots, size_t keep) {
+  void reserve(size_t slots) {
     if (row_bytes_ == 0) return;
-    rows_.reserve(slots * row_bytes_, keep * row_bytes_);
-    scales_.reserve(slots, keep);
+    const size_t had = scales_.capacity_rows();
+    rows_.reserve(slots);
+    try {
+      scales_.reserve(slots);
+    } catch (...) {
+      rows_.shrink_to(had);
+      throw;
+    }
+  }
+  // Frees chunks holding no slot below `slots` (undoing a reserve() whose add failed).
+  void shrink_to(size_t slots) noexcept {
+    rows_.shrink_to(slots);
+    scales_.shrink_to(slots);
   }
   void store(uint32_t slot, const uint8_t* row, float scale) noexcept {
-    std::memcpy(rows_.data() + size_t(slot) * row_bytes_, row, row_bytes_);
-    scales_.data()[slot] = scale;
+    std::memcpy(rows_.row(slot), row, row_bytes_);
+    *scales_.row(slot) = scale;
   }
-  const uint8_t* row(uint32_t slot) const noexcept { return rows_.data() + size_t(slot) * row_bytes_; }
-  float scale(uint32_t slot) const noexcept { return scales_.data()[slot]; }
-  size_t memory_bytes() const noexcept { return rows_.capacity() + scales_.capacity() * sizeof(float); }
+  const uint8_t* row(uint32_t slot) const noexcept { return rows_.row(slot); }
+  float scale(uint32_t slot) const noexcept { return *scales_.row(slot); }
+  size_t memory_bytes() const noexcept { return row_bytes_ == 0 ? 0 : rows_.memory_bytes() + scales_.memory_bytes(); }
 
  private:
+  static constexpr size_t kScalesPerChunk = 4096;  // 16 KiB of scales a chunk
   size_t row_bytes_ = 0;
-  core::AlignedBuffer<uint8_t> rows_;
-  core::AlignedBuffer<float> scales_;
+  core::RowBlocks<uint8_t> rows_;
+  core::RowBlocks<float> scales_;
 };
 
 }  // namespace quiver::quant
