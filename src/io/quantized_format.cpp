@@ -53,6 +53,7 @@
 #include "io/file.hpp"
 #include "io/quantized_format.hpp"
 #include "io/refine_section.hpp"
+#include "io/section_producer.hpp"
 #include "quiver/error.hpp"
 #include "quiver/quantized_index.hpp"
 
@@ -99,11 +100,17 @@ uint32_t rotation_crc(const quant::Rotation& rotation, size_t dim) {
   return crc_of_floats(out.data(), dim);
 }
 
+// The file of `index`; the caller holds QuantizedIndexAccess::read_lock() until the writer has
+// written it: the per-slot sections are produced straight from the index's storage in 64 KiB
+// pieces (io::per_slot_producer), so the peak of serialize() is the index and the file —
+// not the index, a copy of every section and then the assembled file — and save() copies
+// nothing.
 io::Writer quantized_writer(const QuantizedIndex& index) {
-  const core::ReadLock lock = QuantizedIndexAccess::read_lock(index);  // writers wait, searches go on
   const QuantizedIndexAccess::View v = QuantizedIndexAccess::view(index);
   const size_t dim = index.dim();
   const size_t row_bytes = (v.subq + 1) / 2;
+  const size_t slots = v.slots;
+  const uint64_t* ids = v.slot_ids;
   io::Header h;
   h.kind = IndexKind::quantized;
   h.metric = index.metric();
@@ -113,39 +120,39 @@ io::Writer quantized_writer(const QuantizedIndex& index) {
   h.params = {index.bits(), index.keeps_vectors() ? 1u : 0u, v.slots, v.free_count,
               codebook_crc(*v.codebook), rotation_crc(*v.rotation, dim), kEncodingVersion, 0};
   io::Writer w(h);
+  const QuantizedIndex* ix = &index;
   try {
-    auto& slots = w.add_section(kSlotTag);
-    slots.u64s(v.slot_ids, v.slots);
+    w.add_section(kSlotTag).produce(uint64_t(slots) * 8, io::per_slot_producer(slots, 8, [ids](size_t s, uint8_t* out) {
+      io::put_u64(out, ids[s]);
+    }));
     auto& free = w.add_section(kFreeTag);
     free.u32s(v.free_slots, v.free_count);
-    auto& codes = w.add_section(kCodeTag);
-    codes.reserve(v.slots * row_bytes);
-    std::vector<uint8_t> row(row_bytes);
-    for (size_t s = 0; s < v.slots; ++s) {
-      if (v.slot_ids[s] == kNoId) {
-        std::fill(row.begin(), row.end(), uint8_t(0));
-      } else {
-        QuantizedIndexAccess::packed_codes(index, uint32_t(s), row.data());
-      }
-      codes.bytes(row.data(), row_bytes);
-    }
-    auto& offs = w.add_section(kOffsTag);
-    auto& scal = w.add_section(kScalTag);
-    offs.reserve(v.slots * 4);
-    scal.reserve(v.slots * 4);
-    for (size_t s = 0; s < v.slots; ++s) {
-      float off = 0.0f, sc = 0.0f;
-      if (v.slot_ids[s] != kNoId) QuantizedIndexAccess::scalars(index, uint32_t(s), off, sc);
-      offs.f32(off);
-      scal.f32(sc);
+    w.add_section(kCodeTag).produce(uint64_t(slots) * row_bytes,
+                                    io::per_slot_producer(slots, row_bytes, [ix, ids, row_bytes](size_t s, uint8_t* out) {
+                                      if (ids[s] == kNoId) {
+                                        std::memset(out, 0, row_bytes);
+                                      } else {
+                                        QuantizedIndexAccess::packed_codes(*ix, uint32_t(s), out);
+                                      }
+                                    }));
+    for (const bool offsets : {true, false}) {
+      w.add_section(offsets ? kOffsTag : kScalTag)
+          .produce(uint64_t(slots) * 4, io::per_slot_producer(slots, 4, [ix, ids, offsets](size_t s, uint8_t* out) {
+                     float off = 0.0f, sc = 0.0f;
+                     if (ids[s] != kNoId) QuantizedIndexAccess::scalars(*ix, uint32_t(s), off, sc);
+                     io::put_f32(out, offsets ? off : sc);
+                   }));
     }
     if (index.keeps_vectors()) {  // even when empty: the loader requires VECS whenever the flag is set
-      auto& vecs = w.add_section(kVecsTag);
-      vecs.reserve(v.slots * dim * 4);
-      const std::vector<float> zeros(dim, 0.0f);
-      for (size_t s = 0; s < v.slots; ++s) {
-        vecs.f32s(v.slot_ids[s] != kNoId ? QuantizedIndexAccess::vector(index, uint32_t(s)) : zeros.data(), dim);
-      }
+      w.add_section(kVecsTag).produce(uint64_t(slots) * dim * 4,
+                                      io::per_slot_producer(slots, dim * 4, [ix, ids, dim](size_t s, uint8_t* out) {
+                                        if (ids[s] == kNoId) {
+                                          std::memset(out, 0, dim * 4);
+                                          return;
+                                        }
+                                        const float* x = QuantizedIndexAccess::vector(*ix, uint32_t(s));
+                                        for (size_t i = 0; i < dim; ++i) io::put_f32(out + 4 * i, x[i]);
+                                      }));
     }
     if (v.refine != nullptr) io::write_refine_section(w, index, v);
     const QuantizedIndexAccess::Partition part = QuantizedIndexAccess::partition(index);
@@ -156,11 +163,9 @@ io::Writer quantized_writer(const QuantizedIndex& index) {
       p.u64(part.trained_on);
       p.u64(0);
       if (!part.centroids.empty()) w.add_section(kCentTag).f32s(part.centroids.data(), part.centroids.size());
-      auto& lists = w.add_section(kListTag);
-      lists.reserve(v.slots * 4);
-      for (size_t s = 0; s < v.slots; ++s) {
-        lists.u32(v.slot_ids[s] != kNoId ? QuantizedIndexAccess::list_of_slot(index, uint32_t(s)) : 0u);
-      }
+      w.add_section(kListTag).produce(uint64_t(slots) * 4, io::per_slot_producer(slots, 4, [ix, ids](size_t s, uint8_t* out) {
+        io::put_u32(out, ids[s] != kNoId ? QuantizedIndexAccess::list_of_slot(*ix, uint32_t(s)) : 0u);
+      }));
     }
   } catch (const std::bad_alloc&) {
     throw Error(ErrorCode::OutOfMemory, "out of memory serialising the index");
@@ -477,9 +482,15 @@ QuantizedIndex load_quantized(const Reader& r, Isa isa) {
 
 }  // namespace io
 
-std::vector<uint8_t> QuantizedIndex::serialize() const { return quantized_writer(*this).to_bytes(); }
+std::vector<uint8_t> QuantizedIndex::serialize() const {
+  const core::ReadLock lock = QuantizedIndexAccess::read_lock(*this);  // writers wait, searches go on
+  return quantized_writer(*this).to_bytes();
+}
 
-void QuantizedIndex::save(const std::string& path) const { quantized_writer(*this).write_file(path); }
+void QuantizedIndex::save(const std::string& path) const {
+  const core::ReadLock lock = QuantizedIndexAccess::read_lock(*this);
+  quantized_writer(*this).write_file(path);
+}
 
 QuantizedIndex QuantizedIndex::load(const uint8_t* data, size_t size, Isa isa) {
   return io::load_quantized(io::Reader(data, size), isa);

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "io/crc32c.hpp"
+#include "io/section_producer.hpp"
 #include "quiver/error.hpp"
 
 namespace quiver::io {
@@ -26,16 +28,24 @@ uint32_t refine_codebook_crc(const quant::RefineCodebook& book) {
 void write_refine_section(Writer& w, const QuantizedIndex& index, const QuantizedIndexAccess::View& v) {
   const quant::RefineCodec& codec = *v.refine;
   const size_t row_bytes = codec.row_bytes();
-  auto& s = w.add_section(kRefineTag);
-  s.reserve(8 + v.slots * (row_bytes + 4));
-  s.u32(codec.bits());
-  s.u32(refine_codebook_crc(codec.codebook()));
-  const std::vector<uint8_t> zeros(row_bytes, 0);
-  for (size_t slot = 0; slot < v.slots; ++slot) {
-    const bool live = v.slot_ids[slot] != QuantizedIndexAccess::kNoId;
-    s.bytes(live ? QuantizedIndexAccess::refine_row(index, uint32_t(slot)) : zeros.data(), row_bytes);
-    s.f32(live ? QuantizedIndexAccess::refine_scale(index, uint32_t(slot)) : 0.0f);
-  }
+  // Produced from the plane when the file is written (the caller holds the index's read lock).
+  uint8_t head[8];
+  put_u32(head, codec.bits());
+  put_u32(head + 4, refine_codebook_crc(codec.codebook()));
+  const QuantizedIndex* ix = &index;
+  const uint64_t* ids = v.slot_ids;
+  const auto records = per_slot_producer(v.slots, row_bytes + 4, [ix, ids, row_bytes](size_t slot, uint8_t* out) {
+    if (ids[slot] == QuantizedIndexAccess::kNoId) {
+      std::memset(out, 0, row_bytes + 4);
+      return;
+    }
+    std::memcpy(out, QuantizedIndexAccess::refine_row(*ix, uint32_t(slot)), row_bytes);
+    put_f32(out + row_bytes, QuantizedIndexAccess::refine_scale(*ix, uint32_t(slot)));
+  });
+  w.add_section(kRefineTag).produce(8 + uint64_t(v.slots) * (row_bytes + 4), [head, records](const SectionWriter::Emit& emit) {
+    emit(head, sizeof head);
+    records(emit);
+  });
 }
 
 RefineSectionReader::RefineSectionReader(const Reader& r, uint64_t slots, uint64_t dim) {

@@ -96,5 +96,28 @@ TEST(QuantizedIndex, WarmRefinePlaneSearchesAllocateNothing) {
   }
 }
 
+// serialize() produces each per-slot section from the index as the file is written: the
+// bytes it allocates are the file and small pieces (64 KiB buffers, the centroids, the free
+// list) — not a copy of every section and then the assembled file (about twice the file).
+TEST(QuantizedIndex, SerializeAllocatesTheFileAndLittleMore) {
+  const Data d = make_data(4000, 1, 96);
+  for (size_t lists : {size_t(0), QuantizedIndexOptions::kAutoLists}) {
+    QuantizedIndexOptions o;
+    o.dim = d.dim;
+    o.metric = Metric::l2;
+    o.keep_vectors = true;
+    o.refine_bits = 3;
+    o.lists = lists;
+    QuantizedIndex index(o);
+    index.add(d.ids, d.base);
+    index.remove(std::vector<uint64_t>{d.ids[0], d.ids[10]});
+    const size_t before = test::allocated_bytes();
+    const std::vector<uint8_t> file = index.serialize();
+    const size_t allocated = test::allocated_bytes() - before;
+    EXPECT_LE(allocated, file.size() + (size_t(1) << 20)) << "lists " << lists << ", file " << file.size();
+    EXPECT_EQ(QuantizedIndex::load(file).serialize(), file);  // the produced bytes load back as they were
+  }
+}
+
 }  // namespace
 }  // namespace quiver
