@@ -83,3 +83,43 @@ test(`loading it from bytes, a Blob or a stream grows the heap by at most ${BOUN
     }
   }
 });
+
+// The quantised kinds, built the same way: their per-slot arrays grow by chunks and their
+// lists block by block, so the heap stays within 1.2x of memoryBytes at every step — and
+// memoryBytes is honest: it is what the heap had to grow by (within the bound) for an index
+// several times larger than the heap the module starts with.
+const quantizedKinds = [
+  ['codes only (4 + 3 bits)', { bits: 4, refineBits: 3, keepVectors: false }],
+  ['codes + kept vectors', { bits: 4, keepVectors: true }],
+  ['partitioned codes only (lists auto, 4 + 3 bits)', { bits: 4, refineBits: 3, keepVectors: false, lists: 'auto' }],
+];
+const quantizedRows = 60_000;
+
+for (const [name, options] of quantizedKinds) {
+  test(`building a quantised index (${name}) of ${quantizedRows} x ${dim} grows the heap by at most ${BOUND}x its memoryBytes at every step`, async () => {
+    const generator = await fresh();
+    const vectors = generator.unitGaussianVectors(quantizedRows, dim, 78);
+    generator.terminate();
+    const q = await fresh();
+    try {
+      const start = q.heapBytes();
+      const index = new q.QuantizedIndex({ dim, metric: 'cosine', ...options });
+      const ratios = [];
+      for (let done = 0; done < quantizedRows;) {
+        const n = Math.min(batch, quantizedRows - done);
+        index.add(Float64Array.from({ length: n }, (_, i) => done + i), vectors.subarray(done * dim, (done + n) * dim));
+        done += n;
+        ratios.push(growthRatio(q, start, index));
+        assert.ok(ratios.at(-1) <= BOUND, `after ${done} rows the heap grew ${ratios.at(-1).toFixed(3)}x memoryBytes`);
+      }
+      console.log(`quantized ${name} build: memoryBytes ${index.memoryBytes}, heap growth / memoryBytes ${ratios.map((r) => r.toFixed(3)).join(' ')}`);
+      // Honesty the other way: the index really holds about what it reports — the heap grew by
+      // at least its memoryBytes less what the module had free at the start.
+      assert.ok(q.heapBytes() - start >= index.memoryBytes - start,
+        `memoryBytes ${index.memoryBytes} but the heap grew only ${q.heapBytes() - start} from ${start}`);
+      index.dispose();
+    } finally {
+      q.terminate();
+    }
+  });
+}
