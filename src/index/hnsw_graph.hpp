@@ -244,6 +244,20 @@ struct Graph {
     if (storage == HnswStorage::sq8) return sq8.distance(a, b, kernels.dot_u8(a, b, dim));
     return exact_dist(reinterpret_cast<const float*>(a), reinterpret_cast<const float*>(b));
   }
+  // Distances from q to n nodes (n <= 2 kMaxM), written to out in order: the same values as
+  // dist() one by one. sq8 scores the codes of all of them in one gather-kernel call, so their
+  // loads overlap (wasm, where nothing can be prefetched).
+  void dists(const uint8_t* q, const uint32_t* slots, size_t n, float* out) const noexcept {
+    if (storage != HnswStorage::sq8) {
+      for (size_t i = 0; i < n; ++i) out[i] = dist(q, pt(slots[i]));
+      return;
+    }
+    const uint8_t* rows[2 * kMaxM];
+    uint32_t sums[2 * kMaxM];
+    for (size_t i = 0; i < n; ++i) rows[i] = pt(slots[i]);
+    kernels.dot_u8_gather(q, rows, n, dim, sums);
+    for (size_t i = 0; i < n; ++i) out[i] = sq8.distance(q, rows[i], sums[i]);
+  }
   float exact_dist(const float* a, const float* b) const noexcept {
     float d = raw(a, b, dim);
     if (metric == Metric::ip) {

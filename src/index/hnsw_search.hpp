@@ -67,8 +67,8 @@ size_t Graph::search_layer(const uint8_t* q, uint32_t ep, float ep_dist, size_t 
     cand[nc++] = x;
     std::push_heap(cand, cand + nc, greater);
   };
-  auto consider = [&](uint32_t nb) {
-    const Cand x{dist(q, pt(nb)), nb};
+  auto consider = [&](uint32_t nb, float d) {
+    const Cand x{d, nb};
     if (nt < ef || less(x, top[0])) {
       push_cand(x);
       if (eligible(nb)) {
@@ -83,6 +83,7 @@ size_t Graph::search_layer(const uint8_t* q, uint32_t ep, float ep_dist, size_t 
   };
 
   uint32_t* fresh = c.links.data();
+  float fresh_dist[2 * kMaxM];
   while (nc > 0) {
     const Cand cur = cand[0];
     if (nt == ef && less(top[0], cur)) break;  // nothing left can improve the results
@@ -92,8 +93,9 @@ size_t Graph::search_layer(const uint8_t* q, uint32_t ep, float ep_dist, size_t 
     // Memory-level parallelism: first every unvisited neighbour's whole point (vector or
     // codes) is requested, then the link list of the candidate most likely expanded next, and
     // only then is anything scored — the loads overlap instead of each neighbour's row arriving
-    // while the previous one is scored. The neighbours are scored in list order, as before, so
-    // the graph a build makes does not change.
+    // while the previous one is scored (in wasm, which has no prefetch, sq8 scores them in
+    // one gather-kernel call for the same effect). The distances are the same as one by one
+    // and are considered in list order, as before, so the graph a build makes does not change.
     size_t m = 0;
     for (size_t i = 0; i < n; ++i) {
       const uint32_t nb = fresh[i];
@@ -103,7 +105,8 @@ size_t Graph::search_layer(const uint8_t* q, uint32_t ep, float ep_dist, size_t 
       fresh[m++] = nb;
     }
     if (nc > 0) prefetch_links(cand[0].slot, level);
-    for (size_t i = 0; i < m; ++i) consider(fresh[i]);
+    dists(q, fresh, m, fresh_dist);
+    for (size_t i = 0; i < m; ++i) consider(fresh[i], fresh_dist[i]);
   }
   return nt;
 }

@@ -21,6 +21,11 @@ using DistanceFn = float (*)(const float* a, const float* b, size_t d);
 using DistanceU8Fn = uint32_t (*)(const uint8_t* a, const uint8_t* b, size_t d);
 using DistanceManyFn = void (*)(const float* query, const float* rows, size_t stride, size_t n,
                                 size_t d, float* out);
+// One query's codes against n rows anywhere in memory (a graph node's neighbours): out[r] is
+// exactly what the single-pair kernel gives for rows[r]. Scoring rows together lets their
+// loads overlap where there is no prefetch (wasm).
+using DistanceU8GatherFn = void (*)(const uint8_t* query, const uint8_t* const* rows, size_t n, size_t d,
+                                    uint32_t* out);
 
 struct KernelTable {
   Isa isa;
@@ -32,6 +37,7 @@ struct KernelTable {
   DistanceManyFn cos_f32_many;
   DistanceU8Fn l2sq_u8;  // sum (a_i - b_i)^2
   DistanceU8Fn dot_u8;   // sum a_i b_i
+  DistanceU8GatherFn dot_u8_gather;  // dot_u8 of a query against n rows by pointer
 };
 
 // The table for `isa`; throws Error(UnsupportedIsa) if this CPU/build lacks it. Defined in
@@ -63,6 +69,13 @@ template <float (*PairKernel)(const float* a, const float* b, size_t d)>
 void score_rows(const float* query, const float* rows, size_t stride, size_t n, size_t d,
                 float* out) {
   for (size_t r = 0; r < n; ++r) out[r] = PairKernel(query, rows + r * stride, d);
+}
+
+// The gather loop over a single-pair u8 kernel, for ISA levels without a dedicated one (each
+// file instantiates it with its own private kernel, as score_rows above).
+template <uint32_t (*PairKernel)(const uint8_t* a, const uint8_t* b, size_t d)>
+void gather_rows_u8(const uint8_t* query, const uint8_t* const* rows, size_t n, size_t d, uint32_t* out) {
+  for (size_t r = 0; r < n; ++r) out[r] = PairKernel(query, rows[r], d);
 }
 
 // Shared finishing step of the cosine kernels (plain scalar code, same on every ISA).

@@ -139,7 +139,7 @@ uint32_t dot_u8_avx2(const uint8_t* a, const uint8_t* b, size_t d) {
 KernelTable avx2_kernels() noexcept {
   return {Isa::avx2,        l2sq_f32_avx2_fn,  dot_f32_avx2_fn,  cos_f32_avx2_fn,
           score_rows<l2sq_f32_avx2>, score_rows<dot_f32_avx2>, score_rows<cos_f32_avx2>,
-          l2sq_u8_avx2, dot_u8_avx2};
+          l2sq_u8_avx2, dot_u8_avx2, gather_rows_u8<dot_u8_avx2>};
 }
 
 }  // namespace quiver::simd

@@ -149,7 +149,7 @@ uint32_t dot_u8_avx512(const uint8_t* a, const uint8_t* b, size_t d) {
 KernelTable avx512_kernels() noexcept {
   return {Isa::avx512,         l2sq_f32_avx512_fn,  dot_f32_avx512_fn,  cos_f32_avx512_fn,
           score_rows<l2sq_f32_avx512>, score_rows<dot_f32_avx512>, score_rows<cos_f32_avx512>,
-          l2sq_u8_avx512, dot_u8_avx512};
+          l2sq_u8_avx512, dot_u8_avx512, gather_rows_u8<dot_u8_avx512>};
 }
 
 }  // namespace quiver::simd

@@ -104,7 +104,7 @@ uint32_t dot_u8_neon(const uint8_t* a, const uint8_t* b, size_t d) {
 KernelTable neon_kernels() noexcept {
   return {Isa::neon,         l2sq_f32_neon_fn,  dot_f32_neon_fn,  cos_f32_neon_fn,
           score_rows<l2sq_f32_neon>, score_rows<dot_f32_neon>, score_rows<cos_f32_neon>,
-          l2sq_u8_neon, dot_u8_neon};
+          l2sq_u8_neon, dot_u8_neon, gather_rows_u8<dot_u8_neon>};
 }
 
 }  // namespace quiver::simd

@@ -118,12 +118,55 @@ uint32_t dot_u8_wasm128(const uint8_t* a, const uint8_t* b, size_t d) {
   return s;
 }
 
+// dot_u8 of one query against n rows, four at a time: the query's 16 bytes are loaded and
+// widened once per step for four rows, and the four rows' loads are independent, so they
+// overlap (wasm has no prefetch). Integer sums are exact in any order: the same results as
+// dot_u8_wasm128 row by row.
+void dot_u8_gather_wasm128(const uint8_t* q, const uint8_t* const* rows, size_t n, size_t d, uint32_t* out) {
+  size_t r = 0;
+  for (; r + 4 <= n; r += 4) {
+    const uint8_t* b0 = rows[r];
+    const uint8_t* b1 = rows[r + 1];
+    const uint8_t* b2 = rows[r + 2];
+    const uint8_t* b3 = rows[r + 3];
+    v128_t s0 = wasm_i32x4_splat(0), s1 = wasm_i32x4_splat(0), s2 = wasm_i32x4_splat(0), s3 = wasm_i32x4_splat(0);
+    size_t i = 0;
+    for (; i + 16 <= d; i += 16) {
+      const v128_t vq = wasm_v128_load(q + i);
+      const v128_t ql = wasm_u16x8_extend_low_u8x16(vq), qh = wasm_u16x8_extend_high_u8x16(vq);
+      const v128_t v0 = wasm_v128_load(b0 + i), v1 = wasm_v128_load(b1 + i);
+      const v128_t v2 = wasm_v128_load(b2 + i), v3 = wasm_v128_load(b3 + i);
+      s0 = wasm_i32x4_add(s0, wasm_i32x4_add(wasm_i32x4_dot_i16x8(ql, wasm_u16x8_extend_low_u8x16(v0)),
+                                             wasm_i32x4_dot_i16x8(qh, wasm_u16x8_extend_high_u8x16(v0))));
+      s1 = wasm_i32x4_add(s1, wasm_i32x4_add(wasm_i32x4_dot_i16x8(ql, wasm_u16x8_extend_low_u8x16(v1)),
+                                             wasm_i32x4_dot_i16x8(qh, wasm_u16x8_extend_high_u8x16(v1))));
+      s2 = wasm_i32x4_add(s2, wasm_i32x4_add(wasm_i32x4_dot_i16x8(ql, wasm_u16x8_extend_low_u8x16(v2)),
+                                             wasm_i32x4_dot_i16x8(qh, wasm_u16x8_extend_high_u8x16(v2))));
+      s3 = wasm_i32x4_add(s3, wasm_i32x4_add(wasm_i32x4_dot_i16x8(ql, wasm_u16x8_extend_low_u8x16(v3)),
+                                             wasm_i32x4_dot_i16x8(qh, wasm_u16x8_extend_high_u8x16(v3))));
+    }
+    uint32_t t0 = hsum_i32x4(s0), t1 = hsum_i32x4(s1), t2 = hsum_i32x4(s2), t3 = hsum_i32x4(s3);
+    for (; i < d; ++i) {
+      const uint32_t x = q[i];
+      t0 += x * b0[i];
+      t1 += x * b1[i];
+      t2 += x * b2[i];
+      t3 += x * b3[i];
+    }
+    out[r] = t0;
+    out[r + 1] = t1;
+    out[r + 2] = t2;
+    out[r + 3] = t3;
+  }
+  for (; r < n; ++r) out[r] = dot_u8_wasm128(q, rows[r], d);
+}
+
 }  // namespace
 
 KernelTable wasm128_kernels() noexcept {
   return {Isa::wasm128,         l2sq_f32_wasm128_fn,  dot_f32_wasm128_fn,  cos_f32_wasm128_fn,
           score_rows<l2sq_f32_wasm128>, score_rows<dot_f32_wasm128>, score_rows<cos_f32_wasm128>,
-          l2sq_u8_wasm128, dot_u8_wasm128};
+          l2sq_u8_wasm128, dot_u8_wasm128, dot_u8_gather_wasm128};
 }
 
 }  // namespace quiver::simd

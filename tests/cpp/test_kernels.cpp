@@ -150,11 +150,28 @@ TEST_P(KernelTest, U8KernelsEqualTheReferenceAtOddSizesAndOffsets) {
       }
     }
   }
+  // The gather form: each of n rows (any pointers, any n including tails of 1-3) gives what
+  // dot_u8 gives for it.
+  for (size_t d : {0, 1, 15, 16, 17, 40, 384, 385}) {
+    for (size_t n : {0, 1, 3, 4, 5, 8, 32}) {
+      std::vector<const uint8_t*> rows(n);
+      for (size_t r = 0; r < n; ++r) rows[r] = buf.data() + 900 + (r * 131) % 3000 + r % 7;
+      std::vector<uint32_t> got(n + 1, 12345);
+      const uint8_t* q = buf.data() + 5;
+      k.dot_u8_gather(q, rows.data(), n, d, got.data());
+      for (size_t r = 0; r < n; ++r) ASSERT_EQ(got[r], reference(q, rows[r], d, false)) << "d " << d << " n " << n << " row " << r;
+      EXPECT_EQ(got[n], 12345u) << "wrote past n";
+    }
+  }
   // The largest sq8 dimension: 65536 x 255^2 = 4261478400 < 2^32.
   const std::vector<uint8_t> zeros(65536, 0), full(65536, 255);
   EXPECT_EQ(k.l2sq_u8(zeros.data(), full.data(), 65536), 4261478400u);
   EXPECT_EQ(k.dot_u8(full.data(), full.data(), 65536), 4261478400u);
   EXPECT_EQ(k.dot_u8(zeros.data(), full.data(), 65536), 0u);
+  const uint8_t* fulls[5] = {full.data(), full.data(), full.data(), full.data(), full.data()};
+  uint32_t sums[5];
+  k.dot_u8_gather(full.data(), fulls, 5, 65536, sums);
+  for (uint32_t s : sums) EXPECT_EQ(s, 4261478400u);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryAvailableIsa, KernelTest, ::testing::ValuesIn(available_isas()),
