@@ -9,7 +9,8 @@
 //                                                       stream, or from bytes) and searches it;
 //                                                       prints heap after (= the peak: wasm memory
 //                                                       never shrinks) and memoryBytes
-// KIND: flat | quantized4 | quantized4-codes | hnsw-f32 | hnsw-sq8 | hnsw-sq8-codes
+// KIND: flat | quantized4 | quantized4-codes | quantized4r3-codes | ivf4r3-codes | hnsw-f32 | hnsw-sq8 |
+//       hnsw-sq8-codes   (r3: a 3-bit refine plane; ivf: partitioned, lists chosen from n)
 // Vectors: dimension 384, i.i.d. Gaussian normalised to unit length, generated in JS (so no
 // staging buffer of the generator sits in the heap). Prints JSON lines.
 import { createReadStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,6 +23,9 @@ const KINDS = {
   flat: (q) => new q.FlatIndex({ dim: DIM, metric: 'cosine' }),
   quantized4: (q) => new q.QuantizedIndex({ dim: DIM, metric: 'cosine', bits: 4, keepVectors: true }),
   'quantized4-codes': (q) => new q.QuantizedIndex({ dim: DIM, metric: 'cosine', bits: 4, keepVectors: false }),
+  // Codes-only accuracy (issue 14): 4-bit fast-scan codes + 3-bit refine plane, no f32 copy.
+  'quantized4r3-codes': (q) => new q.QuantizedIndex({ dim: DIM, metric: 'cosine', bits: 4, refineBits: 3, keepVectors: false }),
+  'ivf4r3-codes': (q) => new q.QuantizedIndex({ dim: DIM, metric: 'cosine', bits: 4, refineBits: 3, keepVectors: false, lists: 'auto' }),
   'hnsw-f32': (q) => new q.HnswIndex({ dim: DIM, metric: 'cosine', M: 16, efConstruction: 100 }),
   'hnsw-sq8': (q) => new q.HnswIndex({ dim: DIM, metric: 'cosine', M: 16, efConstruction: 100, storage: 'sq8', keepVectors: true }),
   'hnsw-sq8-codes': (q) => new q.HnswIndex({ dim: DIM, metric: 'cosine', M: 16, efConstruction: 100, storage: 'sq8', keepVectors: false }),
