@@ -8,8 +8,8 @@
 //   float* r = rows.row(i);           // O(1): a shift and a mask
 //   rows.for_each_run(0, n, [&](size_t first, const float* p, size_t count) { ... });
 //
-// Rows per chunk is a power of two and a multiple of 32, so a block of 32 rows (the
-// fast-scan layout) never straddles two chunks and row(i) needs no division. Kernels get
+// Rows per chunk is a power of two, so row(i) needs no division; rows_per_chunk_for() makes it
+// a multiple of 32, so that a block of 32 rows (the fast-scan layout) never straddles two chunks. Kernels get
 // plain pointers to contiguous runs of rows (at most one chunk each). New chunks are zeroed.
 #pragma once
 
@@ -49,11 +49,21 @@ class RowBlocks {
     return rows;
   }
 
-  // `stride`: elements per row (> 0); `rows_per_chunk`: a power of two, at least 32.
+  // The largest power of two (at least 1) whose rows of `row_bytes` fit in `target_bytes`:
+  // for storage whose rows are whole 32-vector blocks already (the quantised index's code
+  // blocks) or are read one at a time, where small chunks keep a small index small.
+  static size_t rows_per_chunk_within(size_t row_bytes, size_t target_bytes) noexcept {
+    size_t rows = 1;
+    while (row_bytes > 0 && rows * 2 <= target_bytes / row_bytes) rows *= 2;
+    return rows;
+  }
+
+  // `stride`: elements per row (> 0); `rows_per_chunk`: a power of two (rows_per_chunk_for
+  // gives at least 32, which a caller that scans blocks of 32 rows needs).
   RowBlocks(size_t stride, size_t rows_per_chunk) : stride_(stride), shift_(0) {
     QUIVER_DCHECK(stride > 0, "RowBlocks needs a positive stride");
-    QUIVER_DCHECK(rows_per_chunk >= kMinRowsPerChunk && (rows_per_chunk & (rows_per_chunk - 1)) == 0,
-                  "rows per chunk must be a power of two of at least 32");
+    QUIVER_DCHECK(rows_per_chunk >= 1 && (rows_per_chunk & (rows_per_chunk - 1)) == 0,
+                  "rows per chunk must be a power of two");
     while ((size_t(1) << shift_) < rows_per_chunk) ++shift_;
     if (stride > (SIZE_MAX - kAlignment) / sizeof(T) / rows_per_chunk) {
       throw Error(ErrorCode::OutOfMemory, "row stride too large for a chunk");

@@ -172,8 +172,12 @@ struct QuantizedIndex::Impl {
   // Room for `slots` slots in every per-slot array; new slots start dead (offset = +inf).
   // Adds chunks only. Throws Error(OutOfMemory) with the arrays as they were.
   void reserve_slots(size_t slots);
-  // Per-slot scalar arrays (offsets, scales, list, position) come in chunks of this many.
-  static constexpr size_t kSlotsPerScalarChunk = 4096;
+  // Per-slot scalar arrays (offsets, scales, list, position) come in chunks of this many (a
+  // multiple of 32: a block's offsets and scales are read as one run), the codes and kept
+  // vectors in chunks of at most kSlotChunkBytes (at least one block / row). Small chunks keep
+  // a small index small; at 1M vectors the chunk tables are still a few hundred KB.
+  static constexpr size_t kSlotsPerScalarChunk = 1024;
+  static constexpr size_t kSlotChunkBytes = size_t(32) << 10;
 
   // --- partitions (quantized_partition.cpp) ---------------------------------------------
   // What an add does to the partitions, prepared before the slot table commits (so that an

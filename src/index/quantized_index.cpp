@@ -65,10 +65,10 @@ QuantizedIndex::Impl::Impl(const QuantizedIndexOptions& o, Isa isa)
   if (partitioned()) ivf = quantized::InvertedLists(1, block_bytes());  // one list until trained
   using Bytes = core::RowBlocks<uint8_t>;
   using Floats = core::RowBlocks<float>;
-  codes = Bytes(block_bytes(), Bytes::rows_per_chunk_for(block_bytes()));
+  codes = Bytes(block_bytes(), Bytes::rows_per_chunk_within(block_bytes(), kSlotChunkBytes));
   offset = Floats(1, kSlotsPerScalarChunk);
   scale = Floats(1, kSlotsPerScalarChunk);
-  if (keep_vectors) vectors = Floats(stride, Floats::rows_per_chunk_for(stride * sizeof(float)));
+  if (keep_vectors) vectors = Floats(stride, Floats::rows_per_chunk_within(stride * sizeof(float), kSlotChunkBytes));
   slot_list = core::RowBlocks<uint32_t>(1, kSlotsPerScalarChunk);
   slot_pos = core::RowBlocks<uint32_t>(1, kSlotsPerScalarChunk);
 }

@@ -98,7 +98,8 @@ class RefinePlane {
   RefinePlane() : RefinePlane(0) {}
   explicit RefinePlane(size_t row_bytes)
       : row_bytes_(row_bytes),
-        rows_(row_bytes > 0 ? row_bytes : 1, core::RowBlocks<uint8_t>::rows_per_chunk_for(row_bytes > 0 ? row_bytes : 1)),
+        rows_(row_bytes > 0 ? row_bytes : 1,
+              core::RowBlocks<uint8_t>::rows_per_chunk_within(row_bytes > 0 ? row_bytes : 1, kChunkBytes)),
         scales_(1, kScalesPerChunk) {}
 
   size_t row_bytes() const noexcept { return row_bytes_; }
@@ -129,7 +130,9 @@ class RefinePlane {
   size_t memory_bytes() const noexcept { return row_bytes_ == 0 ? 0 : rows_.memory_bytes() + scales_.memory_bytes(); }
 
  private:
-  static constexpr size_t kScalesPerChunk = 4096;  // 16 KiB of scales a chunk
+  // Small chunks: a small index stays small, and the chunk tables of a large one stay tiny.
+  static constexpr size_t kChunkBytes = size_t(32) << 10;  // at most, for the rows
+  static constexpr size_t kScalesPerChunk = 1024;          // 4 KiB of scales
   size_t row_bytes_ = 0;
   core::RowBlocks<uint8_t> rows_;
   core::RowBlocks<float> scales_;

@@ -201,8 +201,8 @@ TEST(QuantizedRefine, ReportsItsBytes) {
   EXPECT_GE(refined.memory_bytes(), plain.memory_bytes() + 640 * 148);
   // Nothing else grows: the plane is all the difference — its rows and scales, held in whole
   // chunks (core::RowBlocks), so at most one partly used chunk of each and their chunk tables.
-  const size_t row_chunk = core::RowBlocks<uint8_t>::rows_per_chunk_for(144) * 144;
-  const size_t scale_chunk = 4096 * sizeof(float);  // RefinePlane's scales per chunk
+  const size_t row_chunk = core::RowBlocks<uint8_t>::rows_per_chunk_within(144, 32 << 10) * 144;
+  const size_t scale_chunk = 1024 * sizeof(float);  // RefinePlane's scales per chunk
   EXPECT_LE(refined.memory_bytes(), plain.memory_bytes() + 640 * 148 + row_chunk + scale_chunk + 2 * sizeof(void*));
   EXPECT_EQ(QuantizedIndex(options(9, Metric::l2, 2, false, 4)).code_bytes_per_vector(), 4u + 8u + 8u + 4u);
 }

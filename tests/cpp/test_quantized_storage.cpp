@@ -72,6 +72,22 @@ TEST_P(QuantizedStorage, MemoryAfterManySmallAddsIsWhatOneAddReports) {
   EXPECT_LE(double(grown.memory_bytes()), 1.1 * double(once.memory_bytes()));
 }
 
+// A small index costs about its rows, not whole large chunks: 100 codes-only vectors at
+// dim 384 (4 + 3 bits, 348 bytes of codes and scalars each) fit in twice their codes plus
+// 32 KiB (chunks of 256 KiB made such an index report ~400 KB).
+TEST_P(QuantizedStorage, ASmallIndexReportsAboutItsRows) {
+  constexpr size_t dim = 384, n = 100;
+  QuantizedIndexOptions o;
+  o.dim = dim;
+  o.metric = Metric::cosine;
+  o.keep_vectors = false;
+  o.refine_bits = 3;
+  o.lists = GetParam();
+  QuantizedIndex index(o);
+  index.add(id_range(0, n), unit_gaussian_vectors(n, dim, 3));
+  EXPECT_LE(index.memory_bytes(), 2 * n * index.code_bytes_per_vector() + (size_t(32) << 10));
+}
+
 INSTANTIATE_TEST_SUITE_P(Lists, QuantizedStorage, ::testing::Values(size_t(0), QuantizedIndexOptions::kAutoLists),
                          [](const ::testing::TestParamInfo<size_t>& i) { return i.param == 0 ? "flat" : "partitioned"; });
 

@@ -28,6 +28,27 @@ TEST(RowBlocks, RowsPerChunkIsAPowerOfTwoOfAtLeast32NearTheTargetSize) {
   }
 }
 
+// Small chunks for storage whose rows are whole blocks or read one at a time: the largest
+// power of two of rows within the target, at least one row.
+TEST(RowBlocks, RowsWithinATargetAreAPowerOfTwoOfAtLeastOne) {
+  EXPECT_EQ(RowBlocks<uint8_t>::rows_per_chunk_within(6144, 32 << 10), 4u);
+  EXPECT_EQ(RowBlocks<uint8_t>::rows_per_chunk_within(144, 32 << 10), 128u);
+  EXPECT_EQ(RowBlocks<uint8_t>::rows_per_chunk_within(64 << 10, 32 << 10), 1u);
+  EXPECT_EQ(RowBlocks<uint8_t>::rows_per_chunk_within(size_t(1) << 26, 32 << 10), 1u);
+  RowBlocks<uint8_t> one(100, 1);  // one row a chunk: rows never move, each its own chunk
+  std::vector<const uint8_t*> where;
+  for (size_t r = 0; r < 50; ++r) {
+    one.reserve(r + 1);
+    one.row(r)[0] = uint8_t(r);
+    where.push_back(one.row(r));
+  }
+  EXPECT_EQ(one.chunk_count(), 50u);
+  for (size_t r = 0; r < 50; ++r) {
+    ASSERT_EQ(one.row(r), where[r]);
+    ASSERT_EQ(one.row(r)[0], uint8_t(r));
+  }
+}
+
 TEST(RowBlocks, GrowingNeverMovesAStoredRow) {
   RowBlocks<uint32_t> rows(5, 32);
   std::vector<const uint32_t*> where;
