@@ -25,6 +25,7 @@
 
 #include "core/aligned_buffer.hpp"
 #include "core/check.hpp"
+#include "core/memory_ceiling.hpp"
 #include "quiver/error.hpp"
 
 namespace quiver::core {
@@ -127,10 +128,12 @@ class RowBlocks {
     const size_t want = (rows >> shift_) + ((rows & (rows_per_chunk() - 1)) != 0);
     const size_t had = chunks_.size();
     // More bytes than a process can address (2^47 on 64-bit hosts, the whole 4 GiB in wasm32)
-    // can never be allocated: refuse before asking the allocator, whose failure for absurd
-    // sizes is an abort under the sanitizers rather than a null or std::bad_alloc.
+    // or than this machine / module could ever hold (core/memory_ceiling.hpp) can never be
+    // allocated: refuse before asking the allocator — whose failure for absurd sizes is an
+    // abort under the sanitizers — and before adding chunk after chunk until it fails.
     constexpr size_t kAddressableBytes = sizeof(void*) >= 8 ? (size_t(1) << 47) : SIZE_MAX;
-    if (want > kAddressableBytes / chunk_bytes_) throw_oom();
+    const size_t ceiling = memory_ceiling_bytes() < kAddressableBytes ? memory_ceiling_bytes() : kAddressableBytes;
+    if (want > ceiling / chunk_bytes_) throw_oom();
     try {
       // Geometric, so that many small adds do not copy the (small) chunk table each time.
       if (want > chunks_.capacity()) chunks_.reserve(want > 2 * chunks_.capacity() ? want : 2 * chunks_.capacity());

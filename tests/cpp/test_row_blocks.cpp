@@ -6,7 +6,9 @@
 #include <numeric>
 #include <vector>
 
+#include "core/memory_ceiling.hpp"
 #include "core/row_blocks.hpp"
+#include "quiver/hnsw_index.hpp"
 #include "quiver/flat_index.hpp"
 #include "quiver/workload.hpp"
 
@@ -151,6 +153,59 @@ TEST(RowBlocks, AnImpossibleReserveThrowsOutOfMemoryAndChangesNothing) {
   EXPECT_EQ(rows.capacity_rows(), 64u);
   EXPECT_EQ(rows.row(0), first);
   EXPECT_EQ(first[0], 7.0f);
+}
+
+// A reservation just past what this machine (natively: RAM + swap) or module (wasm: the
+// maximum heap) could ever hold is refused at once, before any chunk is allocated. Before,
+// only sizes past the address space were refused, so RowBlocks added and zeroed 256 KiB chunk
+// after chunk until the allocator failed: natively the OOM killer came first, in wasm the
+// heap was left grown to its maximum.
+TEST(RowBlocks, AReserveBeyondTheMachinesMemoryIsRefusedBeforeAllocating) {
+  const size_t ceiling = core::memory_ceiling_bytes();
+  ASSERT_NE(ceiling, SIZE_MAX) << "this platform must report its memory";
+  RowBlocks<float> rows(1024, 32);  // 4 KiB rows
+  rows.reserve(64);
+  const size_t had = rows.memory_bytes();
+  const size_t past = ceiling / 4096 + 4096;
+  try {
+    rows.reserve(past);
+    FAIL() << "reserve of " << past << " 4 KiB rows succeeded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::OutOfMemory);
+  }
+  EXPECT_EQ(rows.capacity_rows(), 64u);
+  EXPECT_EQ(rows.memory_bytes(), had);
+}
+
+// The same through the indexes: reserve(3e9) of 384-dim vectors (~5 TB) fails at once with
+// OUT_OF_MEMORY and the index keeps working.
+TEST(RowBlocks, IndexesRefuseAReservationNoMachineCouldHold) {
+  const size_t dim = 384;
+  const auto data = unit_gaussian_vectors(10, dim, 3);
+  std::vector<uint64_t> ids(10);
+  std::iota(ids.begin(), ids.end(), 1);
+  FlatIndex flat({dim, Metric::l2});
+  HnswIndex hnsw({dim, Metric::l2});
+  flat.add(ids.data(), data.data(), 10);
+  hnsw.add(ids.data(), data.data(), 10);
+  const size_t huge = 3'000'000'000u;
+  try {
+    flat.reserve(huge);
+    FAIL() << "flat reserve(3e9) succeeded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::OutOfMemory);
+  }
+  try {
+    hnsw.reserve(huge);
+    FAIL() << "hnsw reserve(3e9) succeeded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::OutOfMemory);
+  }
+  EXPECT_EQ(flat.size(), 10u);
+  EXPECT_EQ(hnsw.size(), 10u);
+  const std::vector<float> first(data.begin(), data.begin() + dim);
+  EXPECT_EQ(flat.search(first, 1)[0].id, 1u);
+  EXPECT_EQ(hnsw.search(first, 1)[0].id, 1u);
 }
 
 // The flat index stores its rows in RowBlocks: adding never moves the rows already there
