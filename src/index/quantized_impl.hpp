@@ -188,6 +188,7 @@ struct QuantizedIndex::Impl {
     quantized::InvertedLists ivf;           // the new lists holding the old slots, when retrain
     std::vector<uint32_t> old_list, old_pos;  // per old slot, where it went, when retrain
     std::vector<uint32_t> row_list;         // the list of each added row
+    size_t trained_on = 0;                  // the training threshold T, when retrain
   };
   // Trains if due (sample of the live slots and the new rows), assigns the rows, reserves
   // their room. Throws std::bad_alloc / Error(OutOfMemory) with nothing changed.
@@ -216,9 +217,10 @@ struct QuantizedIndex::Impl {
   size_t search_partitioned(const float* query, size_t k, Neighbor* out, const QuantizedSearchParams& p,
                             quantized::Scratch& s) const;
   size_t candidate_depth(size_t k, const QuantizedSearchParams& p) const;
-  // The scan's candidates (lane.candidates[0, found)) re-scored: exact distances with rerank,
-  // else float-table scores of the same codes; writes the best k to out, returns the count.
-  size_t rescore(const float* query, const quantized::QueryTables& t, const quantized::QueryLane& lane,
+  // The scan's candidates (lane.candidates[0, found)) re-scored in place by the codes' better
+  // estimate (refine plane or float tables), then the best k * rerank of them exactly when the
+  // call asks for it; writes the best k to out, returns the count.
+  size_t rescore(const float* query, const quantized::QueryTables& t, quantized::QueryLane& lane,
                  size_t found, size_t k, const QuantizedSearchParams& p, Neighbor* out) const;
   float exact_distance(const float* query, uint32_t slot) const;
   // The refine plane's estimate of the distance (needs refine_codec.enabled()).

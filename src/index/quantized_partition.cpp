@@ -13,19 +13,25 @@
 // it needs only the codes and gives the same centroids from an index file as from the live
 // index. k-means (quantized_coarse.cpp) on a seeded sample of kTrainPerList vectors per list.
 //
-// When:
-//   * lists = N: the first add that brings the index to 32 * N vectors (32 = one block per
-//     list on average) trains N centroids; before that, one list (a full scan).
-//   * lists = kAutoLists: the first add reaching kAutoTrainAt (4096) vectors trains
-//     round(sqrt(n)) lists (n = the size then), at most kMaxLists.
-//   * Re-training: whenever an add brings the index to 4 x the size of the last training,
-//     the centroids are trained again on a fresh sample (auto: round(sqrt(n)) lists again, so
-//     the count doubles every 4x) and every vector is re-assigned. The cost is one assignment
-//     of every vector per 4x of growth, so the total stays within 4/3 of the assignments adds
-//     do anyway; the collection never drifts more than 4x past its centroids. The new lists are
-//     built before the old ones are freed, so a re-training add holds the codes twice for a
-//     moment (the only time the index does).
-//   Removals never re-train.
+// When — at fixed sizes, so the lists are a function of the rows in add order, never of how
+// they were batched (one add, the JS binding's 4 MiB slices and the CLI's chunks give the same
+// centroids, lists and file bytes for the same rows):
+//   * Thresholds: T_0 = kAutoTrainAt (4096) under lists = kAutoLists, 32 * N under lists = N
+//     (32 = one block per list on average); T_j = T_0 * 2^j. Below T_0 the index is one list
+//     (a full scan).
+//   * An add that brings the index past one or more thresholds above the last training trains
+//     once, at the last threshold T it reached, on exactly the first T rows in slot order
+//     (the live slots, then the batch's rows in order — for pure adds that is add order),
+//     with lists = round(sqrt(T)) (auto, at most kMaxLists) or N, and a sample seeded by T
+//     alone. Then every live vector and every new row is assigned to its nearest centroid
+//     (each on its own, so the assignment of a row does not depend on its batch either).
+//   * Growth factor 2, not 4: auto lists = round(sqrt(T)) lie between sqrt(n/2) and sqrt(n)
+//     (100,000 vectors: 256 lists; 1,000,000: 724 — with 4 they would be 256 and 512, half the
+//     sqrt rule), for one re-assignment of every vector per doubling: at most 2x the
+//     assignments the adds do anyway (4/3x with 4); the collection never outgrows its
+//     centroids by more than 2x. The new lists are built before the old ones are freed, so a
+//     re-training add holds the codes twice for a moment (the only time the index does).
+//   Removals never re-train (a later add re-trains at the next threshold above the last one).
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -43,10 +49,20 @@ namespace {
 
 constexpr size_t kAutoTrainAt = 4096;
 constexpr size_t kMinPerList = 32;
-constexpr size_t kRetrainGrowth = 4;
+constexpr uint64_t kRetrainGrowth = 2;
 constexpr size_t kTrainPerList = 40;
 constexpr int kIterations = 8;
 constexpr size_t kAssignChunk = 256;  // rows per task of a parallel assignment
+
+// The last training threshold that `live_after` vectors reach above the last training
+// (`trained_on`, 0 = never), or 0 when none is due. 64-bit: wasm32's size_t would overflow.
+uint64_t training_threshold(uint64_t first, uint64_t trained_on, uint64_t live_after) {
+  uint64_t t = first;
+  while (t <= trained_on) t *= kRetrainGrowth;
+  if (t > live_after) return 0;
+  while (t * kRetrainGrowth <= live_after) t *= kRetrainGrowth;
+  return t;
+}
 
 size_t auto_lists(size_t n) {
   const size_t l = size_t(std::llround(std::sqrt(double(n))));
@@ -85,14 +101,11 @@ QuantizedIndex::Impl::PartitionPlan QuantizedIndex::Impl::plan_partition(const E
   plan.row_list.assign(n, 0);
   const size_t old_used = slots.used();
   const size_t live_after = live() + n;
-  const size_t want = lists_option == QuantizedIndexOptions::kAutoLists ? auto_lists(live_after) : lists_option;
-  bool due;
-  if (!coarse.trained()) {
-    due = lists_option == QuantizedIndexOptions::kAutoLists ? live_after >= kAutoTrainAt
-                                                            : live_after >= kMinPerList * want;
-  } else {
-    due = live_after >= kRetrainGrowth * trained_on;
-  }
+  const bool auto_count = lists_option == QuantizedIndexOptions::kAutoLists;
+  const uint64_t first = auto_count ? kAutoTrainAt : uint64_t(kMinPerList) * lists_option;
+  const size_t threshold = size_t(training_threshold(first, coarse.trained() ? trained_on : 0, live_after));
+  const bool due = threshold > 0;
+  const size_t want = auto_count ? auto_lists(threshold) : lists_option;
 
   // The training and assignment input: live slots in slot order, then the new rows.
   std::vector<uint32_t> live_slots;
@@ -123,13 +136,19 @@ QuantizedIndex::Impl::PartitionPlan QuantizedIndex::Impl::plan_partition(const E
   std::vector<uint32_t> assignment;
   if (due) {
     plan.retrain = true;
-    const size_t lists = std::min(want, total);
-    // A seeded sample of the input, in input order.
-    const size_t sample_n = std::min(total, kTrainPerList * lists);
-    std::vector<uint32_t> sample(total);
-    for (size_t i = 0; i < total; ++i) sample[i] = uint32_t(i);
-    core::Rng rng(seed ^ (uint64_t(total) << 20) ^ 0x5a3c1e);
-    for (size_t i = 0; i < sample_n; ++i) std::swap(sample[i], sample[i + size_t(rng.next() % uint64_t(total - i))]);
+    // Trained on the first `threshold` inputs only (input order = slot order, then the batch),
+    // with a sample seeded by the threshold: nothing here depends on how the rows were batched.
+    const size_t trained = std::min(threshold, total);
+    const size_t lists = std::min(want, trained);
+    plan.trained_on = threshold;
+    // A seeded sample of the training rows, in input order.
+    const size_t sample_n = std::min(trained, kTrainPerList * lists);
+    std::vector<uint32_t> sample(trained);
+    for (size_t i = 0; i < trained; ++i) sample[i] = uint32_t(i);
+    core::Rng rng(seed ^ (uint64_t(threshold) << 20) ^ 0x5a3c1e);
+    for (size_t i = 0; i < sample_n; ++i) {
+      std::swap(sample[i], sample[i + size_t(rng.next() % uint64_t(trained - i))]);
+    }
     sample.resize(sample_n);
     std::sort(sample.begin(), sample.end());
     plan.coarse = CoarseQuantizer(
@@ -188,7 +207,7 @@ void QuantizedIndex::Impl::apply_partition(PartitionPlan& plan, const Encoded& r
       *slot_list.row(s) = plan.old_list[s];
       *slot_pos.row(s) = plan.old_pos[s];
     }
-    trained_on = live();  // the slot table has committed the rows
+    trained_on = plan.trained_on;
   }
   for (size_t i = 0; i < n; ++i) {
     const uint32_t slot = row_slots[i], l = plan.row_list[i];

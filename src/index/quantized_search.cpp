@@ -2,9 +2,10 @@
 //   1. scan: every 32-vector block of codes is scored with the query's 8-bit tables by the
 //      dispatched fast-scan kernel (quant/fastscan.hpp), skipping blocks the allow-list rules
 //      out; the best `depth` slots are kept as candidates (id, estimate, slot).
-//   2. re-score: the candidates get better distances — exact ones from the kept f32 vectors
-//      (rerank >= 1), else the refine plane's estimates (quant/refine_plane.hpp), else
-//      float-table scores of the same codes — and the best k are returned.
+//   2. re-score: the candidates get the codes' better estimate — the refine plane's
+//      (quant/refine_plane.hpp), else float-table scores of the same codes — and with an exact
+//      rerank r >= 1 the best k * r of them exact distances from the kept f32 vectors; the
+//      best k are returned.
 // Also the per-thread scratch (warm searches allocate nothing) and the per-call checks.
 #include <algorithm>
 #include <cfloat>
@@ -119,14 +120,16 @@ float QuantizedIndex::Impl::float_score(uint32_t slot, const float* ft) const {
   return (sum[0] + sum[1]) + (sum[2] + sum[3]);
 }
 
-// Candidates: k * rerank for an exact rerank; otherwise the 8-bit scan keeps kRefineFactor * k
-// and their codes are re-scored with float tables, so the 8-bit tables' rounding does not
-// decide the final order.
+// Candidates: the 8-bit scan keeps kRefineFactor * k (kRefinePlaneDepth * k with a refine
+// plane), re-scored by the codes' better estimate (float tables of the same codes, or the refine
+// plane), so the 8-bit tables' rounding does not decide the final order. A rerank r >= 1 keeps
+// max(k * r, that depth): rerank then re-scores the best k * r *by the better estimate*, so it
+// never ranks from fewer or worse candidates than rerank 0 does (with only k * r 8-bit
+// candidates, rerank 1 lost recall to rerank 0).
 size_t QuantizedIndex::Impl::candidate_depth(size_t k, const QuantizedSearchParams& p) const {
   const size_t rerank = p.rerank.value_or(0);  // the quantised default is 0 (check_search validated it)
-  return std::min(rerank > 0 ? index::rerank_candidates(k, rerank)
-                             : k * (refine_codec.enabled() ? kRefinePlaneDepth : kRefineFactor),
-                  live());
+  const size_t code_depth = k * (refine_codec.enabled() ? kRefinePlaneDepth : kRefineFactor);
+  return std::min(rerank > 0 ? std::max(index::rerank_candidates(k, rerank), code_depth) : code_depth, live());
 }
 
 void QuantizedIndex::Impl::search_many(const float* const* queries, size_t nq, size_t k, Neighbor* const* outs,
@@ -206,22 +209,33 @@ void QuantizedIndex::Impl::search_many(const float* const* queries, size_t nq, s
 }
 
 // The seam between the scan and the final list: the scan's `found` candidates (lane.candidates,
-// best first by their 8-bit estimate) get the distances the caller asked for, and the best k
-// go to out.
-size_t QuantizedIndex::Impl::rescore(const float* query, const QueryTables& t, const quantized::QueryLane& lane,
+// best first by their 8-bit estimate) are re-scored in place by the code stage — the refine
+// plane, else float tables of the same codes (with float_tables the scan's scores already are)
+// — then, for an exact rerank r >= 1, the best k * r of them by that estimate get exact
+// distances from the kept vectors; the best k go to out.
+size_t QuantizedIndex::Impl::rescore(const float* query, const QueryTables& t, quantized::QueryLane& lane,
                                      size_t found, size_t k, const QuantizedSearchParams& p, Neighbor* out) const {
-  const Candidate* cand = lane.candidates.data();
-  core::TopK best(out, std::min(k, found));
-  if (p.rerank.value_or(0) > 0 && keep_vectors) {  // exact distances from the kept vectors
-    const float* q = metric == Metric::cosine ? lane.query.data() : query;
-    for (size_t c = 0; c < found; ++c) best.push(cand[c].id, exact_distance(q, cand[c].slot));
-  } else if (refine_codec.enabled() && (p.rerank.value_or(0) > 0 || !p.float_tables)) {  // the refine plane
-    for (size_t c = 0; c < found; ++c) best.push(cand[c].id, refine_distance(t, lane.rotated.data(), cand[c].slot));
+  Candidate* cand = lane.candidates.data();
+  const size_t rerank = p.rerank.value_or(0);
+  if (refine_codec.enabled() && (rerank > 0 || !p.float_tables)) {  // the refine plane
+    for (size_t c = 0; c < found; ++c) cand[c].distance = refine_distance(t, lane.rotated.data(), cand[c].slot);
   } else if (!p.float_tables) {  // float-table scores of the same codes
     for (size_t c = 0; c < found; ++c) {
       const uint32_t slot = cand[c].slot;
-      best.push(cand[c].id, (t.c0 + offset_of(slot)) + scale_of(slot) * float_score(slot, lane.ftables.data()));
+      cand[c].distance = (t.c0 + offset_of(slot)) + scale_of(slot) * float_score(slot, lane.ftables.data());
     }
+  }
+  core::TopK best(out, std::min(k, found));
+  if (rerank > 0 && keep_vectors) {  // exact distances for the best k * r by the code estimate
+    const size_t exact = std::min(found, index::rerank_candidates(k, rerank));
+    if (exact < found) {
+      // Ties to the lower id, as the final list breaks them: the same set on every target.
+      std::nth_element(cand, cand + exact, cand + found, [](const Candidate& a, const Candidate& b) {
+        return a.distance < b.distance || (a.distance == b.distance && a.id < b.id);
+      });
+    }
+    const float* q = metric == Metric::cosine ? lane.query.data() : query;
+    for (size_t c = 0; c < exact; ++c) best.push(cand[c].id, exact_distance(q, cand[c].slot));
   } else {
     for (size_t c = 0; c < found; ++c) best.push(cand[c].id, cand[c].distance);
   }

@@ -50,11 +50,13 @@ struct QuantizedIndexOptions {
 
 // Per-call options: the shared ones (quiver/search_params.hpp: allow, predicate, rerank) and
 // the quantised index's own.
-// * rerank (unset = 0): r >= 1 takes the best k * r by the fast-scan codes and re-scores them
-//   with the most accurate data the index holds — exact distances from the kept f32 vectors,
-//   else the refine plane — and returns the best k (an index with neither rejects r >= 1).
-//   0: codes only, never the f32 vectors: with a refine plane the best k * 4 are re-scored from
-//   it, without one the best k * 2 are re-scored with float tables of the same codes.
+// * rerank (unset = 0): 0: codes only, never the f32 vectors: the fast scan keeps the best
+//   k * 4 with a refine plane and re-scores them from it, without one the best k * 2 and
+//   re-scores them with float tables of the same codes. r >= 1: the scan keeps
+//   max(k * r, that depth), they are re-scored the same way, and the best k * r of those get
+//   exact distances from the kept f32 vectors (an index without them ranks by the refine plane;
+//   one with neither rejects r >= 1); the best k are returned. So r >= 1 never ranks from worse
+//   candidates than 0.
 // * allow: blocks of 32 vectors without an allowed id are skipped.
 struct QuantizedSearchParams : SearchParams {
   // Score the codes with float tables instead of 8-bit ones (slow; the reference that the

@@ -76,7 +76,7 @@ TEST(QuantizedPartition, DefaultProbesScanAtLeastEightThousandVectors) {
   EXPECT_GT(differ, 0u) << "one probe of 64 lists should miss some neighbours";
 }
 
-TEST(QuantizedPartition, AutoListsFollowTheSizeAndRetrainAtFourTimes) {
+TEST(QuantizedPartition, AutoListsFollowFixedThresholdsAndRetrainAtTwice) {
   const size_t dim = 8;
   const std::vector<float> base = clustered_vectors(16384, dim, 16, 1, 2);
   std::vector<uint64_t> ids(16384);
@@ -87,13 +87,41 @@ TEST(QuantizedPartition, AutoListsFollowTheSizeAndRetrainAtFourTimes) {
   };
   add_range(0, 4095);
   EXPECT_EQ(index.lists(), 1u);
-  add_range(4095, 4096);  // 4096 vectors: round(sqrt(4096)) = 64 lists
+  add_range(4095, 4097);  // past 4096: round(sqrt(4096)) = 64 lists (of the threshold, not the size)
   EXPECT_EQ(index.lists(), 64u);
-  add_range(4096, 16383);
+  add_range(4097, 8191);
   EXPECT_EQ(index.lists(), 64u);
-  add_range(16383, 16384);  // 4 x 4096: re-trained with round(sqrt(16384)) = 128 lists
+  add_range(8191, 8192);  // 2 x 4096: re-trained with round(sqrt(8192)) = 91 lists
+  EXPECT_EQ(index.lists(), 91u);
+  add_range(8192, 16384);  // 4 x 4096: 128 lists
   EXPECT_EQ(index.lists(), 128u);
   for (uint64_t id : {uint64_t(0), uint64_t(9000), uint64_t(16383)}) EXPECT_LT(index.list_of(id), 128u);
+}
+
+// The lists are a function of the rows in add order, not of the batching: one add, the JS
+// binding's 4 MiB slices (2,730 rows at d = 384) and the CLI's chunks (max(1024, n / 100))
+// give the same file to the byte — centroids, every vector's list and position — under auto
+// lists (thresholds 4096, 8192, 16384 crossed mid-batch) and a fixed count.
+TEST(QuantizedPartition, TheBatchingOfTheSameRowsDoesNotChangeTheIndex) {
+  const size_t n = 20000, dim = 8;
+  const std::vector<float> base = clustered_vectors(n, dim, 16, 3, 4);
+  std::vector<uint64_t> ids(n);
+  for (size_t i = 0; i < n; ++i) ids[i] = 5 * i + 2;
+  for (size_t lists : {QuantizedIndexOptions::kAutoLists, size_t(40)}) {
+    std::vector<std::vector<uint8_t>> files;
+    for (size_t batch : {n, size_t(2730), size_t(1024), size_t(777)}) {
+      QuantizedIndex index(options(dim, Metric::cosine, lists, false));
+      for (size_t at = 0; at < n; at += batch) {
+        index.add(ids.data() + at, base.data() + at * dim, std::min(batch, n - at));
+      }
+      // auto: the last threshold reached is 16384; 40 lists: 1280 x 2^3 = 10240.
+      EXPECT_EQ(index.lists(), lists == 40 ? 40u : 128u) << "batches of " << batch;
+      files.push_back(index.serialize());
+    }
+    for (size_t i = 1; i < files.size(); ++i) {
+      EXPECT_TRUE(files[i] == files[0]) << "lists option " << lists << ": batching " << i << " gave other bytes";
+    }
+  }
 }
 
 struct RecallCase {
@@ -184,7 +212,7 @@ TEST(QuantizedPartition, DeterminismFingerprint) {
     const std::vector<uint8_t> bytes = index.serialize();
     h = test::fnv1a(bytes.data(), bytes.size(), h);
     expect_same_rows(batch_top_k(QuantizedIndex::load(bytes), d, 20, 10, p), batch_top_k(index, d, 20, 10, p));
-    EXPECT_EQ(h, metric == Metric::l2 ? 0xca28d0a518f77954ULL : 0xf678ee8df5a59262ULL) << "metric " << metric_name(metric) << " fingerprint 0x"
+    EXPECT_EQ(h, metric == Metric::l2 ? 0x2a43bfd1e248ec29ULL : 0xc327fc7cf9dd35e2ULL) << "metric " << metric_name(metric) << " fingerprint 0x"
                                                           << std::hex << h;
   }
 }
@@ -247,6 +275,37 @@ TEST(QuantizedPartition, RemoveReuseAndAllowListsMatchTheUnpartitionedIndex) {
   }
   part.remove(std::vector<uint64_t>(rest.begin(), rest.end() - 5));
   EXPECT_EQ(part.search(std::vector<float>(d.queries.begin(), d.queries.begin() + d.dim), 10).size(), 5u);
+}
+
+// rerank 1 never ranks from worse candidates than rerank 0: its k results are the code
+// stage's top k (float tables, or the refine plane) re-ordered by exact distance, so its
+// recall equals rerank 0's; with only k 8-bit candidates (before) it lost recall to rerank 0.
+// Partitioned (every list probed) and unpartitioned, with and without a refine plane.
+TEST(QuantizedPartition, RerankOneReordersTheCodeStageTopK) {
+  const Data d = clustered(2000, 100, 32);
+  for (unsigned refine : {0u, 3u}) {
+    for (size_t lists : {size_t(0), size_t(16)}) {
+      QuantizedIndexOptions o = options(d.dim, Metric::l2, lists, true);
+      o.refine_bits = refine;
+      QuantizedIndex index(o);
+      index.add(d.ids, d.base);
+      QuantizedSearchParams p0, p1;
+      p0.probes = p1.probes = 16;
+      p0.rerank = 0;
+      p1.rerank = 1;
+      const std::vector<Neighbor> r0 = batch_top_k(index, d, 100, 10, p0), r1 = batch_top_k(index, d, 100, 10, p1);
+      const std::vector<Neighbor> truth = exact_top_k(d, Metric::l2, 10, 100);
+      for (size_t q = 0; q < 100; ++q) {
+        std::set<uint64_t> a, b;
+        for (size_t j = 0; j < 10; ++j) {
+          a.insert(r0[q * 10 + j].id);
+          b.insert(r1[q * 10 + j].id);
+        }
+        EXPECT_EQ(b, a) << "refine " << refine << ", lists " << lists << ", query " << q;
+      }
+      EXPECT_GE(recall_at_k(r1, truth, 10), recall_at_k(r0, truth, 10)) << "refine " << refine << ", lists " << lists;
+    }
+  }
 }
 
 TEST(QuantizedPartition, FilesRoundTripAndAnswerTheSame) {
