@@ -68,7 +68,8 @@ int run_build(const BuildOptions& o) {
   index->reserve(data.rows);
   {
     Progress progress("build", data.rows, o.quiet);
-    // Chunks let the progress bar move (every index kind codes a vector the same in any batch).
+    // Chunks let the progress bar move. Flat and quantised indexes come out the same in any
+    // batching (codes are per vector; partitions train at fixed sizes on the first rows).
     const size_t chunk = std::max<size_t>(1024, data.rows / 100);
     std::vector<uint64_t> ids;
     for (size_t at = 0; at < data.rows; at += chunk) {

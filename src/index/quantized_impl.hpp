@@ -121,7 +121,7 @@ struct QuantizedIndex::Impl {
   quantized::CoarseQuantizer coarse;    // 0 lists until trained
   quantized::InvertedLists ivf;         // 1 list until trained, then coarse.lists()
   core::RowBlocks<uint32_t> slot_list{1, 32}, slot_pos{1, 32};  // per slot
-  size_t trained_on = 0;                // live vectors when the centroids were trained
+  size_t trained_on = 0;                // the training threshold T the centroids were trained at
 
   Impl(const QuantizedIndexOptions& o, Isa isa);  // quantized_index.cpp
 

@@ -52,7 +52,7 @@ struct QuantizedIndexAccess {
   struct Partition {
     size_t lists_option;      // QuantizedIndexOptions::lists
     size_t lists;             // lists now: 1 before training, else the centroid count
-    size_t trained_on;        // live vectors at the last training (0: never trained)
+    size_t trained_on;        // the size threshold of the last training (0: never trained)
     std::vector<float> centroids;  // lists x dim when trained, else empty
   };
   static Partition partition(const QuantizedIndex& index);

@@ -149,3 +149,33 @@ describe('a native partitioned file with a refine plane answers identically in w
     });
   }
 });
+
+// A JS add() reaches the C++ index in 4 MiB slices (2,730 rows at d = 384), the CLI adds in
+// chunks of 1,024 here: both train at the same fixed threshold (16,384 of 20,000 rows) on the
+// same first rows, so the lists, and the whole file, are those of the native build.
+describe('the batching of an add does not change the partitioned index', () => {
+  const BIG = 20000, BIG_DIM = 384;
+  const work = workDir('quiver-partition-batching-');
+  const basePath = join(work, 'big.fbin'), file = join(work, 'big.qvr');
+  before(async () => {
+    requireCli();
+    const q = await load('simd');
+    writeFbin(basePath, BIG, BIG_DIM, q.unitGaussianVectors(BIG, BIG_DIM, 21));
+    const b = spawnSync(cli, ['build', basePath, '-o', file, '--index', 'quantized', '--metric', 'cosine', '--bits', '4',
+      '--seed', '42', '--lists', 'auto', '--refine-bits', '0', '--no-vectors', '-q'], { encoding: 'utf8' });
+    assert.equal(b.status, 0, b.stderr);
+  });
+
+  test('simd: a sliced JS add gives the native lists and file bytes', async () => {
+    const q = await load('simd');
+    const bytes = new Uint8Array(readFileSync(file));
+    const native = q.load(bytes);
+    const index = new q.QuantizedIndex({ dim: BIG_DIM, metric: 'cosine', bits: 4, seed: 42, keepVectors: false, refineBits: 0, lists: 'auto' });
+    index.add(Float64Array.from({ length: BIG }, (_, i) => i), q.unitGaussianVectors(BIG, BIG_DIM, 21));
+    assert.equal(index.lists, native.lists);
+    assert.equal(index.lists, Math.round(Math.sqrt(16384)));
+    assert.equal(Buffer.compare(Buffer.from(index.serialize()), Buffer.from(bytes)), 0, 'the JS-built file differs from the native build');
+    index.dispose();
+    native.dispose();
+  });
+});
