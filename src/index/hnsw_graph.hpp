@@ -30,6 +30,7 @@
 #include <new>
 #include <string>
 #include <thread>
+#include <stdexcept>
 #include <vector>
 
 #include "core/aligned_buffer.hpp"
@@ -318,6 +319,8 @@ struct Graph {
       sync = std::move(fresh_sync);
       capacity_slots = want;
     } catch (const std::bad_alloc&) {
+      throw_oom();
+    } catch (const std::length_error&) {  // a per-slot vector asked past its max_size (wasm32)
       throw_oom();
     } catch (const Error&) {  // RowBlocks: only OutOfMemory
       throw_oom();

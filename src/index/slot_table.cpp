@@ -22,6 +22,9 @@ struct Present {
 template <typename T>
 void grow_geometric(std::vector<T>& v, size_t total) {
   if (total <= v.capacity()) return;
+  // More than the vector can ever hold (wasm32: 2^29 ids) is out of memory, not the
+  // std::length_error reserve() would throw.
+  if (total > v.max_size()) throw std::bad_alloc();
   const size_t geometric = v.capacity() + v.capacity() / 2;
   v.reserve(total > geometric ? total : geometric);
 }
@@ -94,6 +97,7 @@ uint32_t SlotTable::remove(uint64_t id, uint32_t& moved_from) noexcept {
 }
 
 void SlotTable::reserve(size_t slots, size_t live) {
+  if (slots > slot_ids_.max_size()) throw std::bad_alloc();  // see grow_geometric
   slot_ids_.reserve(slots);
   slot_of_.reserve(live, slot_ids_.data());
   if (reuse_ == Reuse::free_list) free_.reserve(slots - live);
