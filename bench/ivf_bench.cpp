@@ -20,10 +20,9 @@
 //                              the index of the last count
 //   QUIVER_IVF_FLAT_QUERIES    queries timed on the flat index (default 200; 0 = no flat)
 //   QUIVER_IVF_ADD_ROWS        rows per add() call (default 0: one add of everything). The lists
-//                              are trained when the index reaches 4,096 vectors and re-trained at
-//                              4x growth, so the add sequence decides them: bench/ivf/run.mjs passes
-//                              the npm package's slice (what one JS add() becomes), so every target
-//                              builds the same index
+//                              are trained at fixed sizes (4,096 * 2^j) on the first rows, so any
+//                              batching builds the same index; bench/ivf/run.mjs passes the npm
+//                              package's slice (what one JS add() becomes), as the wasm runs add
 //   QUIVER_BENCH_SECONDS       minimum measured time per one-query-per-call figure (default 1)
 //   QUIVER_BENCH_ISAS          ISA levels (default: the best one)
 #include <algorithm>

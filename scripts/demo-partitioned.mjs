@@ -55,9 +55,9 @@ async function wasmRuns(variant, base, queries) {
     for (const kind of ['flat', 'partitioned']) {
       const t0 = performance.now();
       const index = kind === 'flat' ? new q.FlatIndex({ dim: DIM, metric: 'cosine' }) : new q.QuantizedIndex({ dim: DIM, ...PARTITIONED });
-      // In the chunks `quiver build` adds (src/cli/build.cpp): lists are trained at 4,096 vectors
-      // and re-trained at 4x growth, so the add sequence decides them; the same sequence gives
-      // the same index, hence the same ids, as the native build.
+      // In the chunks `quiver build` adds (src/cli/build.cpp); lists are trained at fixed sizes
+      // (4,096 * 2^j) on the first rows, so any batching gives the same index, hence the same
+      // ids, as the native build.
       for (let at = 0; at < ROWS; at += BUILD_CHUNK) {
         const end = Math.min(ROWS, at + BUILD_CHUNK);
         index.add(ids.subarray(at, end), base.data.subarray(at * DIM, end * DIM));

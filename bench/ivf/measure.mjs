@@ -18,9 +18,9 @@ import { ADD_SLICE_BYTES } from '../../js/staging.js';
 export const K = 10;
 
 // Rows per native add() that one large JS add() becomes (the package's staging slice). The
-// lists are trained at 4,096 vectors and re-trained at 4x growth, so the add sequence decides
-// them: the native benchmark adds in these slices, and the wasm runs feed add() a multiple of
-// it, so every target builds the same index (bench/ivf/run.mjs).
+// lists are trained at fixed sizes (4,096 * 2^j) on the first rows, so any batching builds the
+// same index; the native benchmark still adds in these slices, as the wasm runs do
+// (bench/ivf/run.mjs).
 export const addSliceRows = (dim) => Math.max(1, Math.floor(ADD_SLICE_BYTES / (dim * 4)));
 
 const now = () => performance.now();
