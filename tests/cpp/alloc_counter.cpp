@@ -5,12 +5,30 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <malloc.h>
 #include <new>
 
 namespace {
 std::atomic<size_t> g_allocations{0};
 std::atomic<size_t> g_bytes{0};
 std::atomic<size_t> g_fail_countdown{SIZE_MAX};  // SIZE_MAX: never fail
+std::atomic<size_t> g_live{0};
+std::atomic<size_t> g_peak{0};
+
+// Sizes by malloc_usable_size, the same on allocation and release, so live bytes balance.
+void* track(void* p) {
+  if (p == nullptr) return p;
+  const size_t now = g_live.fetch_add(malloc_usable_size(p), std::memory_order_relaxed) + malloc_usable_size(p);
+  size_t peak = g_peak.load(std::memory_order_relaxed);
+  while (now > peak && !g_peak.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+  return p;
+}
+void release(void* p) noexcept {
+  if (p == nullptr) return;
+  g_live.fetch_sub(malloc_usable_size(p), std::memory_order_relaxed);
+  std::free(p);
+}
 
 // True when this allocation is the one fail_allocation_after() asked to fail.
 bool should_fail() {
@@ -26,7 +44,7 @@ void* counted_alloc(std::size_t size) {
   if (should_fail()) throw std::bad_alloc();
   g_allocations.fetch_add(1, std::memory_order_relaxed);
   g_bytes.fetch_add(size, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return track(p);
   throw std::bad_alloc();
 }
 }  // namespace
@@ -35,6 +53,9 @@ namespace quiver::test {
 size_t allocation_count() { return g_allocations.load(std::memory_order_relaxed); }
 size_t allocated_bytes() { return g_bytes.load(std::memory_order_relaxed); }
 void fail_allocation_after(size_t n) { g_fail_countdown.store(n, std::memory_order_relaxed); }
+size_t live_bytes() { return g_live.load(std::memory_order_relaxed); }
+size_t peak_live_bytes() { return g_peak.load(std::memory_order_relaxed); }
+void reset_peak_live_bytes() { g_peak.store(g_live.load(std::memory_order_relaxed), std::memory_order_relaxed); }
 }  // namespace quiver::test
 
 void* operator new(std::size_t size) { return counted_alloc(size); }
@@ -42,14 +63,14 @@ void* operator new[](std::size_t size) { return counted_alloc(size); }
 void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
   g_allocations.fetch_add(1, std::memory_order_relaxed);
   g_bytes.fetch_add(size, std::memory_order_relaxed);
-  return std::malloc(size == 0 ? 1 : size);
+  return track(std::malloc(size == 0 ? 1 : size));
 }
 void* operator new[](std::size_t size, const std::nothrow_t&) noexcept {
   g_allocations.fetch_add(1, std::memory_order_relaxed);
   g_bytes.fetch_add(size, std::memory_order_relaxed);
-  return std::malloc(size == 0 ? 1 : size);
+  return track(std::malloc(size == 0 ? 1 : size));
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept { release(p); }
+void operator delete[](void* p) noexcept { release(p); }
+void operator delete(void* p, std::size_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t) noexcept { release(p); }
