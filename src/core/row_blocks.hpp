@@ -141,7 +141,9 @@ class RowBlocks {
       throw_oom();
     }
     while (chunks_.size() < want) {
-      void* p = std::aligned_alloc(kAlignment, chunk_bytes_);
+      // Through the aligned operator new (not aligned_alloc), so the tests' allocation counter
+      // (tests/cpp/alloc_counter.cpp) sees the chunks.
+      void* p = ::operator new(chunk_bytes_, std::align_val_t(kAlignment), std::nothrow);
       if (p == nullptr) {
         release_from(had);
         throw_oom();
@@ -174,7 +176,7 @@ class RowBlocks {
                                             "-byte block of rows");
   }
   void release_from(size_t keep) noexcept {
-    for (size_t i = keep; i < chunks_.size(); ++i) std::free(chunks_[i]);
+    for (size_t i = keep; i < chunks_.size(); ++i) ::operator delete(chunks_[i], std::align_val_t(kAlignment));
     chunks_.resize(keep);  // shrinking a vector of pointers cannot throw
   }
 

@@ -1,6 +1,7 @@
 // The index file code's view of a QuantizedIndex (index/quantized_state.hpp): a canonical
 // per-slot layout (ids, packed codes, scalars, kept vectors, free list) read from and written
 // into the 32-vector block storage, so the kernels' layout can change without changing files.
+#include <cmath>
 #include <cstring>
 #include <new>
 #include <vector>
@@ -121,6 +122,47 @@ void QuantizedIndexAccess::append_slots(QuantizedIndex& index, size_t n, const u
 
 void QuantizedIndexAccess::set_free_slots(QuantizedIndex& index, const uint32_t* free_slots, size_t n) {
   index.impl_->slots.set_free_slots(free_slots, n);  // capacity reserved
+}
+
+void QuantizedIndexAccess::reserve_rows(QuantizedIndex& index, size_t slots) {
+  try {
+    index.impl_->reserve_slots(slots);
+  } catch (const std::bad_alloc&) {
+    throw_oom();
+  }
+}
+
+void QuantizedIndexAccess::put_codes(QuantizedIndex& index, uint32_t slot, const uint8_t* packed, uint8_t* scratch) {
+  QuantizedIndex::Impl& m = *index.impl_;
+  for (size_t s = 0; s < m.subq; ++s) scratch[s] = uint8_t((s % 2 ? packed[s / 2] >> 4 : packed[s / 2]) & 15);
+  m.write_codes(slot, scratch);
+}
+
+void QuantizedIndexAccess::put_offset(QuantizedIndex& index, uint32_t slot, float offset) {
+  *index.impl_->offset.row(slot) = offset;
+}
+
+void QuantizedIndexAccess::put_scale(QuantizedIndex& index, uint32_t slot, float scale) {
+  *index.impl_->scale.row(slot) = scale;
+}
+
+float* QuantizedIndexAccess::vector_row(QuantizedIndex& index, uint32_t slot) { return index.impl_->vectors.row(slot); }
+
+void QuantizedIndexAccess::put_refine(QuantizedIndex& index, uint32_t slot, const uint8_t* row, float scale) {
+  index.impl_->refine.store(slot, row, scale);
+}
+
+void QuantizedIndexAccess::commit_slots(QuantizedIndex& index, size_t n, const uint64_t* ids) {
+  QuantizedIndex::Impl& m = *index.impl_;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t slot = uint32_t(m.slots.used());
+    try {
+      m.slots.append(ids[i], ids[i] != kNoId);
+    } catch (const std::bad_alloc&) {
+      throw_oom();
+    }
+    if (ids[i] == kNoId) *m.offset.row(slot) = INFINITY;  // dead, as reserve_slots leaves a slot
+  }
 }
 
 }  // namespace quiver

@@ -71,6 +71,21 @@ struct QuantizedIndexAccess {
   // centroids: lists x dim (empty when trained_on == 0, and then lists == 1).
   static void set_partition(QuantizedIndex& index, size_t lists, size_t trained_on, std::vector<float> centroids);
   static void set_free_slots(QuantizedIndex& index, const uint32_t* free_slots, size_t n);
+
+  // Streamed loading of an unpartitioned index (io::QuantizedDecoder): each section's rows are
+  // written into the per-slot storage as they arrive, free slots included (as stored: zeros in
+  // a sound file), before the slot table knows the slots; the checks then read them back
+  // through packed_codes(), scalars(), vector() and refine_row() / refine_scale(), and
+  // commit_slots() enters the slots in the table once they passed. reserve_rows() grows the
+  // storage (chunks only) and throws only Error(OutOfMemory).
+  static void reserve_rows(QuantizedIndex& index, size_t slots);
+  static void put_codes(QuantizedIndex& index, uint32_t slot, const uint8_t* packed_codes, uint8_t* scratch /* subq */);
+  static void put_offset(QuantizedIndex& index, uint32_t slot, float offset);
+  static void put_scale(QuantizedIndex& index, uint32_t slot, float scale);
+  static float* vector_row(QuantizedIndex& index, uint32_t slot);
+  static void put_refine(QuantizedIndex& index, uint32_t slot, const uint8_t* row, float scale);
+  // The next n slots (in slot order) enter the table; a free slot (kNoId) is made dead again.
+  static void commit_slots(QuantizedIndex& index, size_t n, const uint64_t* ids);
 };
 
 }  // namespace quiver

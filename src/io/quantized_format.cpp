@@ -43,7 +43,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -278,11 +280,66 @@ class EstimateCheck {
 
 namespace io {
 
-QuantizedIndex load_quantized(const Reader& r, Isa isa) {
-  r.expect_kind(IndexKind::quantized);
-  r.require_known_sections({kSlotTag, kFreeTag, kCodeTag, kOffsTag, kScalTag, kVecsTag, io::kRefineTag, kPartTag,
-                            kCentTag, kListTag});
-  const Header& h = r.header();
+namespace {
+
+bool present(const Head& head, uint32_t tag) {
+  for (const auto& s : head.sections) {
+    if (s.tag == tag) return true;
+  }
+  return false;
+}
+
+// The whole-file loader's view of the file: every section read from the bytes in memory.
+class WholeFile {
+ public:
+  explicit WholeFile(const Reader& r) : r_(r) {}
+  const Head& head() const { return r_.head(); }
+  SectionCursor section(uint32_t tag) const { return r_.section(tag); }
+  RefineSectionReader refine(uint64_t slots, uint64_t dim) const { return RefineSectionReader(r_, slots, dim); }
+  QuantizedIndex make_index(const QuantizedIndexOptions& options, Isa isa) { return QuantizedIndex(options, isa); }
+  // The per-slot sections, once their sizes are checked.
+  void open_rows(bool keep) {
+    codes_ = r_.section(kCodeTag);
+    offs_ = r_.section(kOffsTag);
+    scal_ = r_.section(kScalTag);
+    if (keep && present(r_.head(), kVecsTag)) vecs_ = r_.section(kVecsTag);
+  }
+  // The next n slots' packed codes (returned), offsets, scales and kept vectors.
+  const uint8_t* rows(const QuantizedIndex&, size_t n, uint64_t, size_t row_bytes, float* off, float* scale, float* vec,
+                      size_t dim) {
+    const uint8_t* code_rows = codes_.bytes(n * row_bytes);
+    offs_.f32s(off, n);
+    scal_.f32s(scale, n);
+    if (vec != nullptr) vecs_.f32s(vec, n * dim);
+    return code_rows;
+  }
+  void refine_rows(RefineSectionReader& refine, const QuantizedIndex&, size_t n, uint64_t first, const uint64_t* ids,
+                   const uint8_t* code_rows, size_t row_bytes, const float* scales, const quant::RefineCodec& codec) {
+    refine.read(n, first, ids, code_rows, row_bytes, scales, codec);
+  }
+  void store(QuantizedIndex& index, size_t n, const uint64_t* ids, const uint8_t* code_rows, const float* off,
+             const float* scale, const float* vec, const uint32_t* lists, const RefineSectionReader& refine, bool refined) {
+    QuantizedIndexAccess::append_slots(index, n, ids, code_rows, off, scale, vec, lists,
+                                       refined ? refine.rows() : nullptr, refined ? refine.scales() : nullptr);
+  }
+
+ private:
+  const Reader& r_;
+  SectionCursor codes_{kCodeTag, nullptr, 0}, offs_{kOffsTag, nullptr, 0}, scal_{kScalTag, nullptr, 0},
+      vecs_{kVecsTag, nullptr, 0};
+};
+
+// Every check of a quantised file, in one order for both loaders, so a damaged file gives the
+// same first fault whether it was read whole or streamed: the head's parameters, the declared
+// sizes, the partition, the quantiser's CRCs, then slot by slot (in chunks) the rows, then the
+// free list. `src` is WholeFile or the stream's QuantizedDecoder::Source.
+template <class Source>
+QuantizedIndex decode_quantized(Source& src, Isa isa) {
+  const Head& head = src.head();
+  expect_kind(head.header, IndexKind::quantized);
+  require_known_sections(head, {kSlotTag, kFreeTag, kCodeTag, kOffsTag, kScalTag, kVecsTag, io::kRefineTag, kPartTag,
+                                kCentTag, kListTag});
+  const Header& h = head.header;
   // Header parameters.
   const uint64_t bits = h.params[0], keep = h.params[1], slots = h.params[2], nfree = h.params[3];
   if (h.params[6] != kEncodingVersion) {
@@ -301,33 +358,33 @@ QuantizedIndex load_quantized(const Reader& r, Isa isa) {
     corrupt("the header's counts disagree: " + std::to_string(slots) + " slots, " + std::to_string(nfree) +
             " free, " + std::to_string(h.count) + " vectors");
   }
-  if (!keep && r.find(kVecsTag) != nullptr) corrupt("section VECS is present but keep_vectors is 0");
+  if (!keep && present(head, kVecsTag)) corrupt("section VECS is present but keep_vectors is 0");
   const size_t dim = size_t(h.dim);
   const size_t row_bytes = (subquantizers(dim, unsigned(bits)) + 1) / 2;
   // Declared sizes against the bytes present, before anything is allocated.
-  SectionCursor ids = r.section(kSlotTag);
-  SectionCursor free_list_section = r.section(kFreeTag);
-  SectionCursor codes = r.section(kCodeTag);
-  SectionCursor offs = r.section(kOffsTag);
-  SectionCursor scal = r.section(kScalTag);
+  SectionCursor ids = src.section(kSlotTag);
+  SectionCursor free_list_section = src.section(kFreeTag);
+  const uint64_t code_bytes = required_section(head, kCodeTag).size;
+  const uint64_t off_bytes = required_section(head, kOffsTag).size;
+  const uint64_t scale_bytes = required_section(head, kScalTag).size;
   expect_records(ids, slots, 8, "slots x 8-byte ids");
   expect_records(free_list_section, nfree, 4, "free x 4-byte slot numbers");
-  expect_records(codes, slots, row_bytes, "slots x packed codes");
-  expect_records(offs, slots, 4, "slots x 4-byte offsets");
-  expect_records(scal, slots, 4, "slots x 4-byte scales");
-  SectionCursor vecs(kVecsTag, nullptr, 0);
+  check_section_size(kCodeTag, code_bytes, slots * row_bytes, "slots x packed codes");
+  check_section_size(kOffsTag, off_bytes, slots * 4, "slots x 4-byte offsets");
+  check_section_size(kScalTag, scale_bytes, slots * 4, "slots x 4-byte scales");
   // Writers before format 1.0's fix left VECS out of an empty index; nothing is missing then.
-  if (keep && (slots > 0 || r.find(kVecsTag) != nullptr)) {
-    vecs = r.section(kVecsTag);
-    expect_records(vecs, slots, uint64_t(dim) * 4, "slots x dim x 4-byte floats");
+  if (keep && (slots > 0 || present(head, kVecsTag))) {
+    check_section_size(kVecsTag, required_section(head, kVecsTag).size, slots * uint64_t(dim) * 4,
+                       "slots x dim x 4-byte floats");
   }
+  src.open_rows(keep == 1);
 
   // Partitions: PART says whether, CENT and LIST hold them.
   uint64_t lists_option = 0, lists = 0, trained_on = 0;
   SectionCursor list_section(kListTag, nullptr, 0);
   SectionCursor cent_section(kCentTag, nullptr, 0);
-  if (r.find(kPartTag) != nullptr) {
-    SectionCursor part = r.section(kPartTag);
+  if (present(head, kPartTag)) {
+    SectionCursor part = src.section(kPartTag);
     expect_records(part, 4, 8, "4 x 8-byte partition parameters");
     uint64_t pv[4];
     part.u64s(pv, 4);
@@ -342,24 +399,24 @@ QuantizedIndex load_quantized(const Reader& r, Isa isa) {
       corrupt("impossible partition parameters (" + std::to_string(lists) + " lists, trained on " +
               std::to_string(trained_on) + ")");
     }
-    if ((trained_on > 0) != (r.find(kCentTag) != nullptr)) {
+    if ((trained_on > 0) != present(head, kCentTag)) {
       corrupt(trained_on > 0 ? "section CENT is missing for a trained partition" : "section CENT is present before training");
     }
     if (trained_on > 0) {
-      cent_section = r.section(kCentTag);
+      cent_section = src.section(kCentTag);
       expect_records(cent_section, lists, uint64_t(dim) * 4, "lists x dim x 4-byte centroids");
     }
-    list_section = r.section(kListTag);
+    list_section = src.section(kListTag);
     expect_records(list_section, slots, 4, "slots x 4-byte list numbers");
-  } else if (r.find(kCentTag) != nullptr || r.find(kListTag) != nullptr) {
+  } else if (present(head, kCentTag) || present(head, kListTag)) {
     corrupt("sections CENT or LIST are present without PART");
   }
 
-  RefineSectionReader refine(r, slots, dim);
+  RefineSectionReader refine = src.refine(slots, dim);
   const QuantizedIndexOptions options{dim, h.metric, unsigned(bits), h.seed, keep == 1, refine.bits(),
                                       lists_option == UINT64_MAX ? QuantizedIndexOptions::kAutoLists : size_t(lists_option)};
   try {
-    QuantizedIndex index(options, isa);
+    QuantizedIndex index = src.make_index(options, isa);
     // The rotation and codebook this build computes must be the ones the file was written with.
     const QuantizedIndexAccess::View v = QuantizedIndexAccess::view(index);
     const uint32_t cb = codebook_crc(*v.codebook), rot = rotation_crc(*v.rotation, dim);
@@ -390,7 +447,9 @@ QuantizedIndex load_quantized(const Reader& r, Isa isa) {
       QuantizedIndexAccess::set_partition(index, size_t(lists), size_t(trained_on), std::move(centroids));
     }
     QuantizedIndexAccess::reserve(index, size_t(slots), size_t(nfree));
-    const size_t chunk = size_t(std::max<uint64_t>(1, std::min<uint64_t>(4096, (uint64_t(1) << 20) / (dim * 4 + row_bytes + 16))));
+    // Slots per chunk of checks: ~256 KiB of rows, what a load needs beside the index. Both
+    // loaders use this (the first fault found can depend on the chunking).
+    const size_t chunk = size_t(std::max<uint64_t>(1, std::min<uint64_t>(4096, (uint64_t(1) << 18) / (dim * 4 + row_bytes + 16))));
     const size_t buf_rows = size_t(std::min<uint64_t>(chunk, slots));
     std::vector<uint64_t> id_buf(buf_rows);
     std::vector<uint64_t> sorted(buf_rows);
@@ -401,10 +460,8 @@ QuantizedIndex load_quantized(const Reader& r, Isa isa) {
     for (uint64_t done = 0; done < slots;) {
       const size_t n = size_t(std::min<uint64_t>(chunk, slots - done));
       ids.u64s(id_buf.data(), n);
-      const uint8_t* code_rows = codes.bytes(n * row_bytes);
-      offs.f32s(off_buf.data(), n);
-      scal.f32s(scale_buf.data(), n);
-      if (keep) vecs.f32s(vec_buf.data(), n * dim);
+      const uint8_t* code_rows =
+          src.rows(index, n, done, row_bytes, off_buf.data(), scale_buf.data(), keep ? vec_buf.data() : nullptr, dim);
       if (lists > 0) list_section.u32s(list_buf.data(), n);
       size_t live = 0;
       for (size_t i = 0; i < n; ++i) {
@@ -447,10 +504,11 @@ QuantizedIndex load_quantized(const Reader& r, Isa isa) {
       std::sort(sorted.begin(), sorted.begin() + live);
       const auto dup = std::adjacent_find(sorted.begin(), sorted.begin() + live);
       if (dup != sorted.begin() + live) corrupt("id " + std::to_string(*dup) + " appears twice");
-      if (v.refine != nullptr) refine.read(n, done, id_buf.data(), code_rows, row_bytes, scale_buf.data(), *v.refine);
-      QuantizedIndexAccess::append_slots(index, n, id_buf.data(), code_rows, off_buf.data(), scale_buf.data(),
-                                         keep ? vec_buf.data() : nullptr, lists > 0 ? list_buf.data() : nullptr,
-                                         v.refine ? refine.rows() : nullptr, v.refine ? refine.scales() : nullptr);
+      if (v.refine != nullptr) {
+        src.refine_rows(refine, index, n, done, id_buf.data(), code_rows, row_bytes, scale_buf.data(), *v.refine);
+      }
+      src.store(index, n, id_buf.data(), code_rows, off_buf.data(), scale_buf.data(), keep ? vec_buf.data() : nullptr,
+                lists > 0 ? list_buf.data() : nullptr, refine, v.refine != nullptr);
       done += n;
     }
     if (dead != nfree) {
@@ -478,6 +536,242 @@ QuantizedIndex load_quantized(const Reader& r, Isa isa) {
     }
     throw Error(ErrorCode::Corrupt, std::string("index file: invalid contents: ") + e.what());
   }
+}
+
+}  // namespace
+
+QuantizedIndex load_quantized(const Reader& r, Isa isa) {
+  WholeFile src(r);
+  return decode_quantized(src, isa);
+}
+
+
+namespace {
+uint32_t le32(const uint8_t* p) {
+  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+float le_f32(const uint8_t* p) {
+  const uint32_t bits = le32(p);
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+const SectionEntry* entry_of(const Head& head, uint32_t tag) {
+  for (const auto& s : head.sections) {
+    if (s.tag == tag) return &s;
+  }
+  return nullptr;
+}
+}  // namespace
+
+// load_quantized's view of a streamed file: the small sections as kept, the per-slot rows read
+// back from the index they were decoded into.
+class QuantizedDecoder::Source {
+ public:
+  explicit Source(QuantizedDecoder& d) : d_(d) {}
+  const Head& head() const { return d_.head_; }
+  SectionCursor section(uint32_t tag) const {
+    required_section(d_.head_, tag);  // the whole-file loader's message for a missing one
+    const std::vector<uint8_t>* held = tag == kSlotTag   ? &d_.ids_
+                                       : tag == kFreeTag ? &d_.free_
+                                       : tag == kPartTag ? &d_.part_
+                                       : tag == kCentTag ? &d_.cent_
+                                       : tag == kListTag ? &d_.list_
+                                                         : nullptr;
+    if (held == nullptr) throw Error(ErrorCode::Internal, "quantised stream decoder: section not kept");
+    return SectionCursor(tag, held->data(), held->size());
+  }
+  RefineSectionReader refine(uint64_t slots, uint64_t dim) const {
+    const SectionEntry* e = entry_of(d_.head_, kRefineTag);
+    if (e == nullptr) return RefineSectionReader();  // no refine plane
+    const std::vector<uint8_t>& h = d_.refine_head_;  // open() made sure the section has 8 bytes
+    return RefineSectionReader(le32(h.data()), le32(h.data() + 4), e->size - 8, slots, dim);
+  }
+  QuantizedIndex make_index(const QuantizedIndexOptions&, Isa) { return std::move(d_.index_); }
+  void open_rows(bool) {}
+  const uint8_t* rows(const QuantizedIndex& index, size_t n, uint64_t first, size_t row_bytes, float* off, float* scale,
+                      float* vec, size_t dim) {
+    codes_.resize(n * row_bytes);
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t slot = uint32_t(first + i);
+      uint8_t* c = codes_.data() + i * row_bytes;
+      QuantizedIndexAccess::packed_codes(index, slot, c);
+      if (slot == d_.padding_slot_) c[row_bytes - 1] |= uint8_t(d_.padding_nibble_ << 4);
+      QuantizedIndexAccess::scalars(index, slot, off[i], scale[i]);
+      if (vec != nullptr) std::memcpy(vec + i * dim, QuantizedIndexAccess::vector(index, slot), dim * 4);
+    }
+    return codes_.data();
+  }
+  void refine_rows(RefineSectionReader& refine, const QuantizedIndex& index, size_t n, uint64_t first, const uint64_t* ids,
+                   const uint8_t* code_rows, size_t row_bytes, const float* scales, const quant::RefineCodec& codec) {
+    const size_t rb = refine.row_bytes();
+    refine_.resize(n * rb);
+    refine_scales_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t slot = uint32_t(first + i);
+      std::memcpy(refine_.data() + i * rb, QuantizedIndexAccess::refine_row(index, slot), rb);
+      refine_scales_[i] = QuantizedIndexAccess::refine_scale(index, slot);
+    }
+    refine.check(n, first, ids, code_rows, row_bytes, scales, codec, refine_.data(), refine_scales_.data());
+  }
+  void store(QuantizedIndex& index, size_t n, const uint64_t* ids, const uint8_t*, const float*, const float*, const float*,
+             const uint32_t*, const RefineSectionReader&, bool) {
+    QuantizedIndexAccess::commit_slots(index, n, ids);  // the rows are in place already
+  }
+
+ private:
+  QuantizedDecoder& d_;
+  std::vector<uint8_t> codes_, refine_;
+  std::vector<float> refine_scales_;
+};
+
+std::unique_ptr<QuantizedDecoder> QuantizedDecoder::open(const Head& head, Isa isa) {
+  const Header& h = head.header;
+  if (h.kind != IndexKind::quantized) return nullptr;
+  if (present(head, kPartTag) || present(head, kCentTag) || present(head, kListTag)) return nullptr;
+  const uint64_t bits = h.params[0], keep = h.params[1], slots = h.params[2], nfree = h.params[3];
+  if ((bits != 2 && bits != 4) || keep > 1 || h.params[6] != kEncodingVersion || h.params[4] > UINT32_MAX ||
+      h.params[5] > UINT32_MAX || h.params[7] != 0 || h.dim == 0 || h.dim > (1u << 20) || slots > UINT32_MAX ||
+      nfree > slots || h.count != slots - nfree) {
+    return nullptr;
+  }
+  try {
+    require_known_sections(head, {kSlotTag, kFreeTag, kCodeTag, kOffsTag, kScalTag, kVecsTag, io::kRefineTag});
+  } catch (const Error&) {
+    return nullptr;
+  }
+  // The refine plane's bit width is in its section, which comes after the codes: read it from
+  // the section's size (each bit width gives another size), and let finish() check the
+  // declared one against it.
+  unsigned refine_bits = 0;
+  size_t refine_row_bytes = 0;
+  if (const SectionEntry* e = entry_of(head, io::kRefineTag)) {
+    const uint64_t per_bits = (h.dim + 7) / 8;
+    if (slots == 0 || e->size < 8 || (e->size - 8) % slots != 0) return nullptr;
+    const uint64_t record = (e->size - 8) / slots;
+    if (record < 4 || (record - 4) % per_bits != 0) return nullptr;
+    const uint64_t rb = (record - 4) / per_bits;
+    if (rb < 1 || rb > quant::kMaxRefineBits) return nullptr;
+    refine_bits = unsigned(rb);
+    refine_row_bytes = size_t(record - 4);
+  }
+  const QuantizedIndexOptions options{size_t(h.dim), h.metric, unsigned(bits), h.seed, keep == 1, refine_bits, 0};
+  std::optional<QuantizedIndex> index;
+  try {
+    index.emplace(options, isa);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::OutOfMemory) throw;
+    return nullptr;  // load_quantized says what is wrong
+  }
+  return std::unique_ptr<QuantizedDecoder>(new QuantizedDecoder(head, std::move(*index), isa, refine_row_bytes));
+}
+
+QuantizedDecoder::QuantizedDecoder(const Head& head, QuantizedIndex index, Isa isa, size_t refine_row_bytes)
+    : head_(head), index_(std::move(index)), isa_(isa), refine_row_bytes_(refine_row_bytes) {
+  const Header& h = head.header;
+  dim_ = size_t(h.dim);
+  subq_ = subquantizers(dim_, unsigned(h.params[0]));
+  row_bytes_ = (subq_ + 1) / 2;
+  slots_ = h.params[2];
+  scratch_.resize(subq_);
+}
+
+template <class Put>
+void QuantizedDecoder::feed_records(uint64_t& in, size_t skip, size_t record, const uint8_t* data, size_t n, Put put) {
+  while (n > 0) {
+    if (in < skip) {
+      const size_t take = size_t(std::min<uint64_t>(n, skip - in));
+      refine_head_.insert(refine_head_.end(), data, data + take);
+      in += take, data += take, n -= take;
+      continue;
+    }
+    const uint64_t slot = (in - skip) / record;
+    if (slot >= slots_) {  // more than the header declares: finish() rejects the size
+      in += n;
+      return;
+    }
+    const size_t at = size_t((in - skip) % record);
+    if (at == 0 && n >= record) {
+      QuantizedIndexAccess::reserve_rows(index_, size_t(slot) + 1);
+      put(uint32_t(slot), data);
+      in += record, data += record, n -= record;
+      continue;
+    }
+    const size_t take = std::min(n, record - at);
+    pending_.insert(pending_.end(), data, data + take);
+    in += take, data += take, n -= take;
+    if (pending_.size() == record) {
+      QuantizedIndexAccess::reserve_rows(index_, size_t(slot) + 1);
+      put(uint32_t(slot), pending_.data());
+      pending_.clear();
+    }
+  }
+}
+
+void QuantizedDecoder::feed(uint32_t tag, const uint8_t* data, size_t n) {
+  if (tag != pending_tag_) {
+    pending_.clear();
+    pending_tag_ = tag;
+  }
+  QuantizedIndex& ix = index_;
+  try {
+    // The small sections are kept whole: room for all of one at its first bytes (its size is
+    // declared within the file's), so it is not copied as it grows.
+    const auto keep = [&](std::vector<uint8_t>& held) {
+      if (held.empty()) {
+        if (const SectionEntry* e = entry_of(head_, tag)) held.reserve(size_t(std::min<uint64_t>(e->size, SIZE_MAX)));
+      }
+      held.insert(held.end(), data, data + n);
+    };
+    switch (tag) {
+      case kSlotTag: keep(ids_); break;
+      case kFreeTag: keep(free_); break;
+      case kPartTag: keep(part_); break;
+      case kCentTag: keep(cent_); break;
+      case kListTag: keep(list_); break;
+      case kCodeTag:
+        feed_records(codes_in_, 0, row_bytes_, data, n, [&](uint32_t slot, const uint8_t* row) {
+          QuantizedIndexAccess::put_codes(ix, slot, row, scratch_.data());
+          if (subq_ % 2 == 1 && (row[row_bytes_ - 1] >> 4) != 0 && slot < padding_slot_) {
+            padding_slot_ = slot;
+            padding_nibble_ = uint8_t(row[row_bytes_ - 1] >> 4);
+          }
+        });
+        break;
+      case kOffsTag:
+        feed_records(offs_in_, 0, 4, data, n, [&](uint32_t slot, const uint8_t* p) {
+          QuantizedIndexAccess::put_offset(ix, slot, le_f32(p));
+        });
+        break;
+      case kScalTag:
+        feed_records(scales_in_, 0, 4, data, n, [&](uint32_t slot, const uint8_t* p) {
+          QuantizedIndexAccess::put_scale(ix, slot, le_f32(p));
+        });
+        break;
+      case kVecsTag:
+        if (!index_.keeps_vectors()) break;  // finish() rejects VECS without keep_vectors
+        feed_records(vectors_in_, 0, dim_ * 4, data, n, [&](uint32_t slot, const uint8_t* p) {
+          float* row = QuantizedIndexAccess::vector_row(ix, slot);
+          for (size_t i = 0; i < dim_; ++i) row[i] = le_f32(p + 4 * i);
+        });
+        break;
+      case io::kRefineTag:
+        feed_records(refine_in_, 8, refine_row_bytes_ + 4, data, n, [&](uint32_t slot, const uint8_t* p) {
+          QuantizedIndexAccess::put_refine(ix, slot, p, le_f32(p + refine_row_bytes_));
+        });
+        break;
+      default: break;  // sections this reader does not know are not read
+    }
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::OutOfMemory, "out of memory loading the index");
+  }
+}
+
+QuantizedIndex QuantizedDecoder::finish() {
+  Source src(*this);
+  return decode_quantized(src, isa_);
 }
 
 }  // namespace io

@@ -1,14 +1,63 @@
-// The QuantizedIndex decoder (quantized_format.cpp): an index from a validated container, for generic
-// dispatch on the stored kind (CLI, bindings) and for fuzzing.
+// The QuantizedIndex decoders (quantized_format.cpp): an index from a validated container, for
+// generic dispatch on the stored kind (CLI, bindings) and for fuzzing, and the piecewise decoder
+// the stream loader (io/stream_loader.hpp) feeds.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
 #include "io/format.hpp"
-#include "quiver/quantized_index.hpp"
 #include "quiver/isa.hpp"
+#include "quiver/quantized_index.hpp"
 
 namespace quiver::io {
 
 // Throws quiver::Error (Corrupt, UnsupportedVersion, InvalidArgument for another kind, ...).
 QuantizedIndex load_quantized(const Reader& reader, Isa isa);
+
+// Decodes an unpartitioned quantised file's payloads as they come: the codes, offsets,
+// scales, kept vectors and refine rows — nearly all of the file — go straight into the index's
+// chunked per-slot storage, which grows with the rows that really arrive; the ids, the free
+// list and the few other small sections are kept until finish(). finish() then runs
+// load_quantized's checks in load_quantized's order over the rows read back from the index
+// (so both report the same first fault) and enters the slots in the slot table. Peak memory:
+// the index, the ids (8 bytes a slot) and the free list, never the file.
+//
+// A partitioned file (its codes are stored per list, and the LIST section that says which
+// list comes last) and a head this decoder cannot size an index from (impossible parameters,
+// a refine section whose size fits no bit width) are not taken: open() returns null and the
+// stream loader gathers the file for load_quantized, which reports what is wrong with it.
+class QuantizedDecoder {
+ public:
+  static std::unique_ptr<QuantizedDecoder> open(const Head& head, Isa isa);
+  // Any section's bytes, each section's in order, in pieces of any size. Throws only
+  // Error(OutOfMemory).
+  void feed(uint32_t tag, const uint8_t* data, size_t n);
+  QuantizedIndex finish();
+
+  class Source;  // load_quantized's view of the decoded file (quantized_format.cpp)
+
+ private:
+  QuantizedDecoder(const Head& head, QuantizedIndex index, Isa isa, size_t refine_row_bytes);
+  // Whole records of `record` bytes after `skip` header bytes (kept in refine_head_), each
+  // handed to put(slot, bytes) once complete; a record split across pieces waits in pending_.
+  template <class Put>
+  void feed_records(uint64_t& in, size_t skip, size_t record, const uint8_t* data, size_t n, Put put);
+
+  Head head_;
+  QuantizedIndex index_;
+  Isa isa_;
+  size_t dim_, row_bytes_, subq_, refine_row_bytes_;
+  uint64_t slots_;
+  std::vector<uint8_t> ids_, free_, part_, cent_, list_, refine_head_;  // small sections, as stored
+  uint64_t codes_in_ = 0, offs_in_ = 0, scales_in_ = 0, vectors_in_ = 0, refine_in_ = 0;
+  uint32_t pending_tag_ = 0;
+  std::vector<uint8_t> pending_, scratch_;
+  // The first slot whose code padding nibble is not zero (the index keeps no padding) and it.
+  uint64_t padding_slot_ = UINT64_MAX;
+  uint8_t padding_nibble_ = 0;
+};
 
 }  // namespace quiver::io

@@ -52,7 +52,16 @@ RefineSectionReader::RefineSectionReader(const Reader& r, uint64_t slots, uint64
   if (r.find(kRefineTag) == nullptr) return;
   cursor_ = r.section(kRefineTag);
   const uint32_t bits = cursor_.u32();
-  crc_ = cursor_.u32();
+  const uint32_t crc = cursor_.u32();
+  init(bits, crc, cursor_.remaining(), slots, dim);
+}
+
+RefineSectionReader::RefineSectionReader(uint32_t bits, uint32_t crc, uint64_t rows_size, uint64_t slots, uint64_t dim) {
+  init(bits, crc, rows_size, slots, dim);
+}
+
+void RefineSectionReader::init(uint32_t bits, uint32_t crc, uint64_t rows_size, uint64_t slots, uint64_t dim) {
+  crc_ = crc;
   if (bits < 1 || bits > quant::kMaxRefineBits) {
     corrupt("impossible refine plane bit width " + std::to_string(bits) + " (expected 1.." +
             std::to_string(quant::kMaxRefineBits) + ")");
@@ -60,7 +69,7 @@ RefineSectionReader::RefineSectionReader(const Reader& r, uint64_t slots, uint64
   bits_ = bits;
   row_bytes_ = size_t((dim + 7) / 8 * bits);
   // slots < 2^32 and dim <= 2^20 (checked from the header first): no overflow.
-  cursor_.expect_size(slots * (row_bytes_ + 4), "slots x (refine row + 4-byte scale)");
+  check_section_size(kRefineTag, rows_size, slots * (row_bytes_ + 4), "slots x (refine row + 4-byte scale)");
 }
 
 void RefineSectionReader::check_codebook(const quant::RefineCodec& codec) const {
@@ -79,10 +88,19 @@ void RefineSectionReader::read(size_t n, uint64_t first_slot, const uint64_t* id
   rows_.resize(n * row_bytes_);
   scales_.resize(n);
   for (size_t i = 0; i < n; ++i) {
-    uint8_t* row = rows_.data() + i * row_bytes_;
     const uint8_t* src = cursor_.bytes(row_bytes_);
-    std::copy(src, src + row_bytes_, row);
-    const float scale = scales_[i] = cursor_.f32();
+    std::copy(src, src + row_bytes_, rows_.data() + i * row_bytes_);
+    scales_[i] = cursor_.f32();
+  }
+  check(n, first_slot, ids, coarse_rows, coarse_row_bytes, coarse_scales, codec, rows_.data(), scales_.data());
+}
+
+void RefineSectionReader::check(size_t n, uint64_t first_slot, const uint64_t* ids, const uint8_t* coarse_rows,
+                                size_t coarse_row_bytes, const float* coarse_scales, const quant::RefineCodec& codec,
+                                const uint8_t* rows, const float* scales) const {
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t* row = rows + i * row_bytes_;
+    const float scale = scales[i];
     const uint64_t slot = first_slot + i;
     if (ids[i] == QuantizedIndexAccess::kNoId) {
       bool zero = scale == 0.0f && !std::signbit(scale);

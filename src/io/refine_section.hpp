@@ -35,7 +35,12 @@ class RefineSectionReader {
   // The file's refine plane, if any (bits() == 0 without one), its declared size checked
   // against the payload: Error(Corrupt) for an impossible bit width or a size that does not
   // match `slots` slots of dimension `dim`.
+  RefineSectionReader() = default;  // a file without a refine plane
   RefineSectionReader(const Reader& r, uint64_t slots, uint64_t dim);
+  // The same checks for a section that is streamed (io::QuantizedDecoder): its first 8 bytes
+  // (bits, CRC) and the size of the rest; its rows are checked with check().
+  RefineSectionReader(uint32_t bits, uint32_t crc, uint64_t rows_size, uint64_t slots, uint64_t dim);
+  size_t row_bytes() const noexcept { return row_bytes_; }
 
   unsigned bits() const noexcept { return bits_; }
   // The sub-codebook of the index built from the file's options must be the file's.
@@ -45,10 +50,15 @@ class RefineSectionReader {
   // rows() and scales() hold them until the next call.
   void read(size_t n, uint64_t first_slot, const uint64_t* ids, const uint8_t* coarse_rows,
             size_t coarse_row_bytes, const float* coarse_scales, const quant::RefineCodec& codec);
+  // The checks of read() on rows already in hand (n rows of row_bytes(), their scales).
+  void check(size_t n, uint64_t first_slot, const uint64_t* ids, const uint8_t* coarse_rows,
+             size_t coarse_row_bytes, const float* coarse_scales, const quant::RefineCodec& codec,
+             const uint8_t* rows, const float* scales) const;
   const uint8_t* rows() const noexcept { return rows_.data(); }
   const float* scales() const noexcept { return scales_.data(); }
 
  private:
+  void init(uint32_t bits, uint32_t crc, uint64_t rows_size, uint64_t slots, uint64_t dim);
   unsigned bits_ = 0;
   uint32_t crc_ = 0;
   size_t row_bytes_ = 0;

@@ -56,6 +56,7 @@ void StreamLoader::note(uint64_t r, const Error& error) {
 void StreamLoader::drop_work() noexcept {
   flat_.reset();
   hnsw_.reset();
+  quantized_.reset();
   std::vector<uint8_t>().swap(whole_);
   gathering_ = false;
 }
@@ -133,7 +134,7 @@ void StreamLoader::on_head() {
       flat_ = std::make_unique<FlatDecoder>(head_, options_.isa, options_.exact_size.has_value());
     } else if (head_.header.kind == IndexKind::hnsw) {
       hnsw_ = std::make_unique<HnswDecoder>(head_, options_.isa);  // grows with the rows that arrive
-    } else {
+    } else if ((quantized_ = QuantizedDecoder::open(head_, options_.isa)) == nullptr) {
       gathering_ = true;
       const bool known = (options_.exact_size && *options_.exact_size == head_.file_bytes) ||
                          (options_.size_hint && *options_.size_hint == head_.file_bytes);
@@ -195,6 +196,7 @@ void StreamLoader::consume(const uint8_t* data, size_t n, uint64_t pos) {
       try {
         if (flat_) flat_->feed(head_.sections[r.section].tag, data, take);
         if (hnsw_) hnsw_->feed(head_.sections[r.section].tag, data, take);
+        if (quantized_) quantized_->feed(head_.sections[r.section].tag, data, take);
       } catch (const Error& e) {
         note(rank(12), e);
       }
@@ -221,6 +223,8 @@ IndexKind StreamLoader::finish() {
       flat_index_.emplace(flat_->finish());
     } else if (hnsw_) {
       hnsw_index_.emplace(hnsw_->finish());
+    } else if (quantized_) {
+      quantized_index_.emplace(quantized_->finish());
     } else {
       const Reader reader(whole_.data(), whole_.size(), options_.read);
       if (kind == IndexKind::quantized) quantized_index_.emplace(load_quantized(reader, options_.isa));

@@ -19,10 +19,13 @@
 // partial index is freed: the rest of the stream is only counted and checksummed.
 //
 // An HNSW file is decoded piecewise too (io::HnswDecoder: links, codes and vectors straight
-// into the graph's node storage). The quantised kind is not decoded piecewise yet (its loader
-// reads a whole file): the stream is gathered into one block — sized from the head (or
-// `size_hint`), never larger than the bytes that really arrive — and handed to its loader at
-// finish(). That is the file plus the index at the peak, but never the file twice.
+// into the graph's node storage), and so is an unpartitioned quantised file
+// (io::QuantizedDecoder: codes, scalars, kept vectors and refine rows straight into the
+// index's chunked storage; peak: the index plus 8 bytes a slot for the ids). A partitioned
+// quantised file is not decoded piecewise yet (its codes go to the list that the last section
+// names): the stream is gathered into one block — sized from the head (or `size_hint`), never
+// larger than the bytes that really arrive — and handed to its loader at finish(). That is
+// the file plus the index at the peak, but never the file twice.
 #pragma once
 
 #include <cstddef>
@@ -43,6 +46,7 @@ namespace quiver::io {
 
 class FlatDecoder;
 class HnswDecoder;
+class QuantizedDecoder;
 
 struct StreamOptions {
   Isa isa = Isa::scalar;
@@ -98,6 +102,7 @@ class StreamLoader {
   uint32_t crc_ = 0;             // of the current payload so far
   std::unique_ptr<FlatDecoder> flat_;
   std::unique_ptr<HnswDecoder> hnsw_;
+  std::unique_ptr<QuantizedDecoder> quantized_;
   std::vector<uint8_t> whole_;   // the quantised file, gathered
   bool gathering_ = false;
   std::optional<Error> fault_;

@@ -74,3 +74,30 @@ void operator delete(void* p) noexcept { release(p); }
 void operator delete[](void* p) noexcept { release(p); }
 void operator delete(void* p, std::size_t) noexcept { release(p); }
 void operator delete[](void* p, std::size_t) noexcept { release(p); }
+
+// The aligned forms (the index's row chunks and aligned buffers use them): counted alike.
+namespace {
+void* counted_aligned(std::size_t size, std::align_val_t align) {
+  const size_t a = static_cast<size_t>(align);
+  const size_t rounded = (size == 0 ? a : (size + a - 1) / a * a);  // aligned_alloc wants a multiple
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  g_bytes.fetch_add(size, std::memory_order_relaxed);
+  return track(std::aligned_alloc(a, rounded));
+}
+}  // namespace
+void* operator new(std::size_t size, std::align_val_t align) {
+  if (should_fail()) throw std::bad_alloc();
+  if (void* p = counted_aligned(size, align)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size, std::align_val_t align) { return operator new(size, align); }
+void* operator new(std::size_t size, std::align_val_t align, const std::nothrow_t&) noexcept {
+  return counted_aligned(size, align);
+}
+void* operator new[](std::size_t size, std::align_val_t align, const std::nothrow_t&) noexcept {
+  return counted_aligned(size, align);
+}
+void operator delete(void* p, std::align_val_t) noexcept { release(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { release(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { release(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { release(p); }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdint>
 #include <vector>
 
@@ -38,7 +39,10 @@ Peak streamed_load_peak(const std::vector<uint8_t>& file) {
     const QuantizedIndex index = loader.take_quantized();
     index_bytes = index.memory_bytes();
   }
-  return {index_bytes, test::peak_live_bytes() - before};
+  const Peak p{index_bytes, test::peak_live_bytes() - before};
+  std::printf("streamed load: file %zu bytes, index %zu bytes, peak %zu bytes (%.3fx the index)\n", file.size(),
+              p.index_bytes, p.peak_bytes, double(p.peak_bytes) / double(p.index_bytes));
+  return p;
 }
 
 std::vector<uint8_t> quantized_file(const QuantizedIndexOptions& options, size_t n) {
