@@ -94,6 +94,7 @@ const quantizedKinds = [
   ['partitioned codes only (lists auto, 4 + 3 bits)', { bits: 4, refineBits: 3, keepVectors: false, lists: 'auto' }],
 ];
 const quantizedRows = 60_000;
+const quantizedFiles = new Map();  // kind name -> its file, from the build test
 
 for (const [name, options] of quantizedKinds) {
   test(`building a quantised index (${name}) of ${quantizedRows} x ${dim} grows the heap by at most ${BOUND}x its memoryBytes at every step`, async () => {
@@ -117,9 +118,51 @@ for (const [name, options] of quantizedKinds) {
       // at least its memoryBytes less what the module had free at the start.
       assert.ok(q.heapBytes() - start >= index.memoryBytes - start,
         `memoryBytes ${index.memoryBytes} but the heap grew only ${q.heapBytes() - start} from ${start}`);
+      quantizedFiles.set(name, index.serialize());
       index.dispose();
     } finally {
       q.terminate();
+    }
+  });
+}
+
+// Loading them. An unpartitioned file is decoded section by section into the index's chunked
+// storage as its bytes arrive (io::QuantizedDecoder), so the heap holds the index and the ids,
+// never the file. A partitioned file is still gathered whole before it is decoded (its codes
+// are placed by the last section, LIST): the file and the index at the peak, never the file
+// twice — bounded here at 2 x 1.2.
+const fileChunks = (file, size) => {
+  let at = 0;
+  return new ReadableStream({
+    pull(c) {
+      if (at >= file.length) c.close();
+      else { c.enqueue(file.slice(at, at + size)); at += size; }
+    },
+  });
+};
+for (const [name, options] of quantizedKinds) {
+  const bound = options.lists ? 2 * BOUND : BOUND;
+  test(`loading a quantised index (${name}) from bytes, a Blob or a stream grows the heap by at most ${bound}x its memoryBytes`, async () => {
+    const file = quantizedFiles.get(name);
+    assert.ok(file, 'the build test made the file');
+    for (const [how, load] of [
+      ['bytes', (q) => q.load(file)],
+      ['Blob', (q) => q.loadFrom(new Blob([file]))],
+      ['stream of unknown length', (q) => q.loadFrom(fileChunks(file, 65536))],
+    ]) {
+      const q = await fresh();
+      try {
+        const start = q.heapBytes();
+        const index = await load(q);
+        index.search(new Float32Array(dim).fill(1), 10);
+        const ratio = growthRatio(q, start, index);
+        console.log(`quantized ${name} load (${how}): memoryBytes ${index.memoryBytes}, heap growth / memoryBytes ${ratio.toFixed(3)}`);
+        assert.equal(index.size, quantizedRows);
+        assert.ok(ratio <= bound, `${how}: the heap grew ${ratio.toFixed(3)}x memoryBytes`);
+        index.dispose();
+      } finally {
+        q.terminate();
+      }
     }
   });
 }
