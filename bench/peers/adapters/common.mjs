@@ -7,6 +7,8 @@ import { createRequire } from 'node:module';
 export const EF_VALUES = [10, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384];
 // Graph shape, the same for every library that has the knobs.
 export const M = 16, EF_CONSTRUCTION = 200;
+// Lists scanned per query by Quiver's partitioned quantised index (its default at 100k is 24).
+export const PROBE_VALUES = [4, 8, 12, 16, 24, 32, 48, 64, 96];
 
 const require = createRequire(import.meta.url);
 export function versionOf(pkg) {

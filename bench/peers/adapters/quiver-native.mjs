@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { K, recallAtK } from '../lib/data.mjs';
-import { EF_CONSTRUCTION, EF_VALUES, M } from './common.mjs';
+import { EF_CONSTRUCTION, EF_VALUES, M, PROBE_VALUES } from './common.mjs';
 
 const RUSAGE = 'import resource, subprocess, sys\n' +
   'p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE)\n' +
@@ -48,6 +48,10 @@ export async function open(ctx) {
       arg: (v) => ['--rerank', String(v)] },
     ...['f32', 'sq8'].map((storage) => ({ name: `hnsw ${storage}`, kind: 'hnsw', param: 'ef', values: EF_VALUES, threads: [1, all],
       build: ['--M', String(M), '--ef-construction', String(EF_CONSTRUCTION), '--storage', storage], arg: (v) => ['--ef', String(v)] })),
+    { name: 'hnsw sq8 codes only', kind: 'hnsw', param: 'ef', values: EF_VALUES, threads: [1, all],
+      build: ['--M', String(M), '--ef-construction', String(EF_CONSTRUCTION), '--storage', 'sq8', '--no-vectors'], arg: (v) => ['--ef', String(v)] },
+    { name: 'partitioned 4+3-bit codes only', kind: 'quantized', param: 'probes', values: PROBE_VALUES, threads: [1],
+      build: ['--bits', '4', '--refine-bits', '3', '--lists', 'auto', '--no-vectors'], arg: (v) => ['--probes', String(v)] },
   ];
   const gt = ctx.wl.gt;
   const runAll = async () => {

@@ -1,9 +1,10 @@
 // Quiver in WebAssembly under Node, through the package (js/ in this repository, imported by
 // path), variant simd or simd-mt (options.variant): flat, quantised 4-bit (rerank depth swept;
-// 0 = codes only) and HNSW with f32 and sq8 storage (ef swept; sq8 keeps the f32 vectors and
-// rescores the final candidates).
+// 0 = codes only), HNSW with f32 and sq8 storage (ef swept; sq8 keeps the f32 vectors and
+// rescores the final candidates), and codes only: HNSW sq8 without the f32 copy and the
+// partitioned quantised index (4 + 3 bits, lists auto; probes swept).
 import os from 'node:os';
-import { EF_CONSTRUCTION, EF_VALUES, M } from './common.mjs';
+import { EF_CONSTRUCTION, EF_VALUES, M, PROBE_VALUES } from './common.mjs';
 
 export async function open(ctx) {
   const { Quiver } = await import('../../../js/index.js');
@@ -42,6 +43,20 @@ export async function open(ctx) {
         return wrap(x, (v) => ({ ef: v }));
       },
     })),
+    // Codes only (no f32 copy anywhere): the graph on sq8 codes, and the partitioned quantised
+    // index (lists auto, 4-bit codes + 3-bit refine plane), probes swept.
+    { name: 'hnsw sq8 codes only', param: 'ef', values: EF_VALUES, buildThreads: all > 1 ? [1, all] : [1],
+      build: (threads) => {
+        const x = new q.HnswIndex({ dim, metric: 'l2', M, efConstruction: EF_CONSTRUCTION, storage: 'sq8', keepVectors: false });
+        x.add(ids, base.data, { threads });
+        return wrap(x, (v) => ({ ef: v }));
+      } },
+    { name: 'partitioned 4+3-bit codes only', param: 'probes', values: PROBE_VALUES, buildThreads: [1],
+      build: () => {
+        const x = new q.QuantizedIndex({ dim, metric: 'l2', bits: 4, refineBits: 3, lists: 'auto', keepVectors: false });
+        x.add(ids, base.data);
+        return wrap(x, (v) => ({ probes: v }));
+      } },
   ];
   for (const c of configs) c.batchThreads = [all];
   return {
