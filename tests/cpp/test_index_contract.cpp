@@ -380,8 +380,10 @@ TEST_P(SearchParamsContract, RerankWithoutKeptVectorsIsOneErrorInEveryKind) {
 
 // A depth that covers the whole index makes every kind exact: the flat index's answer, ids
 // and distances. (HNSW widens its beam to k * r, which here holds every node.)
-TEST_P(SearchParamsContract, RerankDeepEnoughIsExactInEveryKind) {
-  if (cannot_rescore(GetParam().storage)) GTEST_SKIP() << "no kept vectors (the error is tested above)";
+// Run only on the storages that can re-score (kept vectors); the others' error is tested above.
+class RescoringStorages : public SearchParamsContract {};
+
+TEST_P(RescoringStorages, RerankDeepEnoughIsExactInEveryKind) {
   const size_t covering = (kRows + kK - 1) / kK;
   // 2^61 + 1 times k = 8 wraps to 8 in 64-bit arithmetic: the depth must saturate instead.
   const size_t wrapping = (size_t(1) << (sizeof(size_t) * 8 - 3)) + 1;
@@ -399,8 +401,9 @@ TEST_P(SearchParamsContract, RerankDeepEnoughIsExactInEveryKind) {
 
 // Depth r re-scores only the best k * r by the approximate distance: at r = 1 HNSW sq8 returns
 // the ids its codes rank first (those of rerank 0), with exact distances.
-TEST_P(SearchParamsContract, HnswDepthOneReScoresOnlyTheCodeTopK) {
-  if (GetParam().storage != Storage::hnsw_sq8_kept) GTEST_SKIP() << "sq8 with kept vectors only";
+class HnswSq8KeptContract : public SearchParamsContract {};
+
+TEST_P(HnswSq8KeptContract, DepthOneReScoresOnlyTheCodeTopK) {
   for (size_t q = 0; q < 6; ++q) {
     const auto codes = run(*index_, q, depth(0), 64);
     const auto one = run(*index_, q, depth(1), 64);
@@ -424,7 +427,21 @@ std::string storage_case_name(const testing::TestParamInfo<StorageCase>& info) {
   return std::string(storage_name(info.param.storage)) + "_" + metric_name(info.param.metric);
 }
 
+std::vector<StorageCase> storage_cases_where(bool (*keep)(Storage)) {
+  std::vector<StorageCase> cases;
+  for (const StorageCase& c : all_storage_cases()) {
+    if (keep(c.storage)) cases.push_back(c);
+  }
+  return cases;
+}
+
 INSTANTIATE_TEST_SUITE_P(AllStorages, SearchParamsContract, testing::ValuesIn(all_storage_cases()),
+                         storage_case_name);
+INSTANTIATE_TEST_SUITE_P(KeptVectors, RescoringStorages,
+                         testing::ValuesIn(storage_cases_where([](Storage st) { return !cannot_rescore(st); })),
+                         storage_case_name);
+INSTANTIATE_TEST_SUITE_P(Sq8Kept, HnswSq8KeptContract,
+                         testing::ValuesIn(storage_cases_where([](Storage st) { return st == Storage::hnsw_sq8_kept; })),
                          storage_case_name);
 
 // ---- defect 7: more vectors than 32-bit slots, rejected before a row is read ----

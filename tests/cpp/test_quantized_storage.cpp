@@ -45,11 +45,14 @@ TEST_P(QuantizedStorage, GrowingNeverMovesStoredRows) {
     const size_t at = first + done;
     index.add(id_range(at, batch), std::vector<float>(base.begin() + at * dim, base.begin() + (at + batch) * dim));
   }
+  // codes() takes the index's read lock itself, so it runs before this test takes it: the lock
+  // must never be taken twice on one thread (a waiting writer would deadlock the second reader;
+  // TSan reported the lock-order inversion).
+  EXPECT_EQ(index.codes(0), codes0);
   const auto lock = QuantizedIndexAccess::read_lock(index);
   EXPECT_EQ(QuantizedIndexAccess::vector(index, 0), vector0);
   EXPECT_EQ(QuantizedIndexAccess::refine_row(index, 0), refine0);
   for (size_t j = 0; j < dim; ++j) ASSERT_EQ(vector0[j], base[j]) << j;
-  EXPECT_EQ(index.codes(0), codes0);
 }
 
 // memoryBytes counts what the arrays hold, chunk by chunk: after growing by many small adds
