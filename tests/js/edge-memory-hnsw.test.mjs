@@ -10,6 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Quiver } from '../../js/index.js';
+import { chunked } from './support.mjs';
 
 const BOUND = 1.2;
 const dim = 384;
@@ -58,18 +59,9 @@ for (const { storage, rows } of cases) {
   test(`loading the ${storage} HNSW file from bytes or a stream grows the heap by at most ${BOUND}x its memoryBytes`, async () => {
     const file = files.get(storage);
     assert.ok(file, 'the build test made the file');
-    const chunks = (size) => {
-      let at = 0;
-      return new ReadableStream({
-        pull(c) {
-          if (at >= file.length) c.close();
-          else { c.enqueue(file.slice(at, at + size)); at += size; }
-        },
-      });
-    };
     for (const [how, load] of [
       ['bytes', (q) => q.load(file)],
-      ['stream of unknown length', (q) => q.loadFrom(chunks(65536))],
+      ['stream of unknown length', (q) => q.loadFrom(chunked(file, 65536))],
     ]) {
       const q = await fresh();
       try {

@@ -9,6 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Quiver } from '../../js/index.js';
+import { chunked } from './support.mjs';
 
 const BOUND = 1.2;
 const dim = 384;
@@ -54,19 +55,10 @@ test(`building a flat index of ${rows} x ${dim} grows the heap by at most ${BOUN
 
 test(`loading it from bytes, a Blob or a stream grows the heap by at most ${BOUND}x its memoryBytes`, async () => {
   assert.ok(file, 'the build test made the file');
-  const chunks = (size) => {
-    let at = 0;
-    return new ReadableStream({
-      pull(c) {
-        if (at >= file.length) c.close();
-        else { c.enqueue(file.slice(at, at + size)); at += size; }
-      },
-    });
-  };
   for (const [how, load] of [
     ['bytes', (q) => q.load(file)],
     ['Blob', (q) => q.loadFrom(new Blob([file]))],
-    ['stream of unknown length', (q) => q.loadFrom(chunks(65536))],
+    ['stream of unknown length', (q) => q.loadFrom(chunked(file, 65536))],
   ]) {
     const q = await fresh();
     try {
@@ -131,15 +123,6 @@ for (const [name, options] of quantizedKinds) {
 // never the file. A partitioned file is still gathered whole before it is decoded (its codes
 // are placed by the last section, LIST): the file and the index at the peak, never the file
 // twice — bounded here at 2 x 1.2.
-const fileChunks = (file, size) => {
-  let at = 0;
-  return new ReadableStream({
-    pull(c) {
-      if (at >= file.length) c.close();
-      else { c.enqueue(file.slice(at, at + size)); at += size; }
-    },
-  });
-};
 for (const [name, options] of quantizedKinds) {
   const bound = options.lists ? 2 * BOUND : BOUND;
   test(`loading a quantised index (${name}) from bytes, a Blob or a stream grows the heap by at most ${bound}x its memoryBytes`, async () => {
@@ -148,7 +131,7 @@ for (const [name, options] of quantizedKinds) {
     for (const [how, load] of [
       ['bytes', (q) => q.load(file)],
       ['Blob', (q) => q.loadFrom(new Blob([file]))],
-      ['stream of unknown length', (q) => q.loadFrom(fileChunks(file, 65536))],
+      ['stream of unknown length', (q) => q.loadFrom(chunked(file, 65536))],
     ]) {
       const q = await fresh();
       try {

@@ -4,6 +4,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Quiver, QuiverError } from '../../js/index.js';
+import { chunked } from './support.mjs';
 
 const is = (code) => (e) => e instanceof QuiverError && e.code === code;
 const q = await Quiver.init({ variant: 'simd' });
@@ -17,18 +18,6 @@ const bytes = source.serialize();
 const query = vectors.subarray(20 * dim, 21 * dim);
 const expected = [...source.search(query, 5).ids];
 source.dispose();
-
-// A stream of `size`-byte chunks of `data`.
-function chunked(data, size) {
-  let at = 0;
-  return new ReadableStream({
-    pull(controller) {
-      if (at >= data.length) { controller.close(); return; }
-      controller.enqueue(data.slice(at, at + size));
-      at += size;
-    },
-  });
-}
 
 async function same(loading) {
   const index = await loading;

@@ -85,3 +85,16 @@ export function requireCli() {
 export function runCli(args) {
   return execFileSync(cli, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 });
 }
+
+// A ReadableStream of `size`-byte chunks of `data` (a stream of unknown length, as a fetch body
+// without Content-Length delivers it).
+export function chunked(data, size) {
+  let at = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (at >= data.length) { controller.close(); return; }
+      controller.enqueue(data.slice(at, at + size));
+      at += size;
+    },
+  });
+}
