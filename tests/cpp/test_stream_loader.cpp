@@ -3,7 +3,10 @@
 // (code and message) as the whole-file loader gives for the same bytes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <functional>
 #include <cstdint>
 #include <numeric>
 #include <optional>
@@ -210,8 +213,8 @@ TEST(StreamLoader, EveryDamagedFlatFileFailsExactlyLikeItsBytes) {
   }
 }
 
-// The quantised kind is gathered and handed to its own loader, the HNSW kind decoded as it
-// streams (io::HnswDecoder): the same errors too.
+// The quantised kind (io::QuantizedDecoder) and the HNSW kind (io::HnswDecoder) are decoded
+// as they stream: the same errors too.
 TEST(StreamLoader, DamagedFilesOfTheOtherKindsFailLikeTheirBytes) {
   for (size_t i = 0; i < kIndexFilesV1Count; ++i) {
     const std::string name = kIndexFilesV1[i].name;
@@ -274,6 +277,227 @@ TEST(StreamLoader, AHeadFaultStopsTheStreamAtOnceAndAHeadLyingAboutItsLengthAllo
   io::StreamLoader open({});
   open.push(huge.data(), huge.size());
   EXPECT_EQ(failure_of([&] { open.finish(); }).code, ErrorCode::Truncated);
+}
+
+// --- Partitioned quantised files -------------------------------------------------------------
+// Written with their partition (PART, CENT, LIST) before the codes, so the stream loader places
+// each slot's codes in its list as they arrive instead of gathering the file first. Shapes that
+// reach every branch of that placement: free slots (in no list), kept vectors, a refine plane,
+// an odd number of sub-quantisers (a padding nibble), 2-bit codes, an untrained partition.
+struct PartitionedShape {
+  const char* name;
+  size_t dim;
+  Metric metric;
+  unsigned bits;
+  bool keep;
+  unsigned refine_bits;
+  size_t lists;
+  size_t rows;
+};
+const PartitionedShape kPartitionedShapes[] = {
+    {"l2 4-bit kept, 4 lists", 8, Metric::l2, 4, true, 0, 4, 600},
+    {"cosine 4-bit dim 5, 3-bit refine, untrained auto", 5, Metric::cosine, 4, false, 3, QuantizedIndexOptions::kAutoLists, 300},
+    {"ip 2-bit dim 6 kept, 2-bit refine, 3 lists", 6, Metric::ip, 2, true, 2, 3, 200},
+};
+
+QuantizedIndex partitioned_index(const PartitionedShape& shape) {
+  QuantizedIndexOptions o{shape.dim, shape.metric, shape.bits, 11, shape.keep, shape.refine_bits, shape.lists};
+  QuantizedIndex index(o, active_isa());
+  std::vector<float> v(shape.rows * shape.dim);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(float(i) * 0.37f) + float(i % 5) * 0.1f - 0.2f;
+  std::vector<uint64_t> ids(shape.rows);
+  for (size_t i = 0; i < shape.rows; ++i) ids[i] = i * 5 + 2;
+  index.add(ids, v);
+  std::vector<uint64_t> gone;  // free slots all over, the first and the last among them
+  for (size_t i = 0; i < shape.rows; i += 9) gone.push_back(ids[i]);
+  gone.push_back(ids.back());
+  index.remove(gone);
+  return index;
+}
+
+std::vector<Neighbor> answers(const QuantizedIndex& index, size_t dim, size_t probes) {
+  constexpr size_t kQueries = 5, kK = 7;
+  std::vector<float> queries(kQueries * dim);
+  for (size_t i = 0; i < queries.size(); ++i) queries[i] = std::cos(float(i) * 0.53f);
+  QuantizedSearchParams p;
+  p.probes = probes;
+  p.rerank = index.keeps_vectors() || index.refine_bits() > 0 ? 2 : 0;
+  std::vector<Neighbor> out(kQueries * kK);
+  index.search_batch(queries.data(), kQueries, kK, out.data(), p);
+  return out;
+}
+
+void expect_same_answers(const QuantizedIndex& a, const QuantizedIndex& b, size_t dim, const std::string& label) {
+  for (size_t probes : {size_t(0), size_t(1), a.lists()}) {
+    const std::vector<Neighbor> x = answers(a, dim, probes), y = answers(b, dim, probes);
+    ASSERT_EQ(x.size(), y.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      EXPECT_EQ(x[i].id, y[i].id) << label << ", probes " << probes << ", result " << i;
+      EXPECT_EQ(x[i].distance, y[i].distance) << label << ", probes " << probes << ", result " << i;
+    }
+  }
+}
+
+// Pushes the whole file; what the loader holds then (before finish) says whether it gathered it.
+size_t held_after_the_stream(const Bytes& b) {
+  io::StreamOptions options;
+  options.isa = active_isa();
+  options.exact_size = b.size();
+  io::StreamLoader loader(options);
+  for (size_t at = 0; at < b.size(); at += 4096) loader.push(b.data() + at, std::min<size_t>(4096, b.size() - at));
+  const size_t held = loader.buffer_bytes();
+  loader.finish();
+  return held;
+}
+
+uint64_t section_offset(const Bytes& b, const char (&tag)[5]) {
+  const uint32_t hb = rd32(b, 12), n = rd32(b, 16 + 40);
+  for (uint32_t i = 0; i < n; ++i) {
+    const size_t e = 16 + hb + 32 * i;
+    if (rd32(b, e) == io::fourcc(tag)) return rd64(b, e + 8);
+  }
+  return UINT64_MAX;
+}
+
+// The order partitioned files had before: SLOT FREE CODE OFFS SCAL [VECS] [RFIN] PART [CENT] LIST.
+Bytes with_the_partition_last(const Bytes& b) {
+  RawFile raw = split(b);
+  std::stable_partition(raw.sections.begin(), raw.sections.end(), [](const RawSection& s) {
+    return s.tag != io::fourcc("PART") && s.tag != io::fourcc("CENT") && s.tag != io::fourcc("LIST");
+  });
+  return assemble(raw);
+}
+
+TEST(StreamLoader, PartitionedFilesStreamIntoTheirListsAndLoadLikeTheirBytes) {
+  for (const PartitionedShape& shape : kPartitionedShapes) {
+    SCOPED_TRACE(shape.name);
+    const QuantizedIndex index = partitioned_index(shape);
+    const Bytes b = index.serialize();
+    EXPECT_LT(section_offset(b, "LIST"), section_offset(b, "CODE"));
+    EXPECT_LT(section_offset(b, "PART"), section_offset(b, "CODE"));
+    expect_same(b, shape.name, {{1, false}, {7, true}, {64, false}, {4096, true}, {b.size(), false}});
+    // Not gathered: after the last byte the loader holds its head and nothing more.
+    EXPECT_LT(held_after_the_stream(b), size_t(4096)) << "file " << b.size() << " bytes";
+    const Outcome streamed = stream_load(b, {333, true});
+    ASSERT_TRUE(streamed.ok) << describe(streamed);
+    EXPECT_EQ(streamed.bytes, b) << "re-serialised, a streamed load gives the file back";
+    io::StreamOptions options;
+    options.isa = active_isa();
+    io::StreamLoader loader(options);
+    for (size_t at = 0; at < b.size(); at += 100) loader.push(b.data() + at, std::min<size_t>(100, b.size() - at));
+    ASSERT_EQ(loader.finish(), IndexKind::quantized);
+    const QuantizedIndex loaded = loader.take_quantized();
+    EXPECT_EQ(loaded.lists(), index.lists());
+    EXPECT_EQ(loaded.lists_option(), index.lists_option());
+    EXPECT_EQ(loaded.centroids(), index.centroids());
+    expect_same_answers(loaded, index, shape.dim, "streamed");
+  }
+  // Empty, and with every vector removed.
+  for (bool all_removed : {false, true}) {
+    QuantizedIndex index(QuantizedIndexOptions{4, Metric::l2, 4, 3, false, 0, 5}, active_isa());
+    if (all_removed) {
+      index.add(std::vector<uint64_t>{1, 2, 3}, std::vector<float>(12, 0.5f));
+      index.remove(std::vector<uint64_t>{1, 2, 3});
+    }
+    const Bytes b = index.serialize();
+    expect_same(b, all_removed ? "all removed" : "empty", {{1, false}, {64, true}});
+    EXPECT_EQ(stream_load(b, {64, false}).bytes, b);
+  }
+}
+
+// Files of the older order (the partition last) are gathered whole, as before, and load into
+// the same index; saved again, they take the streamable order.
+TEST(StreamLoader, PartitionedFilesOfTheOlderOrderAreGatheredAndLoadTheSame) {
+  for (const PartitionedShape& shape : kPartitionedShapes) {
+    SCOPED_TRACE(shape.name);
+    const QuantizedIndex index = partitioned_index(shape);
+    const Bytes current = index.serialize();
+    const Bytes old = with_the_partition_last(current);
+    ASSERT_NE(old, current);
+    EXPECT_GT(section_offset(old, "LIST"), section_offset(old, "CODE"));
+    expect_same(old, shape.name, {{1, false}, {4096, true}, {old.size(), false}});
+    EXPECT_GE(held_after_the_stream(old), old.size()) << "the older order is gathered first";
+    EXPECT_EQ(stream_load(old, {333, false}).bytes, current);
+    const QuantizedIndex loaded = QuantizedIndex::load(old);
+    EXPECT_EQ(loaded.serialize(), current);
+    expect_same_answers(loaded, index, shape.dim, "older order");
+  }
+}
+
+// Every fault a partitioned file can have is reported by the stream exactly as by its bytes:
+// the first one in the whole-file loader's order, with its code and message — including those
+// of slots that have no place in the lists (free slots holding data, lists that do not exist).
+TEST(StreamLoader, DamagedPartitionedFilesFailLikeTheirBytes) {
+  const std::initializer_list<Feed> feeds = {{1, false}, {333, false}, {4096, true}};
+  for (const PartitionedShape& shape : kPartitionedShapes) {
+    SCOPED_TRACE(shape.name);
+    const QuantizedIndex index = partitioned_index(shape);
+    const Bytes original = index.serialize();
+    const uint64_t lists = index.lists();
+    for (size_t len = 0; len < original.size(); len += len < 700 ? 7 : 401) {
+      expect_same(Bytes(original.begin(), original.begin() + len), "truncated to " + std::to_string(len), {{333, false}});
+    }
+    const RawFile raw = split(original);
+    const uint32_t hb = rd32(original, 12);
+    for (size_t i = 0; i < raw.sections.size(); ++i) {
+      const size_t e = 16 + hb + 32 * i;
+      const uint64_t off = rd64(original, e + 8), size = rd64(original, e + 16);
+      for (uint64_t at = 0; at < size; at += at < 24 ? 1 : 97) {
+        Bytes b = original;
+        b[size_t(off + at)] ^= 0x41;
+        const std::string what = io::tag_name(raw.sections[i].tag) + " byte " + std::to_string(at) + " flipped";
+        expect_same(b, what, {{4096, true}});
+        fix_crcs(b);
+        expect_same(b, what + ", checksums fixed", {{7, false}, {333, false}, {4096, true}});
+      }
+    }
+    // Edits behind valid checksums, aimed at the slots the lists do not hold.
+    std::vector<size_t> free_slots, live_slots;
+    for (const RawSection& s : raw.sections) {
+      if (s.tag != io::fourcc("SLOT")) continue;
+      for (size_t slot = 0; slot < s.payload.size() / 8; ++slot) {
+        (rd64(s.payload, slot * 8) == UINT64_MAX ? free_slots : live_slots).push_back(slot);
+      }
+    }
+    ASSERT_GE(free_slots.size(), 3u);
+    const size_t row_bytes = ((shape.bits == 4 ? shape.dim : (shape.dim + 1) / 2) + 1) / 2;
+    auto edited = [&](const char (&tag)[5], const std::function<void(Bytes&)>& edit) {
+      RawFile r = raw;
+      for (RawSection& s : r.sections) {
+        if (s.tag == io::fourcc(tag)) edit(s.payload);
+      }
+      return assemble(r);
+    };
+    for (size_t k = 0; k < 3; ++k) {
+      const size_t f = free_slots[k * (free_slots.size() - 1) / 2], l = live_slots[k * (live_slots.size() - 1) / 2];
+      const std::string at = " (free slot " + std::to_string(f) + ", live slot " + std::to_string(l) + ")";
+      expect_same(edited("CODE", [&](Bytes& p) { p[f * row_bytes] = 0x10; }), "a free slot's codes" + at, feeds);
+      expect_same(edited("OFFS", [&](Bytes& p) { wr32(p, f * 4, 0x3f800000); }), "a free slot's offset" + at, feeds);
+      expect_same(edited("SCAL", [&](Bytes& p) { wr32(p, f * 4, 0x80000000); }), "a free slot's scale -0" + at, feeds);
+      expect_same(edited("LIST", [&](Bytes& p) { wr32(p, f * 4, 1); }), "a free slot in list 1" + at, feeds);
+      expect_same(edited("LIST", [&](Bytes& p) { wr32(p, l * 4, uint32_t(lists)); }), "a list past the last" + at, feeds);
+      expect_same(edited("LIST", [&](Bytes& p) { wr32(p, l * 4, UINT32_MAX); }), "list 2^32 - 1" + at, feeds);
+      expect_same(edited("SCAL", [&](Bytes& p) { wr32(p, l * 4, 0x3f800000); }), "a positive scale" + at, feeds);
+      expect_same(edited("CODE", [&](Bytes& p) { p[l * row_bytes + row_bytes - 1] |= 0xF0; }), "a code's high nibble" + at,
+                  feeds);
+      expect_same(edited("SLOT", [&](Bytes& p) { wr64(p, l * 8, rd64(p, live_slots[0] * 8)); }), "a duplicate id" + at,
+                  feeds);
+      // Two faults: a free slot holding data and a live slot in no list, whichever comes first.
+      RawFile two = raw;
+      for (RawSection& s : two.sections) {
+        if (s.tag == io::fourcc("CODE")) s.payload[f * row_bytes] = 0x01;
+        if (s.tag == io::fourcc("LIST")) wr32(s.payload, l * 4, uint32_t(lists) + 3);
+      }
+      expect_same(assemble(two), "a free slot's codes and a live slot's list" + at, feeds);
+    }
+    // The partition's own values.
+    expect_same(edited("PART", [](Bytes& p) { wr64(p, 0, 0); }), "lists option 0", feeds);
+    expect_same(edited("PART", [](Bytes& p) { wr64(p, 8, 0); }), "0 lists", feeds);
+    expect_same(edited("PART", [](Bytes& p) { wr64(p, 8, (uint64_t(1) << 16) + 1); }), "too many lists", feeds);
+    expect_same(edited("PART", [&](Bytes& p) { wr64(p, 8, lists + 1); }), "one list more", feeds);
+    expect_same(edited("PART", [](Bytes& p) { p.resize(24); }), "a short PART", feeds);
+    expect_same(edited("LIST", [](Bytes& p) { p.resize(p.size() - 4); }), "a short LIST", feeds);
+  }
 }
 
 }  // namespace

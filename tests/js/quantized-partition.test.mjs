@@ -1,13 +1,14 @@
 // The partitioned quantised index through the npm package, in every wasm variant: the lists
 // and refineBits options and their getters, probes per call (every list probed = the
-// unpartitioned index), bad values refused with INVALID_ARGUMENT, serialize/load round trips,
-// and a partitioned file written natively loading to the same bytes.
+// unpartitioned index), bad values refused with INVALID_ARGUMENT, serialize/load round trips
+// (from bytes and from a stream), and a partitioned file written natively in the older section
+// order loading to the same index.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { QuiverError, VARIANTS } from '../../js/index.js';
-import { moduleLoader, root } from './support.mjs';
+import { chunked, moduleLoader, root } from './support.mjs';
 
 const load = moduleLoader();
 const N = 1200, DIM = 16, K = 10;
@@ -18,6 +19,21 @@ function rejects(fn, code, name) {
     assert.equal(e.code, code, `${name}: ${e.code} ${e.message}`);
     return true;
   }, name);
+}
+
+// The payload of each section of an index file, by tag, in file order (quiver/index_file.hpp:
+// header size at byte 12, section count at 16 + 40, 32-byte table entries after the header).
+function sections(bytes) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const headerBytes = view.getUint32(12, true), count = view.getUint32(16 + 40, true);
+  const out = new Map();
+  for (let i = 0; i < count; i++) {
+    const e = 16 + headerBytes + 32 * i;
+    const tag = String.fromCharCode(...bytes.subarray(e, e + 4));
+    const offset = Number(view.getBigUint64(e + 8, true)), size = Number(view.getBigUint64(e + 16, true));
+    out.set(tag, bytes.slice(offset, offset + size));
+  }
+  return out;
 }
 
 function build(q, options) {
@@ -79,12 +95,31 @@ for (const variant of VARIANTS) {
       assert.deepEqual(copy.serialize(), bytes);
       const queries = q.unitGaussianVectors(4, DIM, 2);
       assert.deepEqual(copy.searchBatch(queries, K, { probes: 3, rerank: 2 }), index.searchBatch(queries, K, { probes: 3, rerank: 2 }));
-      // Written by the native library (tests/fuzz/make-corpus.sh): 3 trained lists, free slots.
-      const file = readFileSync(join(root, 'tests/fuzz/corpus/index_loader/quantized-4-l2-lists3-free.qvr'));
-      const native = q.load(new Uint8Array(file));
+      // The partition is stored before the codes, so a stream is placed into the lists as it
+      // arrives: the same index from a stream of small pieces.
+      assert.deepEqual([...sections(bytes).keys()], ['SLOT', 'FREE', 'PART', 'CENT', 'LIST', 'CODE', 'OFFS', 'SCAL', 'VECS']);
+      const streamed = await q.loadFrom(chunked(bytes, 1000));
+      assert.deepEqual(streamed.serialize(), bytes);
+      assert.deepEqual(streamed.searchBatch(queries, K, { probes: 3, rerank: 2 }), index.searchBatch(queries, K, { probes: 3, rerank: 2 }));
+      // Written by the native library (tests/fuzz/make-corpus.sh) in the older order, the
+      // partition last: 3 trained lists, free slots. It loads (gathered whole, as before) and
+      // saves the same sections, byte for byte, in the current order, which streams into the
+      // same index.
+      const file = new Uint8Array(readFileSync(join(root, 'tests/fuzz/corpus/index_loader/quantized-4-l2-lists3-free.qvr')));
+      const native = q.load(file);
       assert.equal(native.lists, 3);
-      assert.deepEqual(native.serialize(), new Uint8Array(file));
-      for (const i of [index, copy, native]) i.dispose();
+      assert.deepEqual([...sections(file).keys()].slice(-3), ['PART', 'CENT', 'LIST']);
+      const resaved = native.serialize();
+      const order = [...sections(resaved).keys()];
+      assert.ok(order.indexOf('LIST') < order.indexOf('CODE'), order.join(' '));
+      assert.deepEqual(Object.fromEntries(sections(resaved)), Object.fromEntries(sections(file)));
+      const fromStream = await q.loadFrom(chunked(resaved, 100));
+      assert.deepEqual(fromStream.serialize(), resaved);
+      const nativeQueries = q.unitGaussianVectors(3, native.dim, 9);
+      for (const probes of [1, 3]) {
+        assert.deepEqual(fromStream.searchBatch(nativeQueries, 5, { probes }), native.searchBatch(nativeQueries, 5, { probes }));
+      }
+      for (const i of [index, copy, streamed, native, fromStream]) i.dispose();
     });
   });
 }
