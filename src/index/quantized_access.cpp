@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <new>
+#include <string>
 #include <vector>
 
 #include "index/quantized_impl.hpp"
@@ -62,8 +63,22 @@ void QuantizedIndexAccess::set_partition(QuantizedIndex& index, size_t lists, si
                                          std::vector<float> centroids) {
   QuantizedIndex::Impl& m = *index.impl_;
   try {
-    if (trained_on > 0) m.coarse = quantized::CoarseQuantizer(lists, m.dim, std::move(centroids));
     m.ivf = quantized::InvertedLists(lists, m.block_bytes());
+  } catch (const std::bad_alloc&) {
+    throw_oom();
+  }
+  set_centroids(index, lists, trained_on, std::move(centroids));
+}
+
+void QuantizedIndexAccess::set_centroids(QuantizedIndex& index, size_t lists, size_t trained_on,
+                                         std::vector<float> centroids) {
+  QuantizedIndex::Impl& m = *index.impl_;
+  if (m.ivf.lists() != lists) {
+    throw Error(ErrorCode::Internal, "quantised load: " + std::to_string(m.ivf.lists()) + " lists filled for " +
+                                         std::to_string(lists) + " centroids");
+  }
+  try {
+    if (trained_on > 0) m.coarse = quantized::CoarseQuantizer(lists, m.dim, std::move(centroids));
     m.trained_on = trained_on;
   } catch (const std::bad_alloc&) {
     throw_oom();
@@ -138,12 +153,45 @@ void QuantizedIndexAccess::put_codes(QuantizedIndex& index, uint32_t slot, const
   m.write_codes(slot, scratch);
 }
 
+void QuantizedIndexAccess::begin_lists(QuantizedIndex& index, size_t lists_option, size_t lists) {
+  QuantizedIndex::Impl& m = *index.impl_;
+  try {
+    m.ivf = quantized::InvertedLists(lists, m.block_bytes());
+  } catch (const std::bad_alloc&) {
+    throw_oom();
+  }
+  m.lists_option = lists_option;
+}
+
+void QuantizedIndexAccess::place_codes(QuantizedIndex& index, uint32_t slot, uint32_t list, const uint8_t* packed,
+                                       uint8_t* scratch) {
+  QuantizedIndex::Impl& m = *index.impl_;
+  for (size_t s = 0; s < m.subq; ++s) scratch[s] = uint8_t((s % 2 ? packed[s / 2] >> 4 : packed[s / 2]) & 15);
+  try {
+    m.ivf.reserve(list, 1);  // as append_slots grows a list: the same blocks, the same memory
+  } catch (const std::bad_alloc&) {
+    throw_oom();
+  }
+  *m.slot_list.row(slot) = list;
+  *m.slot_pos.row(slot) = m.ivf.append(list, slot, scratch, m.subq, 0.0f, 0.0f);  // scalars: put_offset / put_scale
+}
+
 void QuantizedIndexAccess::put_offset(QuantizedIndex& index, uint32_t slot, float offset) {
-  *index.impl_->offset.row(slot) = offset;
+  QuantizedIndex::Impl& m = *index.impl_;
+  if (m.partitioned()) {
+    m.ivf.set_offset(*m.slot_list.row(slot), *m.slot_pos.row(slot), offset);
+  } else {
+    *m.offset.row(slot) = offset;
+  }
 }
 
 void QuantizedIndexAccess::put_scale(QuantizedIndex& index, uint32_t slot, float scale) {
-  *index.impl_->scale.row(slot) = scale;
+  QuantizedIndex::Impl& m = *index.impl_;
+  if (m.partitioned()) {
+    m.ivf.set_scale(*m.slot_list.row(slot), *m.slot_pos.row(slot), scale);
+  } else {
+    *m.scale.row(slot) = scale;
+  }
 }
 
 float* QuantizedIndexAccess::vector_row(QuantizedIndex& index, uint32_t slot) { return index.impl_->vectors.row(slot); }
@@ -161,7 +209,8 @@ void QuantizedIndexAccess::commit_slots(QuantizedIndex& index, size_t n, const u
     } catch (const std::bad_alloc&) {
       throw_oom();
     }
-    if (ids[i] == kNoId) *m.offset.row(slot) = INFINITY;  // dead, as reserve_slots leaves a slot
+    // Dead, as reserve_slots leaves a slot (partitioned, a free slot is in no list).
+    if (ids[i] == kNoId && !m.partitioned()) *m.offset.row(slot) = INFINITY;
   }
 }
 

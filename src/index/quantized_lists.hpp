@@ -55,6 +55,14 @@ class InvertedLists {
   void reserve(size_t list, size_t extra);
   // Appends a position (room reserved); `codes` are subq unpacked 4-bit codes. Returns it.
   uint32_t append(size_t list, uint32_t slot, const uint8_t* codes, size_t subq, float offset, float scale) noexcept;
+  // The offset or scale of a position already appended: a streamed load appends a slot's
+  // codes first, and its scalars arrive later, one section each.
+  void set_offset(size_t list, uint32_t pos, float offset) noexcept {
+    floats(list, pos / quant::kBlockVectors, 0)[pos % quant::kBlockVectors] = offset;
+  }
+  void set_scale(size_t list, uint32_t pos, float scale) noexcept {
+    floats(list, pos / quant::kBlockVectors, 1)[pos % quant::kBlockVectors] = scale;
+  }
   // Removes a position by moving the last one into it. Returns the slot that moved to `pos`,
   // or kNone when `pos` was the last. A block left empty is freed.
   uint32_t remove(size_t list, uint32_t pos) noexcept;

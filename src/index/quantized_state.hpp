@@ -72,14 +72,25 @@ struct QuantizedIndexAccess {
   static void set_partition(QuantizedIndex& index, size_t lists, size_t trained_on, std::vector<float> centroids);
   static void set_free_slots(QuantizedIndex& index, const uint32_t* free_slots, size_t n);
 
-  // Streamed loading of an unpartitioned index (io::QuantizedDecoder): each section's rows are
-  // written into the per-slot storage as they arrive, free slots included (as stored: zeros in
-  // a sound file), before the slot table knows the slots; the checks then read them back
-  // through packed_codes(), scalars(), vector() and refine_row() / refine_scale(), and
+  // Streamed loading (io::QuantizedDecoder): each section's rows are written into the index's
+  // storage as they arrive, before the slot table knows the slots; the checks then read them
+  // back through packed_codes(), scalars(), vector() and refine_row() / refine_scale(), and
   // commit_slots() enters the slots in the table once they passed. reserve_rows() grows the
-  // storage (chunks only) and throws only Error(OutOfMemory).
+  // per-slot storage (chunks only); these throw only Error(OutOfMemory).
+  // Unpartitioned, every slot's rows go to its place, free slots included (as stored: zeros
+  // in a sound file): put_codes(), put_offset(), put_scale().
+  // Partitioned (an index made with lists != 0), begin_lists() first (from PART, which a file
+  // written since the streamed partitioned load stores before the codes), then each live
+  // slot, in slot order, is appended to its list by place_codes() (from LIST, also stored
+  // before the codes) — the order the whole-file loader fills the lists in — and put_offset()
+  // / put_scale() reach it there; free slots have no place (the decoder remembers whether
+  // they held anything). set_centroids() is set_partition() keeping the lists so filled.
   static void reserve_rows(QuantizedIndex& index, size_t slots);
   static void put_codes(QuantizedIndex& index, uint32_t slot, const uint8_t* packed_codes, uint8_t* scratch /* subq */);
+  static void begin_lists(QuantizedIndex& index, size_t lists_option, size_t lists);
+  static void place_codes(QuantizedIndex& index, uint32_t slot, uint32_t list, const uint8_t* packed_codes,
+                          uint8_t* scratch /* subq */);
+  static void set_centroids(QuantizedIndex& index, size_t lists, size_t trained_on, std::vector<float> centroids);
   static void put_offset(QuantizedIndex& index, uint32_t slot, float offset);
   static void put_scale(QuantizedIndex& index, uint32_t slot, float scale);
   static float* vector_row(QuantizedIndex& index, uint32_t slot);

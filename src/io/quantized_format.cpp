@@ -27,6 +27,13 @@
 //   "CENT"  lists x dim x f32    the centroids, in the rotated space; absent before training
 //   "LIST"  slots x u32          the list of each slot (0 for a free slot)
 // Lists are rebuilt in slot order on load (the order inside a list never changes an answer).
+// Section order: SLOT FREE [PART CENT LIST] CODE OFFS SCAL [VECS] [RFIN]. Readers find
+// sections by tag, so the order changes no meaning, but it decides what a stream loader can
+// decode as it arrives: with the partition before the codes (as written now), each slot's list is known when its codes come, and a streamed load places them straight
+// into the lists (QuantizedDecoder). Older partitioned files store PART CENT LIST last; they
+// load exactly as before (by the whole-file decoder, after the stream loader gathered them),
+// and save in the new order. The container stays format 1.0: a reader of any 1.x version
+// reads both orders.
 // Free slots hold zeros everywhere, so the bytes depend only on the index's logical state.
 // The rotation and the codebook are not stored: they are recomputed from (dim, bits, seed),
 // which gives the same bits on every target; the two CRCs reject a file written by a build
@@ -129,6 +136,20 @@ io::Writer quantized_writer(const QuantizedIndex& index) {
     }));
     auto& free = w.add_section(kFreeTag);
     free.u32s(v.free_slots, v.free_count);
+    // The partition before the codes, so that a stream loader knows each slot's list when its
+    // codes arrive (io::QuantizedDecoder places them as they come).
+    const QuantizedIndexAccess::Partition part = QuantizedIndexAccess::partition(index);
+    if (part.lists > 0) {
+      auto& p = w.add_section(kPartTag);
+      p.u64(part.lists_option == QuantizedIndexOptions::kAutoLists ? UINT64_MAX : uint64_t(part.lists_option));
+      p.u64(part.lists);
+      p.u64(part.trained_on);
+      p.u64(0);
+      if (!part.centroids.empty()) w.add_section(kCentTag).f32s(part.centroids.data(), part.centroids.size());
+      w.add_section(kListTag).produce(uint64_t(slots) * 4, io::per_slot_producer(slots, 4, [ix, ids](size_t s, uint8_t* out) {
+        io::put_u32(out, ids[s] != kNoId ? QuantizedIndexAccess::list_of_slot(*ix, uint32_t(s)) : 0u);
+      }));
+    }
     w.add_section(kCodeTag).produce(uint64_t(slots) * row_bytes,
                                     io::per_slot_producer(slots, row_bytes, [ix, ids, row_bytes](size_t s, uint8_t* out) {
                                       if (ids[s] == kNoId) {
@@ -157,18 +178,6 @@ io::Writer quantized_writer(const QuantizedIndex& index) {
                                       }));
     }
     if (v.refine != nullptr) io::write_refine_section(w, index, v);
-    const QuantizedIndexAccess::Partition part = QuantizedIndexAccess::partition(index);
-    if (part.lists > 0) {
-      auto& p = w.add_section(kPartTag);
-      p.u64(part.lists_option == QuantizedIndexOptions::kAutoLists ? UINT64_MAX : uint64_t(part.lists_option));
-      p.u64(part.lists);
-      p.u64(part.trained_on);
-      p.u64(0);
-      if (!part.centroids.empty()) w.add_section(kCentTag).f32s(part.centroids.data(), part.centroids.size());
-      w.add_section(kListTag).produce(uint64_t(slots) * 4, io::per_slot_producer(slots, 4, [ix, ids](size_t s, uint8_t* out) {
-        io::put_u32(out, ids[s] != kNoId ? QuantizedIndexAccess::list_of_slot(*ix, uint32_t(s)) : 0u);
-      }));
-    }
   } catch (const std::bad_alloc&) {
     throw Error(ErrorCode::OutOfMemory, "out of memory serialising the index");
   }
@@ -297,6 +306,9 @@ class WholeFile {
   SectionCursor section(uint32_t tag) const { return r_.section(tag); }
   RefineSectionReader refine(uint64_t slots, uint64_t dim) const { return RefineSectionReader(r_, slots, dim); }
   QuantizedIndex make_index(const QuantizedIndexOptions& options, Isa isa) { return QuantizedIndex(options, isa); }
+  void set_partition(QuantizedIndex& index, size_t lists, size_t trained_on, std::vector<float> centroids) {
+    QuantizedIndexAccess::set_partition(index, lists, trained_on, std::move(centroids));
+  }
   // The per-slot sections, once their sizes are checked.
   void open_rows(bool keep) {
     codes_ = r_.section(kCodeTag);
@@ -444,7 +456,7 @@ QuantizedIndex decode_quantized(Source& src, Isa isa) {
         // (times the estimate's correction, well under 2^4).
         if (n2 > core::kMaxSquaredNorm * 256.0) corrupt("centroid " + std::to_string(c / dim) + " is impossibly large");
       }
-      QuantizedIndexAccess::set_partition(index, size_t(lists), size_t(trained_on), std::move(centroids));
+      src.set_partition(index, size_t(lists), size_t(trained_on), std::move(centroids));
     }
     QuantizedIndexAccess::reserve(index, size_t(slots), size_t(nfree));
     // Slots per chunk of checks: ~256 KiB of rows, what a load needs beside the index. Both
@@ -562,6 +574,15 @@ const SectionEntry* entry_of(const Head& head, uint32_t tag) {
   }
   return nullptr;
 }
+// Whether a partitioned file can be placed into its lists as it streams: the ids and the
+// partition (PART, LIST) arrive before the codes, and the codes before their scalars.
+bool partition_precedes_codes(const Head& head) {
+  const SectionEntry *ids = entry_of(head, kSlotTag), *part = entry_of(head, kPartTag), *list = entry_of(head, kListTag),
+                     *codes = entry_of(head, kCodeTag), *offs = entry_of(head, kOffsTag), *scal = entry_of(head, kScalTag);
+  if (!ids || !part || !list || !codes || !offs || !scal) return false;
+  return ids->offset < codes->offset && part->offset < codes->offset && list->offset < codes->offset &&
+         codes->offset < offs->offset && codes->offset < scal->offset;
+}
 }  // namespace
 
 // load_quantized's view of a streamed file: the small sections as kept, the per-slot rows read
@@ -588,6 +609,9 @@ class QuantizedDecoder::Source {
     return RefineSectionReader(le32(h.data()), le32(h.data() + 4), e->size - 8, slots, dim);
   }
   QuantizedIndex make_index(const QuantizedIndexOptions&, Isa) { return std::move(d_.index_); }
+  void set_partition(QuantizedIndex& index, size_t lists, size_t trained_on, std::vector<float> centroids) {
+    QuantizedIndexAccess::set_centroids(index, lists, trained_on, std::move(centroids));  // the lists are filled
+  }
   void open_rows(bool) {}
   const uint8_t* rows(const QuantizedIndex& index, size_t n, uint64_t first, size_t row_bytes, float* off, float* scale,
                       float* vec, size_t dim) {
@@ -595,9 +619,18 @@ class QuantizedDecoder::Source {
     for (size_t i = 0; i < n; ++i) {
       const uint32_t slot = uint32_t(first + i);
       uint8_t* c = codes_.data() + i * row_bytes;
-      QuantizedIndexAccess::packed_codes(index, slot, c);
+      if (!d_.partitioned_ || d_.placed(slot)) {
+        QuantizedIndexAccess::packed_codes(index, slot, c);
+        QuantizedIndexAccess::scalars(index, slot, off[i], scale[i]);
+      } else {
+        // A slot with no place in the lists: a free slot (zeros, or a marker that it held
+        // something, which the checks reject as the stored bytes would be), or a live slot in
+        // a list that does not exist (rejected by the list check before its rows are looked at).
+        std::memset(c, 0, row_bytes);
+        off[i] = slot == d_.dirty_free_slot_ ? 1.0f : 0.0f;
+        scale[i] = 0.0f;
+      }
       if (slot == d_.padding_slot_) c[row_bytes - 1] |= uint8_t(d_.padding_nibble_ << 4);
-      QuantizedIndexAccess::scalars(index, slot, off[i], scale[i]);
       if (vec != nullptr) std::memcpy(vec + i * dim, QuantizedIndexAccess::vector(index, slot), dim * 4);
     }
     return codes_.data();
@@ -625,10 +658,11 @@ class QuantizedDecoder::Source {
   std::vector<float> refine_scales_;
 };
 
-std::unique_ptr<QuantizedDecoder> QuantizedDecoder::open(const Head& head, Isa isa) {
+std::unique_ptr<QuantizedDecoder> QuantizedDecoder::open(const Head& head, Isa isa, bool length_known) {
   const Header& h = head.header;
   if (h.kind != IndexKind::quantized) return nullptr;
-  if (present(head, kPartTag) || present(head, kCentTag) || present(head, kListTag)) return nullptr;
+  const bool partitioned = present(head, kPartTag);
+  if (partitioned ? !partition_precedes_codes(head) : present(head, kCentTag) || present(head, kListTag)) return nullptr;
   const uint64_t bits = h.params[0], keep = h.params[1], slots = h.params[2], nfree = h.params[3];
   if ((bits != 2 && bits != 4) || keep > 1 || h.params[6] != kEncodingVersion || h.params[4] > UINT32_MAX ||
       h.params[5] > UINT32_MAX || h.params[7] != 0 || h.dim == 0 || h.dim > (1u << 20) || slots > UINT32_MAX ||
@@ -636,7 +670,8 @@ std::unique_ptr<QuantizedDecoder> QuantizedDecoder::open(const Head& head, Isa i
     return nullptr;
   }
   try {
-    require_known_sections(head, {kSlotTag, kFreeTag, kCodeTag, kOffsTag, kScalTag, kVecsTag, io::kRefineTag});
+    require_known_sections(head, {kSlotTag, kFreeTag, kCodeTag, kOffsTag, kScalTag, kVecsTag, io::kRefineTag, kPartTag,
+                                  kCentTag, kListTag});
   } catch (const Error&) {
     return nullptr;
   }
@@ -655,7 +690,9 @@ std::unique_ptr<QuantizedDecoder> QuantizedDecoder::open(const Head& head, Isa i
     refine_bits = unsigned(rb);
     refine_row_bytes = size_t(record - 4);
   }
-  const QuantizedIndexOptions options{size_t(h.dim), h.metric, unsigned(bits), h.seed, keep == 1, refine_bits, 0};
+  // Partitioned: the lists option comes with PART (begin_lists); until then, any non-zero one.
+  const QuantizedIndexOptions options{size_t(h.dim), h.metric, unsigned(bits), h.seed, keep == 1, refine_bits,
+                                      partitioned ? QuantizedIndexOptions::kAutoLists : 0};
   std::optional<QuantizedIndex> index;
   try {
     index.emplace(options, isa);
@@ -665,17 +702,62 @@ std::unique_ptr<QuantizedDecoder> QuantizedDecoder::open(const Head& head, Isa i
     if (e.code() == ErrorCode::OutOfMemory) throw;
     return nullptr;  // load_quantized says what is wrong
   }
-  return std::unique_ptr<QuantizedDecoder>(new QuantizedDecoder(head, std::move(*index), isa, refine_row_bytes));
+  return std::unique_ptr<QuantizedDecoder>(
+      new QuantizedDecoder(head, std::move(*index), isa, refine_row_bytes, partitioned, length_known));
 }
 
-QuantizedDecoder::QuantizedDecoder(const Head& head, QuantizedIndex index, Isa isa, size_t refine_row_bytes)
-    : head_(head), index_(std::move(index)), isa_(isa), refine_row_bytes_(refine_row_bytes) {
+QuantizedDecoder::QuantizedDecoder(const Head& head, QuantizedIndex index, Isa isa, size_t refine_row_bytes,
+                                   bool partitioned, bool length_known)
+    : head_(head),
+      index_(std::move(index)),
+      isa_(isa),
+      refine_row_bytes_(refine_row_bytes),
+      partitioned_(partitioned),
+      length_known_(length_known) {
   const Header& h = head.header;
   dim_ = size_t(h.dim);
   subq_ = subquantizers(dim_, unsigned(h.params[0]));
   row_bytes_ = (subq_ + 1) / 2;
   slots_ = h.params[2];
   scratch_.resize(subq_);
+}
+
+bool QuantizedDecoder::is_free(uint64_t slot) const noexcept {
+  if (ids_.size() / 8 <= slot) return false;
+  const uint8_t* p = ids_.data() + slot * 8;
+  return (uint64_t(le32(p)) | uint64_t(le32(p + 4)) << 32) == kNoId;
+}
+
+uint32_t QuantizedDecoder::list_of(uint64_t slot) const noexcept {
+  return list_.size() / 4 > slot ? le32(list_.data() + slot * 4) : UINT32_MAX;
+}
+
+bool QuantizedDecoder::placed(uint64_t slot) const noexcept {
+  return lists_ > 0 && ids_.size() / 8 > slot && !is_free(slot) && list_of(slot) < lists_;
+}
+
+// PART's four values, once all of them are here and only if load_quantized would accept them
+// (else finish() rejects PART before it looks at a row, and no list is begun).
+void QuantizedDecoder::on_part() {
+  const SectionEntry* e = entry_of(head_, kPartTag);
+  if (e == nullptr || e->size != 32 || part_.size() != 32) return;
+  uint64_t pv[2];
+  for (int i = 0; i < 2; ++i) pv[i] = uint64_t(le32(part_.data() + 8 * i)) | uint64_t(le32(part_.data() + 8 * i + 4)) << 32;
+  const bool option_ok = pv[0] != 0 && (pv[0] == UINT64_MAX || pv[0] <= kMaxLists);
+  if (!option_ok || pv[1] == 0 || pv[1] > kMaxLists) return;
+  QuantizedIndexAccess::begin_lists(index_, pv[0] == UINT64_MAX ? QuantizedIndexOptions::kAutoLists : size_t(pv[0]),
+                                    size_t(pv[1]));
+  lists_ = size_t(pv[1]);
+}
+
+void QuantizedDecoder::note_dirty_free(uint64_t slot, const uint8_t* bytes, size_t n) noexcept {
+  if (slot >= dirty_free_slot_) return;
+  for (size_t i = 0; i < n; ++i) {
+    if (bytes[i] != 0) {
+      dirty_free_slot_ = slot;
+      return;
+    }
+  }
 }
 
 template <class Put>
@@ -717,23 +799,36 @@ void QuantizedDecoder::feed(uint32_t tag, const uint8_t* data, size_t n) {
   }
   QuantizedIndex& ix = index_;
   try {
-    // The small sections are kept whole: room for all of one at its first bytes (its size is
-    // declared within the file's), so it is not copied as it grows.
+    // The small sections are kept whole. With the stream's length known, their declared sizes
+    // are real: room for all of one at its first bytes, so it is not copied as it grows.
+    // Otherwise a head may declare any size; the room then starts at 1 MiB at most and grows
+    // with the bytes that really arrive.
     const auto keep = [&](std::vector<uint8_t>& held) {
       if (held.empty()) {
-        if (const SectionEntry* e = entry_of(head_, tag)) held.reserve(size_t(std::min<uint64_t>(e->size, SIZE_MAX)));
+        if (const SectionEntry* e = entry_of(head_, tag)) {
+          held.reserve(size_t(std::min<uint64_t>(e->size, length_known_ ? SIZE_MAX : uint64_t(1) << 20)));
+        }
       }
       held.insert(held.end(), data, data + n);
     };
     switch (tag) {
       case kSlotTag: keep(ids_); break;
       case kFreeTag: keep(free_); break;
-      case kPartTag: keep(part_); break;
+      case kPartTag:
+        keep(part_);
+        if (partitioned_) on_part();
+        break;
       case kCentTag: keep(cent_); break;
       case kListTag: keep(list_); break;
       case kCodeTag:
         feed_records(codes_in_, 0, row_bytes_, data, n, [&](uint32_t slot, const uint8_t* row) {
-          QuantizedIndexAccess::put_codes(ix, slot, row, scratch_.data());
+          if (!partitioned_) {
+            QuantizedIndexAccess::put_codes(ix, slot, row, scratch_.data());
+          } else if (placed(slot)) {
+            QuantizedIndexAccess::place_codes(ix, slot, list_of(slot), row, scratch_.data());
+          } else if (is_free(slot)) {
+            note_dirty_free(slot, row, row_bytes_);
+          }
           if (subq_ % 2 == 1 && (row[row_bytes_ - 1] >> 4) != 0 && slot < padding_slot_) {
             padding_slot_ = slot;
             padding_nibble_ = uint8_t(row[row_bytes_ - 1] >> 4);
@@ -742,12 +837,20 @@ void QuantizedDecoder::feed(uint32_t tag, const uint8_t* data, size_t n) {
         break;
       case kOffsTag:
         feed_records(offs_in_, 0, 4, data, n, [&](uint32_t slot, const uint8_t* p) {
-          QuantizedIndexAccess::put_offset(ix, slot, le_f32(p));
+          if (!partitioned_ || placed(slot)) {
+            QuantizedIndexAccess::put_offset(ix, slot, le_f32(p));
+          } else if (is_free(slot)) {
+            note_dirty_free(slot, p, 4);
+          }
         });
         break;
       case kScalTag:
         feed_records(scales_in_, 0, 4, data, n, [&](uint32_t slot, const uint8_t* p) {
-          QuantizedIndexAccess::put_scale(ix, slot, le_f32(p));
+          if (!partitioned_ || placed(slot)) {
+            QuantizedIndexAccess::put_scale(ix, slot, le_f32(p));
+          } else if (is_free(slot)) {
+            note_dirty_free(slot, p, 4);
+          }
         });
         break;
       case kVecsTag:

@@ -134,7 +134,7 @@ void StreamLoader::on_head() {
       flat_ = std::make_unique<FlatDecoder>(head_, options_.isa, options_.exact_size.has_value());
     } else if (head_.header.kind == IndexKind::hnsw) {
       hnsw_ = std::make_unique<HnswDecoder>(head_, options_.isa);  // grows with the rows that arrive
-    } else if ((quantized_ = QuantizedDecoder::open(head_, options_.isa)) == nullptr) {
+    } else if ((quantized_ = QuantizedDecoder::open(head_, options_.isa, options_.exact_size.has_value())) == nullptr) {
       gathering_ = true;
       const bool known = (options_.exact_size && *options_.exact_size == head_.file_bytes) ||
                          (options_.size_hint && *options_.size_hint == head_.file_bytes);

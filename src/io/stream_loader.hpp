@@ -19,13 +19,15 @@
 // partial index is freed: the rest of the stream is only counted and checksummed.
 //
 // An HNSW file is decoded piecewise too (io::HnswDecoder: links, codes and vectors straight
-// into the graph's node storage), and so is an unpartitioned quantised file
-// (io::QuantizedDecoder: codes, scalars, kept vectors and refine rows straight into the
-// index's chunked storage; peak: the index plus 8 bytes a slot for the ids). A partitioned
-// quantised file is not decoded piecewise yet (its codes go to the list that the last section
-// names): the stream is gathered into one block — sized from the head (or `size_hint`), never
-// larger than the bytes that really arrive — and handed to its loader at finish(). That is
-// the file plus the index at the peak, but never the file twice.
+// into the graph's node storage), and so is a quantised file (io::QuantizedDecoder: codes,
+// scalars, kept vectors and refine rows straight into the index's chunked storage or, when
+// partitioned, its lists; peak: the index plus 8 bytes a slot for the ids, 12 when
+// partitioned). A partitioned quantised file written before the partition was stored ahead of
+// the codes (its LIST section last: a slot's list is unknown when its codes arrive) is not
+// decoded piecewise: the stream is gathered into one block — sized from the head (or
+// `size_hint`), never larger than the bytes that really arrive — and handed to its loader at
+// finish(). That is the file plus the index at the peak, but never the file twice; saving
+// such an index again writes the streamable order.
 #pragma once
 
 #include <cstddef>

@@ -2,14 +2,18 @@
 // load or throw quiver::Error — never crash, leak, read out of bounds or hit undefined
 // behaviour. Inputs go through the public path (checksums verified) and, to reach the
 // decoders behind the checksums, once more with checksum verification off. Whatever loads
-// must search and serialise back to bytes that load to the same bytes.
+// must search and serialise back to bytes that load to the same bytes. A quantised file is
+// also streamed in pieces, and must load (or fail) exactly as its bytes do.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "io/flat_format.hpp"
 #include "io/hnsw_format.hpp"
 #include "io/quantized_format.hpp"
+#include "io/stream_loader.hpp"
 #include "quiver/quiver.hpp"
 
 namespace {
@@ -65,9 +69,56 @@ void exercise(const quiver::HnswIndex& index) {
   if (again.serialize() != bytes || again.size() != index.size()) std::abort();
 }
 
+// What loading a quantised file gives: its index's bytes, or the error.
+struct Outcome {
+  bool ok = false;
+  std::vector<uint8_t> bytes;
+  quiver::ErrorCode code = quiver::ErrorCode::Internal;
+  std::string message;
+  bool operator==(const Outcome& o) const {
+    return ok == o.ok && bytes == o.bytes && (ok || (code == o.code && message == o.message));
+  }
+};
+
+template <class Load>
+Outcome outcome_of(Load load) {
+  Outcome o;
+  try {
+    o.bytes = load().serialize();
+    o.ok = true;
+  } catch (const quiver::Error& e) {
+    o.code = e.code();
+    o.message = e.what();
+  }
+  return o;
+}
+
+// A quantised file streamed in pieces (io::QuantizedDecoder places the rows, partitioned or
+// not, as they arrive) must give what the whole-file loader gives for the same bytes: the same
+// index, or the same error code and message (io/stream_loader.hpp).
+void compare_streamed_quantized(const uint8_t* data, size_t size) {
+  if (size < 20 || (data[16] | data[17] << 8 | data[18] << 16 | uint32_t(data[19]) << 24) != 2) return;
+  const Outcome whole = outcome_of([&] { return quiver::QuantizedIndex::load(data, size); });
+  const size_t chunk = 1 + data[size - 1] % 97;  // a piece size the input chooses
+  for (const bool exact : {false, true}) {
+    const Outcome streamed = outcome_of([&] {
+      quiver::io::StreamOptions options;
+      options.isa = quiver::active_isa();
+      options.expected_kind = quiver::IndexKind::quantized;
+      if (exact) options.exact_size = size;
+      quiver::io::StreamLoader loader(options);
+      for (size_t at = 0; at < size; at += chunk) loader.push(data + at, std::min(chunk, size - at));
+      loader.finish();
+      return loader.take_quantized();
+    });
+    if (!(streamed == whole)) std::abort();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  compare_streamed_quantized(data, size);
   try {
     exercise(quiver::FlatIndex::load(data, size));
   } catch (const quiver::Error&) {
