@@ -2,9 +2,14 @@
 // it reports (memoryBytes), while it is built and when it is loaded, and the largest index of
 // each kind and storage that loads and serves inside a 128 MB Workers isolate.
 //
-//   node bench/edge-memory.mjs build  KIND N STEP OUT   build in chunks of STEP rows; after each
+//   node bench/edge-memory.mjs build  KIND N STEP [OUT [FROM]]
+//                                                       build in chunks of STEP rows; after each
 //                                                       chunk record heap and memoryBytes, and
 //                                                       (with OUT) save the index as OUT/<n>.qvr
+//                                                       once it has FROM rows or more (default 0):
+//                                                       serialize() holds the file in the heap, so
+//                                                       the build figures after the first save
+//                                                       measure it too
 //   node bench/edge-memory.mjs load   FILE [bytes]      a fresh simd module loads FILE (from a
 //                                                       stream, or from bytes) and searches it;
 //                                                       prints heap after (= the peak: wasm memory
@@ -57,7 +62,7 @@ function gaussianRows(n, seed) {
 
 const MB = (b) => Math.round(b / 1e4) / 100;
 
-async function build(kind, n, step, out) {
+async function build(kind, n, step, out, from = 0) {
   const variant = process.env.VARIANT ?? 'simd-mt';  // VARIANT=simd: no pthread stacks in the heap
   const q = await Quiver.init(variant === 'simd-mt' ? { variant, threads: 2 } : { variant });
   const index = KINDS[kind](q);
@@ -73,7 +78,7 @@ async function build(kind, n, step, out) {
     // heap grew by since the module started / memoryBytes (the issue's 1.2x goal).
     console.log(JSON.stringify({ phase: 'build', kind, n: done + rows, heapMB: MB(heap), reportedMB: MB(reported),
       ratio: Math.round((heap / reported) * 100) / 100, growthRatio: Math.round(((heap - start) / reported) * 100) / 100 }));
-    if (out) writeFileSync(join(out, `${done + rows}.qvr`), index.serialize());
+    if (out && done + rows >= from) writeFileSync(join(out, `${done + rows}.qvr`), index.serialize());
   }
   index.dispose();
   q.terminate();
@@ -98,6 +103,6 @@ async function load(file, how = 'stream') {
 }
 
 const [mode, ...args] = process.argv.slice(2);
-if (mode === 'build') await build(args[0], Number(args[1]), Number(args[2]), args[3]);
+if (mode === 'build') await build(args[0], Number(args[1]), Number(args[2]), args[3], Number(args[4] ?? 0));
 else if (mode === 'load') await load(args[0], args[1]);
-else { console.error('usage: edge-memory.mjs build KIND N STEP [OUT] | load FILE [bytes]'); process.exit(2); }
+else { console.error('usage: edge-memory.mjs build KIND N STEP [OUT [FROM]] | load FILE [bytes]'); process.exit(2); }
