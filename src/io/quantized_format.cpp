@@ -580,8 +580,10 @@ bool partition_precedes_codes(const Head& head) {
   const SectionEntry *ids = entry_of(head, kSlotTag), *part = entry_of(head, kPartTag), *list = entry_of(head, kListTag),
                      *codes = entry_of(head, kCodeTag), *offs = entry_of(head, kOffsTag), *scal = entry_of(head, kScalTag);
   if (!ids || !part || !list || !codes || !offs || !scal) return false;
-  return ids->offset < codes->offset && part->offset < codes->offset && list->offset < codes->offset &&
-         codes->offset < offs->offset && codes->offset < scal->offset;
+  // The table check put the sections in offset order without overlaps, within the file.
+  const auto ends_before = [](const SectionEntry* a, const SectionEntry* b) { return a->offset + a->size <= b->offset; };
+  return ends_before(ids, codes) && ends_before(part, codes) && ends_before(list, codes) && ends_before(codes, offs) &&
+         ends_before(codes, scal);
 }
 }  // namespace
 
