@@ -1,0 +1,104 @@
+// Checks that a benchmark's one-query-per-call QPS describe the warm, steady state, shared by the
+// HNSW (bench/run-hnsw.mjs), partitioned (bench/ivf/) and peers (bench/peers/) runners.
+//
+// Why (issue 15's variant anomaly, README "HNSW index"): V8 runs a wasm function first as
+// Liftoff (baseline) code and recompiles it with TurboFan only once it is hot, in the
+// background. Code that a benchmark process has not run yet — search right after a build or a
+// load — starts at Liftoff speed, and the wasm `simd` and `simd-mt` builds, which run the same
+// single-threaded search, then differ by whatever their processes' tier-up timing did. The
+// runners start wasm processes with WASM_EAGER_FLAGS and time each point in passes over the same
+// queries; these checks say, in the JSON and on stderr, when that still did not give one steady
+// figure:
+//   passes    the passes of one point disagree by more than PASS_TOLERANCE of their median
+//             (and, when the first pass is the slowest, that the warm-up was not over);
+//   variants  simd and simd-mt single-query QPS for the same configuration and point differ by
+//             more than VARIANT_FACTOR — they run the same code, so one of them was not measured
+//             in its steady state (or the machine was not quiet).
+// Pure functions on numbers: the unit test (tests/js/bench-steady-state.test.mjs) feeds them
+// synthetic pass timings.
+
+// V8 flags for benchmark processes that run wasm: compile every function with TurboFan before the
+// module starts (no Liftoff tier, no tier-up during the timed loops). Chromium takes them through
+// --js-flags="...".
+export const WASM_EAGER_FLAGS = ['--no-liftoff', '--no-wasm-dynamic-tiering'];
+
+// Passes of one point may spread by 20 % of their median: the quiet runs' passes stayed within
+// a few per cent; a 256-query pass at low ef lasts ~30 ms, where one descheduling shows.
+export const PASS_TOLERANCE = 0.2;
+// simd vs simd-mt single-query QPS may differ by this factor (quiet runs: 0.9-1.1).
+export const VARIANT_FACTOR = 1.25;
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const fmt = (x) => Math.round(x).toLocaleString('en-US');
+
+// The spread of a list of QPS: (hi - lo) / median, where lo and hi are the 10th and 90th
+// percentiles (nearest rank) — the extremes themselves up to 10 passes; beyond that a pass or
+// two cut short by the scheduler does not count.
+function spreadOf(qps) {
+  const s = [...qps].sort((a, b) => a - b);
+  const lo = s[Math.floor(0.1 * (s.length - 1))], hi = s[Math.ceil(0.9 * (s.length - 1))];
+  return { lo, hi, median: median(s), spread: (hi - lo) / median(s) };
+}
+
+// Per-pass QPS of one point, in order -> { passes, checked, lo, hi, median, spread, ok,
+// warning? }. Not ok when spread > tolerance; the warning then says whether the passes started
+// slow (the first quarter's median below (1 - tolerance) of the rest's, the rest steady: the
+// warm-up was not over) or simply disagree (a busy machine). Fewer than two passes cannot
+// disagree: checked false, no warning.
+export function checkPasses(passesQps, { tolerance = PASS_TOLERANCE, label = '' } = {}) {
+  const qps = (passesQps ?? []).filter((x) => Number.isFinite(x) && x > 0);
+  if (qps.length < 2) return { passes: qps.length, checked: false, ok: true };
+  const { lo, hi, median: mid, spread } = spreadOf(qps);
+  const result = { passes: qps.length, checked: true, lo, hi, median: mid, spread: +spread.toFixed(3), ok: spread <= tolerance };
+  if (!result.ok) {
+    const n = Math.max(1, Math.floor(qps.length / 4));
+    const head = median(qps.slice(0, n)), rest = qps.slice(n);
+    const slowStart = head < (1 - tolerance) * median(rest) && (rest.length < 2 || spreadOf(rest).spread <= tolerance);
+    const first = n === 1 ? 'the first pass is' : `the first ${n} passes are`;
+    result.warning = `${label ? `${label}: ` : ''}passes disagree: ${fmt(lo)}-${fmt(hi)} QPS over ${qps.length} passes ` +
+      `(spread ${(spread * 100).toFixed(0)} % of the median, tolerance ${(tolerance * 100).toFixed(0)} %)` +
+      (slowStart ? `; ${first} ${((1 - head / median(rest)) * 100).toFixed(0)} % slower than the rest: warm-up (tier-up) not over` : '');
+  }
+  return result;
+}
+
+// simd vs simd-mt. points: [{ variant, key, qps }] where key names the configuration and point
+// (e.g. 'clustered f32 ef 40'); only keys measured in both variants are compared, once each.
+// -> [{ key, simd, simd_mt, ratio (simd-mt / simd), ok, warning? }]
+export function checkVariants(points, { factor = VARIANT_FACTOR } = {}) {
+  const by = new Map();
+  for (const p of points) {
+    if (p.variant !== 'simd' && p.variant !== 'simd-mt') continue;
+    if (!(Number.isFinite(p.qps) && p.qps > 0)) continue;
+    if (!by.has(p.key)) by.set(p.key, {});
+    by.get(p.key)[p.variant] ??= p.qps;
+  }
+  const out = [];
+  for (const [key, v] of by) {
+    if (v.simd === undefined || v['simd-mt'] === undefined) continue;
+    const ratio = v['simd-mt'] / v.simd;
+    const ok = ratio <= factor && ratio >= 1 / factor;
+    const c = { key, simd: v.simd, simd_mt: v['simd-mt'], ratio: +ratio.toFixed(3), ok };
+    if (!ok) {
+      const [fast, slow] = ratio > 1 ? ['simd-mt', 'simd'] : ['simd', 'simd-mt'];
+      c.warning = `${key}: ${slow} ${fmt(Math.min(v.simd, v['simd-mt']))} QPS vs ${fast} ${fmt(Math.max(v.simd, v['simd-mt']))} ` +
+        `(${Math.max(ratio, 1 / ratio).toFixed(2)}x, more than ${factor}x): both run the same single-threaded search, ` +
+        'so one was not in its steady state or the machine was busy';
+    }
+    out.push(c);
+  }
+  return out;
+}
+
+// The warnings of a list of check results, in order.
+export const warningsOf = (checks) => checks.filter((c) => c && c.warning).map((c) => c.warning);
+
+// Prints warnings (if any) under a heading on stderr; returns them.
+export function reportWarnings(warnings, write = (s) => process.stderr.write(s)) {
+  if (warnings.length) write(`\nWARNING: ${warnings.length} figure(s) not steady (bench/steady-state.mjs):\n${warnings.map((w) => `  ${w}\n`).join('')}`);
+  return warnings;
+}
