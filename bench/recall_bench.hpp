@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 #include <sstream>
@@ -83,29 +84,52 @@ inline double recall(const Workload& w, const std::vector<Neighbor>& got) {
 
 struct Timing {
   double qps, mean_us, p99_us;
+  std::vector<double> passes_qps;  // one figure per pass over the query set, in order
 };
 
-// Single-thread query loop over the query set, repeated for at least min_seconds; each query
-// is timed on its own for the latency percentiles.
+// Passes over the query set a QPS figure takes at least: the runners compare them
+// (bench/steady-state.mjs) to tell a steady figure from one that includes a warm-up — in wasm,
+// V8 runs code first as Liftoff and switches to TurboFan only once it is hot.
+inline constexpr size_t kMinPasses = 3;
+
+// Single-thread query loop over the query set, repeated for at least min_seconds and
+// kMinPasses passes (one pass when min_seconds is 0: the caller wants no more than one, e.g. an
+// exact scan); each query is timed on its own for the latency percentiles.
 template <typename SearchOne>
 Timing time_queries(const Workload& w, double min_seconds, SearchOne&& search_one) {
   std::vector<double> lat;
   lat.reserve(1 << 16);
+  std::vector<double> passes;
+  const size_t min_passes = min_seconds > 0 ? kMinPasses : 1;
   const auto start = clock_type::now();
   size_t done = 0;
   do {
+    const auto pass_start = clock_type::now();
     for (size_t q = 0; q < w.nq; ++q) {
       const auto t = clock_type::now();
       search_one(q);
       lat.push_back(seconds_since(t) * 1e6);
     }
+    passes.push_back(double(w.nq) / seconds_since(pass_start));
     done += w.nq;
-  } while (seconds_since(start) < min_seconds);
+  } while (passes.size() < min_passes || seconds_since(start) < min_seconds);
   const double total = seconds_since(start);
   std::sort(lat.begin(), lat.end());
   double sum = 0;
   for (double x : lat) sum += x;
-  return {double(done) / total, sum / double(lat.size()), lat[std::min(lat.size() - 1, lat.size() * 99 / 100)]};
+  return {double(done) / total, sum / double(lat.size()), lat[std::min(lat.size() - 1, lat.size() * 99 / 100)],
+          std::move(passes)};
+}
+
+// "[q1,q2,...]": a Timing's per-pass QPS as a JSON array.
+inline std::string passes_json(const Timing& t) {
+  std::string out = "[";
+  char buf[32];
+  for (size_t i = 0; i < t.passes_qps.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%s%.1f", i ? "," : "", t.passes_qps[i]);
+    out += buf;
+  }
+  return out + "]";
 }
 
 inline const char* target() { return build_variant()[0] == 'n' ? "native" : "wasm"; }

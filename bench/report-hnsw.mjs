@@ -29,6 +29,11 @@ for (const r of report.runs) {
   const knobs = Object.entries(r.knobs).map(([k, v]) => `${k.replace('QUIVER_BENCH_', '')}=${v}`).join(' ');
   md.push(`| ${r.name} | ${knobs} | ${fmt(r.seconds)} | ${r.load_before.toFixed(1)} → ${r.load_after.toFixed(1)} |`);
 }
+if (report.wasm_node_flags) md.push('', `Wasm processes ran with \`node ${report.wasm_node_flags.join(' ')}\` (every function compiled by TurboFan up front).`);
+// Steady-state warnings (bench/steady-state.mjs): passes of one point that disagree, simd vs simd-mt.
+if (report.warnings?.length) {
+  md.push('', `**Warning: ${report.warnings.length} figure(s) not steady** — rerun before quoting them:`, '', ...report.warnings.map((w) => `- ${w}`));
+}
 md.push('', 'Storage: `f32` = vectors in the graph; `sq8` = 8-bit codes in the graph, f32 vectors kept and the final candidates reranked exactly; `sq8-codes` = codes only.', '');
 
 md.push('## Build', '', '| workload | rows | target | ISA | storage | build threads | build s | vectors/s | bytes/vector | max level |',

@@ -10,11 +10,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { gitCommit, machineInfo } from './run-info.mjs';
+import { checkPasses, checkVariants, reportWarnings, WASM_EAGER_FLAGS, warningsOf } from './steady-state.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const buildRoot = process.env.QUIVER_BUILD_ROOT ?? `${root}/build`;
 const native = [`${buildRoot}/native/bench/quiver_bench_hnsw`, []];
-const wasm = (variant) => ['node', [`${buildRoot}/wasm-${variant}/bench/quiver_bench_hnsw.js`]];
+// Wasm runs with every function compiled by TurboFan up front (bench/steady-state.mjs: V8's tier-up
+// otherwise lets a process time Liftoff code).
+const wasm = (variant) => ['node', [...WASM_EAGER_FLAGS, `${buildRoot}/wasm-${variant}/bench/quiver_bench_hnsw.js`]];
 
 // The native 1-thread and all-thread build times come from avx512 f32; the other ISA levels and
 // storage kinds build with all threads. sq8's graph is the same at every ISA level (exact integer
@@ -46,10 +49,19 @@ for (const [name, [cmd, args], knobs] of runs) {
   runLog.push({ name, knobs: { ...common, ...knobs }, seconds: (Date.now() - start) / 1000, load_before: load, load_after: os.loadavg()[0] });
 }
 
+// Steady state (bench/steady-state.mjs): each point's passes agree, and wasm simd and simd-mt
+// (the same single-threaded search) agree on every point both measured.
+const searches = rows.filter((r) => r.kind === 'hnsw_search');
+for (const r of searches) r.pass_check = checkPasses(r.passes_qps, { label: `${r.run} ${r.isa} ${r.storage} ef ${r.ef}` });
+const variantChecks = checkVariants(searches.filter((r) => r.target === 'wasm')
+  .map((r) => ({ variant: r.variant, key: `${r.workload} ${r.storage} ef ${r.ef}`, qps: r.qps })));
+const warnings = reportWarnings([...warningsOf(searches.map((r) => r.pass_check)), ...warningsOf(variantChecks)]);
+
 const commit = gitCommit(root);
 const machine = machineInfo();
 const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 13) + 'Z';
-const out = { benchmark: 'hnsw', date: new Date().toISOString(), commit, machine, runs: runLog, rows };
+const out = { benchmark: 'hnsw', date: new Date().toISOString(), commit, machine, wasm_node_flags: WASM_EAGER_FLAGS, runs: runLog,
+  warnings, variant_checks: variantChecks, rows };
 mkdirSync(`${root}/bench/results`, { recursive: true });
 const path = `${root}/bench/results/hnsw-${stamp.slice(0, 8)}T${stamp.slice(9)}.json`;
 writeFileSync(path, JSON.stringify(out, null, 1) + '\n');

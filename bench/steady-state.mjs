@@ -17,13 +17,15 @@
 // Pure functions on numbers: the unit test (tests/js/bench-steady-state.test.mjs) feeds them
 // synthetic pass timings.
 
-// V8 flags for benchmark processes that run wasm: compile every function with TurboFan before the
-// module starts (no Liftoff tier, no tier-up during the timed loops). Chromium takes them through
-// --js-flags="...".
-export const WASM_EAGER_FLAGS = ['--no-liftoff', '--no-wasm-dynamic-tiering'];
+// V8 flags for benchmark processes that run wasm: no Liftoff tier, and every function compiled (by
+// TurboFan, then) when the module is compiled instead of at its first call — so no timed loop runs
+// baseline code or waits for a tier-up. Node 20 defaults to lazy compilation with Liftoff and
+// dynamic tiering. Chromium takes the same flags through --js-flags="...".
+export const WASM_EAGER_FLAGS = ['--no-liftoff', '--no-wasm-lazy-compilation'];
 
-// Passes of one point may spread by 20 % of their median: the quiet runs' passes stayed within
-// a few per cent; a 256-query pass at low ef lasts ~30 ms, where one descheduling shows.
+// Passes of one point may spread by 20 % of their median: passes of the same queries through the
+// same code should agree within a few per cent on a quiet machine, but a 256-query pass at low ef
+// lasts only 10-30 ms, where one descheduling shows.
 export const PASS_TOLERANCE = 0.2;
 // simd vs simd-mt single-query QPS may differ by this factor (quiet runs: 0.9-1.1).
 export const VARIANT_FACTOR = 1.25;

@@ -4,6 +4,7 @@
 import { open } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { launchChromium, openPage, startServer } from '../../tests/browser/support.mjs';
+import { WASM_EAGER_FLAGS } from '../steady-state.mjs';
 
 export async function startBrowserBench(cacheDir, log) {
   const handlers = {
@@ -25,7 +26,8 @@ export async function startBrowserBench(cacheDir, log) {
   const server = await startServer({ isolated: true, handlers });
   let browser;
   try {
-    browser = await launchChromium();
+    // Every wasm function compiled by TurboFan up front, as in the Node runs (bench/steady-state.mjs).
+    browser = await launchChromium({ extraArgs: [`--js-flags=${WASM_EAGER_FLAGS.join(' ')}`] });
   } catch (e) {
     await server.close();  // else the listening server keeps Node running after the report
     throw e;

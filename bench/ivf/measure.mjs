@@ -45,27 +45,32 @@ function percentile(sorted, p) {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : 0;
 }
 
-// One query per call over the first nq queries, repeated until `seconds` have passed; each call
-// timed for the latency figures. Returns the ids of the first pass (for recall) too.
+// One query per call over the first nq queries, repeated until `seconds` have passed (and at
+// least 3 passes when seconds > 0: bench/steady-state.mjs compares them); each call timed for the
+// latency figures. Returns the ids of the first pass (for recall) and each pass's QPS too.
 function timeOnePerCall(search, queries, dim, nq, seconds) {
   const first = new Array(nq);
   const lat = [];
+  const passes = [];
+  const minPasses = seconds > 0 ? 3 : 1;
   const t0 = now();
   let done = 0;
   do {
+    const p0 = now();
     for (let q = 0; q < nq; q++) {
       const s = now();
       const ids = search(queries.subarray(q * dim, (q + 1) * dim));
       lat.push(now() - s);
       if (done === 0) first[q] = ids;
     }
+    passes.push(nq / ((now() - p0) / 1000));
     done += nq;
-  } while (now() - t0 < seconds * 1000);
+  } while (passes.length < minPasses || now() - t0 < seconds * 1000);
   const wall = now() - t0;
   lat.sort((a, b) => a - b);
   return {
     ids: first, qps: done / (wall / 1000),
-    mean_us: (lat.reduce((a, b) => a + b, 0) / lat.length) * 1000, p99_us: percentile(lat, 99) * 1000,
+    mean_us: (lat.reduce((a, b) => a + b, 0) / lat.length) * 1000, p99_us: percentile(lat, 99) * 1000, passes_qps: passes,
   };
 }
 
@@ -123,7 +128,7 @@ export async function measureWasm({ q, wl, knobs, log = () => {} }) {
     const batchS = (now() - t) / 1000;
     const row = {
       probes: p, default: isDefault, lists: index.lists, recall: recallAt10(one.ids, gt, gtK),
-      qps: one.qps, mean_us: one.mean_us, p99_us: one.p99_us,
+      qps: one.qps, mean_us: one.mean_us, p99_us: one.p99_us, passes_qps: one.passes_qps,
       batch_threads: knobs.threads, batch_qps: nq / batchS, batch_recall: recallAt10(batchRows(r, nq), gt, gtK),
     };
     log(`  ivf probes ${p}: recall ${row.recall.toFixed(3)}, ${row.qps.toFixed(0)} QPS, batch ${row.batch_qps.toFixed(0)} QPS`);
@@ -156,7 +161,7 @@ export async function measureWasm({ q, wl, knobs, log = () => {} }) {
     for (const ef of knobs.hnswEfs) {
       for (let i = 0; i < Math.min(nq, 50); i++) h.index.search(queries.subarray(i * dim, (i + 1) * dim), K, { ef });
       const one = timeOnePerCall((x) => h.index.search(x, K, { ef }).ids, queries, dim, nq, knobs.seconds);
-      const row = { ef, recall: recallAt10(one.ids, gt, gtK), qps: one.qps, mean_us: one.mean_us, p99_us: one.p99_us };
+      const row = { ef, recall: recallAt10(one.ids, gt, gtK), qps: one.qps, mean_us: one.mean_us, p99_us: one.p99_us, passes_qps: one.passes_qps };
       log(`  hnsw ef ${ef}: recall ${row.recall.toFixed(3)}, ${row.qps.toFixed(0)} QPS`);
       result.hnsw.rows.push(row);
     }

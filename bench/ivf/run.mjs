@@ -33,6 +33,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { gitCommit, machineInfo } from '../run-info.mjs';
+import { checkPasses, checkVariants, reportWarnings, WASM_EAGER_FLAGS, warningsOf } from '../steady-state.mjs';
 import { addSliceRows } from './measure.mjs';
 import { renderIvfReport } from './report.mjs';
 
@@ -112,7 +113,8 @@ function knobsFor(w, target) {
 
 function runNode(w, wl, variant) {
   const config = { variant, workload: wl, knobs: knobsFor(w, `wasm-${variant}`) };
-  const r = spawnSync('node', [`${root}/bench/ivf/node-child.mjs`, JSON.stringify(config)],
+  // Every function compiled by TurboFan up front (bench/steady-state.mjs: no Liftoff code timed).
+  const r = spawnSync('node', [...WASM_EAGER_FLAGS, `${root}/bench/ivf/node-child.mjs`, JSON.stringify(config)],
     { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'], timeout: targetTimeoutMs });
   if (r.status !== 0) throw new Error(`wasm ${variant} on ${w.name} failed (${r.signal ? `${r.signal}: over ${targetTimeoutMs / 1000} s` : `exit ${r.status}`})`);
   return JSON.parse(r.stdout.trim().split('\n').pop());
@@ -125,6 +127,26 @@ async function runChromium(w, wl, variant) {
     browser = await startBrowserBench(cacheDir, log);
   }
   return browser.run({ variant, workload: wl, knobs: knobsFor(w, `chromium-${variant}`) }, targetTimeoutMs);
+}
+
+// Steady state (bench/steady-state.mjs): each wasm figure's passes agree, and simd and simd-mt
+// of one runtime agree on every point of a workload both measured.
+function steadyState(runs) {
+  const points = [], passChecks = [];
+  for (const run of runs) {
+    const r = run.result;
+    if (!r || run.target === 'native') continue;
+    const [runtime, variant] = run.target.startsWith('chromium-') ? ['chromium', run.target.slice(9)] : ['node', run.target.slice(5)];
+    for (const [name, rows, param] of [['ivf', r.ivf ?? [], 'probes'], ['hnsw', r.hnsw?.rows ?? [], 'ef']]) {
+      for (const row of rows) {
+        const key = `${run.workload} ${runtime} ${name} ${param} ${row[param]}`;
+        passChecks.push(checkPasses(row.passes_qps, { label: `${key} ${variant}` }));
+        points.push({ variant, key, qps: row.qps });
+      }
+    }
+  }
+  const variantChecks = checkVariants(points);
+  return { warnings: [...warningsOf(passChecks), ...warningsOf(variantChecks)], variant_checks: variantChecks };
 }
 
 // One result per part and day (the README links these names); IVF_RESULT_NAME overrides it.
@@ -140,8 +162,9 @@ function save() {
   const report = {
     benchmark: 'ivf', date: new Date().toISOString(), commit: gitCommit(root), quick,
     machine: machineInfo({ load_average_start: loadAtStart, load_average_end: os.loadavg(), chromium: browser?.version ?? null }),
-    knobs: { index: INDEX, hnsw: HNSW, seconds, parts, targets, hnsw_targets: hnswTargets, k: 10 },
+    knobs: { index: INDEX, hnsw: HNSW, seconds, parts, targets, hnsw_targets: hnswTargets, k: 10, wasm_node_flags: WASM_EAGER_FLAGS },
     workloads: WORKLOADS.map((w) => ({ name: w.name, kind: w.kind, rows: w.rows, queries: w.queries, dim: 384, probes: w.probes, flat_queries: w.flatQueries })),
+    ...steadyState(runs),
     runs,
   };
   writeFileSync(`${dir}/${name}.json`, JSON.stringify(report, null, 1) + '\n');
@@ -178,5 +201,6 @@ try {
   await browser?.close();
 }
 process.stdout.write(`${save()}\n`);
+reportWarnings(steadyState(runs).warnings);
 log(`wrote ${dir}/${name}.json, .md, .svg${failed ? ` — ${failed} target(s) failed (see the report)` : ''}`);
 process.exitCode = failed ? 1 : 0;

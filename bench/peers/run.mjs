@@ -26,6 +26,8 @@ import { install } from './install.mjs';
 import { EF_CONSTRUCTION, EF_VALUES, M } from './adapters/common.mjs';
 import { codeChangesSince, donePairs, missingPairs, pairKey, recordResult, resumeRefusal, writeJsonAtomic } from './lib/progress.mjs';
 import { estimateFullRun, estimateTable } from './lib/estimate.mjs';
+import { peersSteadyState } from './lib/steady.mjs';
+import { reportWarnings, WASM_EAGER_FLAGS } from '../steady-state.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -104,6 +106,7 @@ const save = () => {
     || order(a.job, allJobs) - order(b.job, allJobs));
   out.jobs = allJobs;
   out.complete = missingPairs(out.results, allJobs, allWorkloads).length === 0;
+  Object.assign(out, peersSteadyState(out.results));  // warnings, variant_checks (bench/steady-state.mjs)
   writeJsonAtomic(path, out);
 };
 save();
@@ -132,7 +135,7 @@ for (const w0 of workloads) {
     log(`${job.name} on ${w.name} (${w.rows} x ${w.dim}, ${w.queries} queries) ...`);
     const start = Date.now();
     const payload = JSON.stringify({ adapter: job.adapter, options: job.options ?? {}, workload: w, cli, tmpDir, quick });
-    const child = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', `${here}child.mjs`, payload], {
+    const child = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', ...WASM_EAGER_FLAGS, `${here}child.mjs`, payload], {
       encoding: 'utf8', timeout: timeoutMs, maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'pipe'] });
     process.stderr.write(child.stderr ?? '');
     entry.seconds = (Date.now() - start) / 1000;
@@ -160,6 +163,7 @@ if (quick) {
 const missing = missingPairs(out.results, allJobs, allWorkloads);
 log(`wrote ${path}` + (missing.length ? ` (partial: ${missing.length} job x workload pairs not run yet; RESUME=${path} runs them)` : ''));
 execFileSync(process.execPath, [`${here}report.mjs`, path], { stdio: 'inherit' });
+reportWarnings(out.warnings ?? []);
 if (quick) {
   log(`\nEstimated full-run duration per job, from this QUICK run (rough: lib/estimate.mjs; each pair capped at the full run's ` +
     `default limit, ${FULL_TIMEOUT_S / 3600} h):\n${estimateTable(out.full_run_estimate, full.map((w) => w.name))}`);

@@ -65,13 +65,14 @@ export function chromiumAvailable() {
   return existsSync(chromiumPath);
 }
 
-export async function launchChromium() {
+// extraArgs: more command-line flags (the benchmarks pass V8 flags through --js-flags=...).
+export async function launchChromium({ extraArgs = [] } = {}) {
   const { chromium } = await import('playwright-core');
   return chromium.launch({
     executablePath: chromiumPath,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-dev-shm-usage'],
+      '--disable-sync', '--no-first-run', '--disable-dev-shm-usage', ...extraArgs],
   });
 }
 

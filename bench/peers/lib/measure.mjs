@@ -1,8 +1,14 @@
 // The measurement loop every in-process adapter goes through, so each library is timed the same
 // way: build (1 thread, then all threads where the library can), memory, then for each value of
-// its search-time parameter a warm-up, one query per call (QPS, mean / p99 latency, recall@10
-// from the ids it returned) and, where it has one, a batch call (QPS and recall again).
+// its search-time parameter a warm-up, one query per call in PASSES passes over the queries (QPS
+// over all passes, each pass's QPS and whether they agree — bench/steady-state.mjs —, mean / p99
+// latency, recall@10 from the ids of the first pass) and, where it has one, a batch call (QPS and
+// recall again).
+import { checkPasses } from '../../steady-state.mjs';
 import { K, recallAtK } from './data.mjs';
+
+// Passes of one-query-per-call timing over the whole query set (PEERS_PASSES overrides).
+export const PASSES = Math.max(1, Number(process.env.PEERS_PASSES ?? 3) || 3);
 
 const now = () => Number(process.hrtime.bigint()) / 1e6;  // ms
 const gc = () => globalThis.gc?.();
@@ -45,20 +51,30 @@ export async function measureConfig(cfg, wl, { log }) {
     await index.set?.(value);
     const warm = Math.min(nq, 50);
     for (let q = 0; q < warm; q++) index.search(query(q), K);
-    const lat = new Float64Array(nq);
+    const lat = new Float64Array(nq * PASSES);
     const results = new Array(nq);
-    const t0 = now();
-    for (let q = 0; q < nq; q++) {
-      const s = now();
-      results[q] = index.search(query(q), K);
-      lat[q] = now() - s;
+    const passesQps = [];
+    let wall = 0;
+    for (let p = 0; p < PASSES; p++) {
+      const t0 = now();
+      for (let q = 0; q < nq; q++) {
+        const s = now();
+        const ids = index.search(query(q), K);
+        lat[p * nq + q] = now() - s;
+        if (p === 0) results[q] = ids;
+      }
+      const ms = now() - t0;
+      wall += ms;
+      passesQps.push(nq / (ms / 1000));
     }
-    const wall = now() - t0;
     const sorted = Array.from(lat).sort((a, b) => a - b);
+    const label = `${cfg.name}${cfg.param ? ` ${cfg.param} ${value}` : ''}`;
     const row = {
-      config: cfg.name, param: cfg.param, value, recall: recallAtK(results, gt), qps: nq / (wall / 1000),
-      mean_us: (sorted.reduce((a, b) => a + b, 0) / nq) * 1000, p99_us: percentile(sorted, 99) * 1000, batch: [],
+      config: cfg.name, param: cfg.param, value, recall: recallAtK(results, gt), qps: (nq * PASSES) / (wall / 1000),
+      passes_qps: passesQps, pass_check: checkPasses(passesQps, { label }),
+      mean_us: (sorted.reduce((a, b) => a + b, 0) / sorted.length) * 1000, p99_us: percentile(sorted, 99) * 1000, batch: [],
     };
+    if (row.pass_check.warning) log(`  WARNING ${row.pass_check.warning}`);
     if (index.batch) {
       for (const threads of cfg.batchThreads ?? [1]) {
         index.batch(queries.data, nq, K, threads);  // warm-up
