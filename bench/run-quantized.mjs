@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { gitCommit, machineInfo } from './run-info.mjs';
+import { WASM_EAGER_FLAGS } from './steady-state.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const buildRoot = process.env.QUIVER_BUILD_ROOT ?? `${root}/build`;
@@ -26,8 +27,9 @@ const loadBefore = os.loadavg();
 const rows = [
   ...run('native', `${buildRoot}/native/bench/quiver_bench_quantized`, []),
   // The simd build's scalar level is the baseline build's; run each level once.
-  ...run('wasm simd', 'node', [`${buildRoot}/wasm-simd/bench/quiver_bench_quantized.js`], { QUIVER_BENCH_ISAS: 'wasm128' }),
-  ...run('wasm baseline', 'node', [`${buildRoot}/wasm-baseline/bench/quiver_bench_quantized.js`]),
+  // Wasm with every function compiled by TurboFan up front (bench/steady-state.mjs).
+  ...run('wasm simd', 'node', [...WASM_EAGER_FLAGS, `${buildRoot}/wasm-simd/bench/quiver_bench_quantized.js`], { QUIVER_BENCH_ISAS: 'wasm128' }),
+  ...run('wasm baseline', 'node', [...WASM_EAGER_FLAGS, `${buildRoot}/wasm-baseline/bench/quiver_bench_quantized.js`]),
 ];
 const loadAfter = os.loadavg();
 
