@@ -9,8 +9,9 @@
 // runners start wasm processes with WASM_EAGER_FLAGS and time each point in passes over the same
 // queries; these checks say, in the JSON and on stderr, when that still did not give one steady
 // figure:
-//   passes    the passes of one point disagree by more than PASS_TOLERANCE of their median
-//             (and, when the first pass is the slowest, that the warm-up was not over);
+//   passes    the passes of one point (in groups of consecutive passes) disagree by more than
+//             PASS_TOLERANCE of their median (and, when the first ones were the slow ones, that
+//             the warm-up was not over);
 //   variants  simd and simd-mt single-query QPS for the same configuration and point differ by
 //             more than VARIANT_FACTOR — they run the same code, so one of them was not measured
 //             in its steady state (or the machine was not quiet).
@@ -37,33 +38,47 @@ const median = (xs) => {
 };
 const fmt = (x) => Math.round(x).toLocaleString('en-US');
 
-// The spread of a list of QPS: (hi - lo) / median, where lo and hi are the 10th and 90th
-// percentiles (nearest rank) — the extremes themselves up to 10 passes; beyond that a pass or
-// two cut short by the scheduler does not count.
-function spreadOf(qps) {
-  const s = [...qps].sort((a, b) => a - b);
-  const lo = s[Math.floor(0.1 * (s.length - 1))], hi = s[Math.ceil(0.9 * (s.length - 1))];
-  return { lo, hi, median: median(s), spread: (hi - lo) / median(s) };
+// Consecutive passes in at most 10 groups of (nearly) equal counts, each group's QPS over all its
+// passes (count / sum of 1/QPS: every pass has the same queries). Up to 10 passes a group is a
+// pass; beyond that one pass cut short by the scheduler is diluted in its group, while a slow
+// stretch — a warm-up, a busy spell — still makes slow groups.
+const MAX_GROUPS = 10;
+function groupsOf(qps) {
+  const g = Math.min(qps.length, MAX_GROUPS);
+  return Array.from({ length: g }, (_, i) => {
+    const part = qps.slice(Math.floor((i * qps.length) / g), Math.floor(((i + 1) * qps.length) / g));
+    return part.length / part.reduce((a, x) => a + 1 / x, 0);
+  });
 }
+const spreadOf = (xs) => {
+  const lo = Math.min(...xs), hi = Math.max(...xs), mid = median(xs);
+  return { lo, hi, median: mid, spread: (hi - lo) / mid };
+};
 
 // Per-pass QPS of one point, in order -> { passes, checked, lo, hi, median, spread, ok,
-// warning? }. Not ok when spread > tolerance; the warning then says whether the passes started
-// slow (the first quarter's median below (1 - tolerance) of the rest's, the rest steady: the
-// warm-up was not over) or simply disagree (a busy machine). Fewer than two passes cannot
-// disagree: checked false, no warning.
+// warning? } with spread = (hi - lo) / median over the groups above. Not ok when spread >
+// tolerance; the warning then says whether the passes started slow (leading groups below
+// (1 - tolerance) of the last half's median while the last half agrees: the warm-up was not
+// over) or simply disagree (a busy machine). Fewer than two passes cannot disagree: checked
+// false, no warning.
 export function checkPasses(passesQps, { tolerance = PASS_TOLERANCE, label = '' } = {}) {
   const qps = (passesQps ?? []).filter((x) => Number.isFinite(x) && x > 0);
   if (qps.length < 2) return { passes: qps.length, checked: false, ok: true };
-  const { lo, hi, median: mid, spread } = spreadOf(qps);
+  const groups = groupsOf(qps);
+  const { lo, hi, median: mid, spread } = spreadOf(groups);
   const result = { passes: qps.length, checked: true, lo, hi, median: mid, spread: +spread.toFixed(3), ok: spread <= tolerance };
   if (!result.ok) {
-    const n = Math.max(1, Math.floor(qps.length / 4));
-    const head = median(qps.slice(0, n)), rest = qps.slice(n);
-    const slowStart = head < (1 - tolerance) * median(rest) && (rest.length < 2 || spreadOf(rest).spread <= tolerance);
-    const first = n === 1 ? 'the first pass is' : `the first ${n} passes are`;
+    const tail = groups.slice(Math.floor(groups.length / 2));
+    const ref = median(tail);
+    let lead = 0;
+    while (lead < groups.length && groups[lead] < (1 - tolerance) * ref) lead++;
+    const slowStart = lead > 0 && spreadOf(tail).spread <= tolerance;
+    const slow = qps.slice(0, Math.floor((lead * qps.length) / groups.length));
+    const slowQps = slow.length / slow.reduce((a, x) => a + 1 / x, 0);
+    const first = slow.length === 1 ? 'the first pass is' : `the first ${slow.length} passes are`;
     result.warning = `${label ? `${label}: ` : ''}passes disagree: ${fmt(lo)}-${fmt(hi)} QPS over ${qps.length} passes ` +
       `(spread ${(spread * 100).toFixed(0)} % of the median, tolerance ${(tolerance * 100).toFixed(0)} %)` +
-      (slowStart ? `; ${first} ${((1 - head / median(rest)) * 100).toFixed(0)} % slower than the rest: warm-up (tier-up) not over` : '');
+      (slowStart ? `; ${first} ${((1 - slowQps / ref) * 100).toFixed(0)} % slower than the rest: warm-up (tier-up) not over` : '');
   }
   return result;
 }
