@@ -23,11 +23,12 @@ md.push(`# HNSW (${path.split('/').pop().replace('.json', '')})`, '');
 const m = report.machine;
 md.push(`Machine: \`${m.host}\`, ${m.cpu}, ${m.cpus} logical CPUs, ${m.memory_gib} GiB, ${m.os}, Node ${m.node}. ` +
   `Commit \`${report.commit}\`, ${report.date}.`, '');
-md.push('Runs (one process each; load average = 1-minute value before → after):', '');
-md.push('| run | knobs | seconds | load |', '|:--|:--|--:|--:|');
+md.push('Runs (one process each; load average = 1-minute value before → after; busy / stolen = cores the whole machine ran / lost to other guests on average during the run):', '');
+md.push('| run | knobs | seconds | load | busy / stolen cores |', '|:--|:--|--:|--:|--:|');
 for (const r of report.runs) {
   const knobs = Object.entries(r.knobs).map(([k, v]) => `${k.replace('QUIVER_BENCH_', '')}=${v}`).join(' ');
-  md.push(`| ${r.name} | ${knobs} | ${fmt(r.seconds)} | ${r.load_before.toFixed(1)} → ${r.load_after.toFixed(1)} |`);
+  const cpu = r.busy_cores === undefined ? '—' : `${r.busy_cores.toFixed(2)} / ${r.steal_cores.toFixed(2)}`;
+  md.push(`| ${r.name} | ${knobs} | ${fmt(r.seconds)} | ${r.load_before.toFixed(1)} → ${r.load_after.toFixed(1)} | ${cpu} |`);
 }
 if (report.wasm_node_flags) md.push('', `Wasm processes ran with \`node ${report.wasm_node_flags.join(' ')}\` (every function compiled by TurboFan up front).`);
 // Steady-state warnings (bench/steady-state.mjs): passes of one point that disagree, simd vs simd-mt.

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { gitCommit, machineInfo } from './run-info.mjs';
+import { cpuMeter, gitCommit, machineInfo } from './run-info.mjs';
 import { checkPasses, checkVariants, reportWarnings, WASM_EAGER_FLAGS, warningsOf } from './steady-state.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -41,12 +41,15 @@ for (const [name, [cmd, args], knobs] of runs) {
   const env = { ...process.env, ...common, ...knobs };
   const start = Date.now();
   const load = os.loadavg()[0];
+  const cpu = cpuMeter();
   process.stderr.write(`running ${name} (${Object.entries(knobs).map(([k, v]) => `${k}="${v}"`).join(' ')}) ...\n`);
   const out = execFileSync(cmd, args, { encoding: 'utf8', env, maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = out.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => ({ run: name, ...JSON.parse(l) }));
   for (const r of lines) if (r.kind === 'hnsw_summary') process.stderr.write(`  ${r.target} ${r.variant} ${r.isa} ${r.workload} ${r.storage}: QPS at recall 0.95 ≈ ${r.qps_at_recall_95_interpolated}\n`);
   rows.push(...lines);
-  runLog.push({ name, knobs: { ...common, ...knobs }, seconds: (Date.now() - start) / 1000, load_before: load, load_after: os.loadavg()[0] });
+  const machineCpu = cpu();  // the whole machine's busy (and stolen) cores over this run
+  if (machineCpu) process.stderr.write(`  machine: ${machineCpu.busy_cores} cores busy on average, ${machineCpu.steal_cores} stolen\n`);
+  runLog.push({ name, knobs: { ...common, ...knobs }, seconds: (Date.now() - start) / 1000, load_before: load, load_after: os.loadavg()[0], ...machineCpu });
 }
 
 // Steady state (bench/steady-state.mjs): each point's passes agree, and wasm simd and simd-mt

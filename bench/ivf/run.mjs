@@ -32,7 +32,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { gitCommit, machineInfo } from '../run-info.mjs';
+import { cpuMeter, gitCommit, machineInfo } from '../run-info.mjs';
 import { checkPasses, checkVariants, reportWarnings, WASM_EAGER_FLAGS, warningsOf } from '../steady-state.mjs';
 import { addSliceRows } from './measure.mjs';
 import { renderIvfReport } from './report.mjs';
@@ -180,7 +180,7 @@ try {
     const wl = ensureWorkload(w);
     for (const target of targets) {
       log(`${w.name}: ${target} ...`);
-      const start = Date.now(), loadBefore = os.loadavg();
+      const start = Date.now(), loadBefore = os.loadavg(), cpu = cpuMeter();
       const run = { part: w.part, workload: w.name, kind: w.kind, rows: w.rows, queries: w.queries, target };
       try {
         if (target === 'native') run.result = runNative(w, wl);
@@ -191,7 +191,8 @@ try {
         run.error = String(e?.message ?? e).split('\n')[0];
         log(`  FAILED: ${run.error}`);
       }
-      Object.assign(run, { seconds: (Date.now() - start) / 1000, load_before: loadBefore, load_after: os.loadavg() });
+      // busy_cores, steal_cores: the whole machine during this target (run-info.mjs cpuMeter)
+      Object.assign(run, { seconds: (Date.now() - start) / 1000, load_before: loadBefore, load_after: os.loadavg(), ...cpu() });
       runs.push(run);
       save();
       log(`  (${run.seconds.toFixed(0)} s, load average ${os.loadavg()[0].toFixed(2)})`);

@@ -20,7 +20,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { gitCommit, machineInfo } from '../run-info.mjs';
+import { cpuMeter, gitCommit, machineInfo } from '../run-info.mjs';
 import { ensureWorkload, K, workloadList } from './lib/data.mjs';
 import { install } from './install.mjs';
 import { EF_CONSTRUCTION, EF_VALUES, M } from './adapters/common.mjs';
@@ -134,12 +134,14 @@ for (const w0 of workloads) {
     }
     log(`${job.name} on ${w.name} (${w.rows} x ${w.dim}, ${w.queries} queries) ...`);
     const start = Date.now();
+    const cpu = cpuMeter();
     const payload = JSON.stringify({ adapter: job.adapter, options: job.options ?? {}, workload: w, cli, tmpDir, quick });
     const child = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', ...WASM_EAGER_FLAGS, `${here}child.mjs`, payload], {
       encoding: 'utf8', timeout: timeoutMs, maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'pipe'] });
     process.stderr.write(child.stderr ?? '');
     entry.seconds = (Date.now() - start) / 1000;
     entry.load_after = os.loadavg();
+    Object.assign(entry, cpu());  // busy_cores, steal_cores: the whole machine during this job
     const last = (child.stdout ?? '').trim().split('\n').pop();
     if (child.status === 0 && last?.startsWith('{')) {
       recordResult(out.results, { ...entry, status: 'ok', ...JSON.parse(last) });

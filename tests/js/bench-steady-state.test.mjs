@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkPasses, checkVariants, PASS_TOLERANCE, reportWarnings, VARIANT_FACTOR, warningsOf } from '../../bench/steady-state.mjs';
 import { peersSteadyState } from '../../bench/peers/lib/steady.mjs';
+import { cpuBetween } from '../../bench/run-info.mjs';
 
 test('passes that agree within the tolerance pass; up to 10 passes the spread is (max - min) / median', () => {
   const c = checkPasses([1000, 1050, 980, 1010]);
@@ -129,4 +130,15 @@ test('the peers run compares Quiver\'s wasm simd and simd-mt rows and collects e
   assert.equal(warnings[0], 'quiver-wasm-simd on embedding: hnsw f32 ef 80: passes disagree');
   assert.equal(warnings[1], 'hnswlib-wasm on embedding: hnsw ef 40: passes disagree');
   assert.match(warnings[2], /^embedding hnsw f32 ef 40: simd 2,000 QPS vs simd-mt 3,400 \(1\.70x/);
+});
+
+test('the machine meter: busy and stolen cores between two /proc/stat lines', () => {
+  //            user nice system idle iowait irq softirq steal
+  const t0 = 'cpu  1000 0 100 5000 0 0 0 0 0 0';
+  // 200 ticks pass on 2 cores: 100 user, 100 idle -> one core busy on average, none stolen.
+  assert.deepEqual(cpuBetween(t0, 'cpu  1100 0 100 5100 0 0 0 0 0 0', 2), { busy_cores: 1, steal_cores: 0 });
+  // 200 ticks: 100 user, 50 iowait (counted idle), 50 steal -> 150 of 200 not idle: 1.5 busy, 0.5 stolen.
+  assert.deepEqual(cpuBetween(t0, 'cpu  1100 0 100 5000 50 0 0 50 0 0', 2), { busy_cores: 1.5, steal_cores: 0.5 });
+  assert.equal(cpuBetween(t0, t0, 2), null);  // no time passed
+  assert.equal(cpuBetween(null, t0, 2), null);  // no /proc/stat
 });
