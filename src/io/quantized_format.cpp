@@ -801,10 +801,10 @@ void QuantizedDecoder::feed(uint32_t tag, const uint8_t* data, size_t n) {
   }
   QuantizedIndex& ix = index_;
   try {
-    // The small sections are kept whole. With the stream's length known, their declared sizes
-    // are real: room for all of one at its first bytes, so it is not copied as it grows.
-    // Otherwise a head may declare any size; the room then starts at 1 MiB at most and grows
-    // with the bytes that really arrive.
+    // The small sections are kept whole. With the stream's length known (or expected) to be
+    // the head's, room for all of one at its first bytes, so it is not copied as it grows;
+    // otherwise a head may declare any size: the room starts at 1 MiB at most and grows with
+    // the bytes that really arrive.
     const auto keep = [&](std::vector<uint8_t>& held) {
       if (held.empty()) {
         if (const SectionEntry* e = entry_of(head_, tag)) {

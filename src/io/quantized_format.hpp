@@ -34,9 +34,9 @@ QuantizedIndex load_quantized(const Reader& reader, Isa isa);
 // index from (impossible parameters, a refine section whose size fits no bit width).
 class QuantizedDecoder {
  public:
-  // `length_known`: the stream's length is certain and matches the head, so its declared
-  // section sizes are real (the small sections are then allocated once; otherwise they start
-  // small and grow with the bytes that really arrive).
+  // `length_known`: the stream's length, certain or expected (Content-Length), matches the
+  // head: the kept small sections are then allocated once at their declared sizes; otherwise
+  // they start small and grow (by copies) with the bytes that really arrive.
   static std::unique_ptr<QuantizedDecoder> open(const Head& head, Isa isa, bool length_known);
   // Any section's bytes, each section's in order, in pieces of any size. Throws only
   // Error(OutOfMemory).

@@ -134,10 +134,13 @@ void StreamLoader::on_head() {
       flat_ = std::make_unique<FlatDecoder>(head_, options_.isa, options_.exact_size.has_value());
     } else if (head_.header.kind == IndexKind::hnsw) {
       hnsw_ = std::make_unique<HnswDecoder>(head_, options_.isa);  // grows with the rows that arrive
-    } else if ((quantized_ = QuantizedDecoder::open(head_, options_.isa, options_.exact_size.has_value())) == nullptr) {
-      gathering_ = true;
+    } else {
+      // The length as the caller knows it (or expects it: Content-Length) agrees with the head:
+      // its sizes can be allocated at once, instead of growing by copies as the bytes arrive.
       const bool known = (options_.exact_size && *options_.exact_size == head_.file_bytes) ||
                          (options_.size_hint && *options_.size_hint == head_.file_bytes);
+      if ((quantized_ = QuantizedDecoder::open(head_, options_.isa, known)) != nullptr) return;
+      gathering_ = true;
       if (head_.file_bytes > SIZE_MAX) throw out_of_memory("gathering the index file");
       whole_.reserve(known ? size_t(head_.file_bytes) : size_t(std::min<uint64_t>(head_.file_bytes, kGatherStart)));
     }
