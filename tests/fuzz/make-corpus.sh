@@ -40,7 +40,10 @@ done
 # quantized-2-cosine-auto-untrained.qvr were written through the C++ API
 # (QuantizedIndexOptions::lists; the CLI has no flag for it yet) and are kept: l2 4 bits in 3
 # trained lists with free slots, cosine 2 bits partitioned but not yet trained (one list, no
-# CENT), ip 4 bits in 2 lists with a 3-bit refine plane.
+# CENT), ip 4 bits in 2 lists with a 3-bit refine plane. Those three store the partition after
+# the codes (the older order, which the stream loader gathers whole); *-partition-first.qvr are
+# the same indexes saved again by the current writer (partition before the codes, streamed into
+# the lists): loaded and re-serialised through the npm package (wasm simd), and kept.
 # quantized with free slots and a free list (the CLI cannot remove: written through the npm
 # package, so the wasm-simd build must exist)
 node --input-type=module -e "
