@@ -69,8 +69,12 @@ class RefineCodec {
   // scale 0 like its fast-scan codes). Writes row_bytes() bytes.
   void encode(const float* rotated_unit, double length, uint8_t* row, float& scale) const noexcept;
 
-  // <rotated query, reconstruction> of a vector from its coarse codes and refine row.
+  // <rotated query, reconstruction> of a vector from its coarse codes and refine row: four
+  // partial sums (coordinate i into sum i % 4, i ascending), then (s0 + s1) + (s2 + s3).
   float score(const float* rotated_query, CoarseCodes coarse, const uint8_t* row) const noexcept;
+  // The same sums written plainly over run-time bit widths: the reference score() is tested
+  // against, bit for bit.
+  float score_reference(const float* rotated_query, CoarseCodes coarse, const uint8_t* row) const noexcept;
 
   // The reconstruction v (dim floats) of a vector: what score() takes the inner product with.
   void decode(CoarseCodes coarse, const uint8_t* row, float* out) const noexcept;
