@@ -146,7 +146,7 @@ void QuantizedIndex::Impl::search_many(const float* const* queries, size_t nq, s
       {s.lanes[0].candidates.data(), depth}, {s.lanes[1].candidates.data(), depth},
       {s.lanes[2].candidates.data(), depth}, {s.lanes[3].candidates.data(), depth}};
   for (size_t i = 0; i < nq; ++i) {
-    t[i] = build_tables(queries[i], s.lanes[i], s.rot_tmp.data());
+    t[i] = build_tables(queries[i], s.lanes[i], s.rot_tmp.data(), needs_float_tables(p));
     table_ptrs[i] = s.lanes[i].tables.data();
   }
   const bool filtered = p.allow != nullptr;
@@ -246,31 +246,41 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
                                                 const QuantizedSearchParams& p, Scratch& s) const {
   const size_t depth = candidate_depth(k, p);
   const size_t nlists = ivf.lists();
-  s.reserve(dim, subq, groups, depth, blocks());
+  const bool filtered = p.allow != nullptr;
+  s.reserve(dim, subq, groups, depth, filtered ? blocks() : 0);  // the allow mask, only if used
   s.reserve_lists(nlists);
   quantized::QueryLane& lane = s.lanes[0];
-  const QueryTables t = build_tables(query, lane, s.rot_tmp.data());
+  const QueryTables t = build_tables(query, lane, s.rot_tmp.data(), needs_float_tables(p));
   core::BasicTopK<Candidate> top(lane.candidates.data(), depth);
 
   // Probe order: nearest centroid first (ties to the lower list), from the rotated query
   // (unit length under cosine) against the centroids in the same space; fixed-order scalar
   // sums (quantized_coarse.cpp), so every ISA probes the same lists.
+  // Only the first lists of the order are ever needed (`probes` of them, more only while an
+  // allow-list keeps the candidates short), so they are sorted on demand: order[0, sorted) is
+  // final, and the rest holds the other lists in no particular order. The comparison is a
+  // total order (score, then list), so the prefix is the same as a full sort's.
   uint32_t* order = s.list_order.data();
   for (size_t l = 0; l < nlists; ++l) order[l] = uint32_t(l);
+  size_t sorted = nlists;
+  const float* score = s.list_scores.data();
+  const auto nearer = [score](uint32_t a, uint32_t b) { return score[a] < score[b] || (score[a] == score[b] && a < b); };
   if (coarse.trained()) {
-    float* score = s.list_scores.data();
     if (metric == Metric::ip) {
-      coarse.ip_scores(lane.rotated.data(), score);
+      coarse.ip_scores(lane.rotated.data(), s.list_scores.data());
     } else {
-      coarse.l2_scores(lane.rotated.data(), score);
+      coarse.l2_scores(lane.rotated.data(), s.list_scores.data());
     }
-    std::sort(order, order + nlists, [score](uint32_t a, uint32_t b) {
-      return score[a] < score[b] || (score[a] == score[b] && a < b);
-    });
+    sorted = 0;
   }
+  const auto sort_through = [&](size_t i) {  // makes order[i] final
+    if (i < sorted) return;
+    const size_t upto = std::min(nlists, std::max(i + 1, 2 * sorted));
+    std::partial_sort(order + sorted, order + upto, order + nlists, nearer);
+    sorted = upto;
+  };
 
   // Allow-list: one mask word per block of every list, at block_base[list] + block.
-  const bool filtered = p.allow != nullptr;
   if (filtered) {
     uint32_t* base = s.block_base.data();
     base[0] = 0;
@@ -289,6 +299,8 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
     // Past `probes` lists, go on only while the candidates are short (a tight allow-list,
     // tiny lists): a search returns min(k, allowed) results, as the full scan does.
     if (i >= probes && scanned >= min_scanned && top.threshold() < INFINITY) break;
+    if (i == 0) sort_through(std::min(probes, nlists) - 1);
+    sort_through(i);
     const uint32_t l = order[i];
     scanned += ivf.size(l);
     const size_t nblocks = ivf.blocks(l);
