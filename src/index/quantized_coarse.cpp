@@ -19,7 +19,7 @@ CoarseQuantizer::CoarseQuantizer(size_t lists, size_t dim, std::vector<float> ce
     double n2 = 0.0;
     for (size_t d = 0; d < dim; ++d) {
       const float v = centroids[c * dim + d];
-      cols_[d * lists + c] = v;
+      cols_[column_at(c, d)] = v;
       n2 += double(v) * v;
     }
     norms_[c] = static_cast<float>(n2);
@@ -29,7 +29,7 @@ CoarseQuantizer::CoarseQuantizer(size_t lists, size_t dim, std::vector<float> ce
 std::vector<float> CoarseQuantizer::centroids() const {
   std::vector<float> rows(lists_ * dim_);
   for (size_t c = 0; c < lists_; ++c) {
-    for (size_t d = 0; d < dim_; ++d) rows[c * dim_ + d] = cols_[d * lists_ + c];
+    for (size_t d = 0; d < dim_; ++d) rows[c * dim_ + d] = cols_[column_at(c, d)];
   }
   return rows;
 }
@@ -38,14 +38,35 @@ size_t CoarseQuantizer::memory_bytes() const noexcept {
   return (cols_.capacity() + norms_.capacity()) * sizeof(float);
 }
 
-// out[c] = sum over d of x[d] * c[d], d ascending: the same order for every c, whichever way
-// the compiler vectorises the inner loop (across c).
-static void dots(const float* x, const float* cols, size_t lists, size_t dim, float* out) noexcept {
-  std::fill(out, out + lists, 0.0f);
+// out[c] = sum over d of x[d] * c[d], d ascending: the same order for every c, however the
+// compiler vectorises across the centroids of a tile. A full tile's sums stay in registers for
+// the whole pass over the dimension (one load, multiply and add per centroid and coordinate,
+// reading the tile's columns in address order), where a pass per coordinate over all the
+// centroids would load and store every running sum once per coordinate.
+template <size_t W>
+static void tile_dots(const float* x, const float* tile, size_t dim, float* out) noexcept {
+  float acc[W] = {};
   for (size_t d = 0; d < dim; ++d) {
     const float xd = x[d];
-    const float* col = cols + d * lists;
-    for (size_t c = 0; c < lists; ++c) out[c] += xd * col[c];
+    const float* col = tile + d * W;
+    for (size_t j = 0; j < W; ++j) acc[j] += xd * col[j];
+  }
+  for (size_t j = 0; j < W; ++j) out[j] = acc[j];
+}
+
+static void dots(const float* x, const float* cols, size_t lists, size_t dim, float* out) noexcept {
+  constexpr size_t kTile = CoarseQuantizer::kTile;
+  size_t c0 = 0;
+  for (; c0 + kTile <= lists; c0 += kTile) tile_dots<kTile>(x, cols + c0 * dim, dim, out + c0);
+  const size_t w = lists - c0;  // the last, narrower tile
+  if (w == 0) return;
+  const float* tile = cols + c0 * dim;
+  float* o = out + c0;
+  std::fill(o, o + w, 0.0f);
+  for (size_t d = 0; d < dim; ++d) {
+    const float xd = x[d];
+    const float* col = tile + d * w;
+    for (size_t j = 0; j < w; ++j) o[j] += xd * col[j];
   }
 }
 

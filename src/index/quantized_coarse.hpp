@@ -7,8 +7,9 @@
 // Determinism: the centroids and every assignment must be the same bits natively at every ISA
 // level and in every wasm variant, so nothing here uses the dispatched kernels (their summation
 // order differs by ISA). Scores are plain float sums over the dimension in a fixed order; the
-// centroids are stored transposed (dimension-major) so the compiler may vectorise *across*
-// centroids, which keeps every centroid's own sum in the same order. The project builds with
+// centroids are stored transposed in tiles of kTile centroids (each tile dimension-major), so
+// the compiler may vectorise *across* the centroids of a tile, which keeps every centroid's own
+// sum in the same order, and a tile's running sums fit in registers. The project builds with
 // -ffp-contract=off and without -ffast-math (cmake/QuiverFlags.cmake), so no FMA or
 // reassociation can change a result between targets. k-means sums in double.
 #pragma once
@@ -31,6 +32,9 @@ class CoarseQuantizer {
   std::vector<float> centroids() const;  // lists x dim, row-major (a copy)
   size_t memory_bytes() const noexcept;
 
+  // Centroids per tile of the transposed storage (the last tile may be narrower).
+  static constexpr size_t kTile = 32;
+
   // out[c] = |c|^2 - 2 <x, c>: the order of squared l2 distance from x (|x|^2 left out).
   void l2_scores(const float* x, float* out) const noexcept;
   // out[c] = -<x, c>: the order of inner-product distance.
@@ -41,7 +45,15 @@ class CoarseQuantizer {
  private:
   size_t lists_ = 0;
   size_t dim_ = 0;
-  std::vector<float> cols_;   // dim x lists (transposed, for the scans; the only copy)
+  // Where coordinate d of centroid c is stored: tiles of kTile centroids, tile t at
+  // t * kTile * dim, dimension-major inside (width = the tile's centroids).
+  size_t column_at(size_t c, size_t d) const noexcept {
+    const size_t first = c - c % kTile;
+    const size_t width = lists_ - first < kTile ? lists_ - first : kTile;
+    return first * dim_ + d * width + c % kTile;
+  }
+
+  std::vector<float> cols_;   // lists x dim in tiles (column_at), for the scans; the only copy
   std::vector<float> norms_;  // |c|^2, from a double sum
 };
 
