@@ -200,9 +200,14 @@ struct QuantizedIndex::Impl {
   size_t default_probes() const;
 
   // --- query tables (quantized_tables.cpp) -----------------------------------------------
-  // Rotates the query and builds the float tables (lane.ftables) and the 8-bit kernel tables
-  // (lane.tables). Deterministic scalar code: the same query gives the same tables anywhere.
-  quantized::QueryTables build_tables(const float* query, quantized::QueryLane& lane, float* rot_tmp) const;
+  // Rotates the query and builds the 8-bit kernel tables (lane.tables) and, if float_tables,
+  // the float tables (lane.ftables; see needs_float_tables). Deterministic scalar code: the
+  // same query gives the same tables anywhere.
+  quantized::QueryTables build_tables(const float* query, quantized::QueryLane& lane, float* rot_tmp,
+                                      bool float_tables) const;
+  // Whether a search reads the float tables: it scores with them (p.float_tables), or
+  // re-scores its candidates with them (no refine plane).
+  bool needs_float_tables(const QuantizedSearchParams& p) const { return p.float_tables || !refine_codec.enabled(); }
 
   // --- search (quantized_search.cpp) -----------------------------------------------------
   void check_search(size_t k, const QuantizedSearchParams& p) const;

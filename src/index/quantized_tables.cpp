@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <vector>
 
 #include "index/quantized_impl.hpp"
 
@@ -16,10 +15,11 @@ namespace quiver {
 using quant::kGroupSubquantizers;
 using quant::kGroupTableBytes;
 
-// Rotates the query and builds the float tables (s.ftables) and the 8-bit kernel tables
-// (s.tables). Deterministic scalar code: the same query gives the same tables anywhere.
+// Rotates the query and builds the 8-bit kernel tables (s.tables) and, if float_tables, the
+// float tables (s.ftables). Deterministic scalar code: the same query gives the same tables
+// anywhere.
 quantized::QueryTables QuantizedIndex::Impl::build_tables(const float* query, quantized::QueryLane& s,
-                                                          float* rot_tmp) const {
+                                                          float* rot_tmp, bool float_tables) const {
   const float* q = query;
   quantized::QueryTables t{0.0f, 0.0f, 1.0f};
   if (metric == Metric::cosine) {
@@ -35,28 +35,34 @@ quantized::QueryTables QuantizedIndex::Impl::build_tables(const float* query, qu
   }
   rotation.apply(q, s.rotated.data(), rot_tmp);
   const float* qr = s.rotated.data();
-  const std::vector<float>& cent = codebook.centroids;
-  float* ft = s.ftables.data();
-  for (size_t sq = 0; sq < subq; ++sq) {
-    float* row = ft + sq * 16;
+  const float* cent = codebook.centroids.data();
+  // Entry c of sub-quantiser sq's table: the query coordinate(s) times the code's level(s).
+  const auto entry = [&](size_t sq, size_t c) {
+    if (bits == 4) return qr[sq] * cent[c];
+    const float q0 = qr[2 * sq];
+    const float q1 = 2 * sq + 1 < dim ? qr[2 * sq + 1] : 0.0f;
+    return q0 * cent[c & 3] + q1 * cent[c >> 2];
+  };
+  // The 16 entries of sq's table (the same products as entry(), the bit width tested once).
+  const auto fill_row = [&](size_t sq, float* row) {
     if (bits == 4) {
-      for (size_t c = 0; c < 16; ++c) row[c] = qr[sq] * cent[c];
+      const float x = qr[sq];
+      for (size_t c = 0; c < 16; ++c) row[c] = x * cent[c];
     } else {
-      const float q0 = qr[2 * sq];
-      const float q1 = 2 * sq + 1 < dim ? qr[2 * sq + 1] : 0.0f;
-      for (size_t c = 0; c < 16; ++c) row[c] = q0 * cent[c & 3] + q1 * cent[c >> 2];
+      for (size_t c = 0; c < 16; ++c) row[c] = entry(sq, c);
     }
-  }
+  };
   // 8-bit tables: subtract each table's minimum, one scale for all so sums stay comparable.
   // Entries are monotone in each coordinate's level (q * centroid, centroids ascending), so
-  // a table's extremes sit at its corner codes 0, 3, 12, 15 (4 bits: 0 or 15).
+  // a table's extremes sit at its corner codes 0, 3, 12, 15 (4 bits: 0 or 15): a first pass
+  // over the corners alone finds the minima and the scale.
   float* lows = s.lows.data();
   double bias = 0.0;
   float range = 0.0f;
   for (size_t sq = 0; sq < subq; ++sq) {
-    const float* row = ft + sq * 16;
-    const float lo = std::min(std::min(row[0], row[3]), std::min(row[12], row[15]));
-    const float hi = std::max(std::max(row[0], row[3]), std::max(row[12], row[15]));
+    const float e0 = entry(sq, 0), e3 = entry(sq, 3), e12 = entry(sq, 12), e15 = entry(sq, 15);
+    const float lo = std::min(std::min(e0, e3), std::min(e12, e15));
+    const float hi = std::max(std::max(e0, e3), std::max(e12, e15));
     lows[sq] = lo;
     bias += lo;
     range = std::max(range, hi - lo);
@@ -64,9 +70,14 @@ quantized::QueryTables QuantizedIndex::Impl::build_tables(const float* query, qu
   const float to_units = range > 0.0f ? float(quant::kMaxTableEntry) / range : 0.0f;
   t.bias = static_cast<float>(bias);
   t.step = range > 0.0f ? range / float(quant::kMaxTableEntry) : 0.0f;
+  // Second pass: every entry, into the 8-bit tables and, when the search reads them, the
+  // float tables (a codes-only search with a refine plane never does).
+  float* ft = s.ftables.data();
   uint8_t* tab = s.tables.data();
   for (size_t sq = 0; sq < subq; ++sq) {
-    const float* row = ft + sq * 16;
+    float local[16];
+    float* row = float_tables ? ft + sq * 16 : local;
+    fill_row(sq, row);
     // Sub-quantiser 4g + r sits at offset: r=0 -> 0, r=2 -> 32, r=1 -> 64, r=3 -> 96.
     const size_t g = sq / 4, r = sq % 4;
     uint8_t* dst = tab + g * kGroupTableBytes + (r % 2) * 64 + (r / 2) * 32;
