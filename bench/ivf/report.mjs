@@ -16,7 +16,7 @@ export function normalise(run) {
   if (run.target === 'native') {
     const builds = r.lines.filter((l) => l.kind === 'ivf_build').map((l) => ({
       threads: l.build_threads, build_s: l.build_s, memory_bytes: l.memory_bytes, bytes_per_vector: l.bytes_per_vector,
-      peak_bytes: l.peak_bytes, peak_what: 'RSS growth', lists: l.lists, default_probes: l.default_probes,
+      peak_bytes: l.peak_bytes, peak_what: l.peak_what ?? 'RSS growth', lists: l.lists, default_probes: l.default_probes,
     }));
     const flat = r.lines.find((l) => l.kind === 'flat_search') ?? null;
     return { label: `native ${r.isa}`, builds, ivf: r.lines.filter((l) => l.kind === 'ivf_search'), flat, hnsw: null };
