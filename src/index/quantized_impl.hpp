@@ -33,10 +33,17 @@ namespace quantized {
 // A candidate of the code scan. It carries the caller id, so that exact ties at the candidate
 // cut-off go to the smaller id as they do in the final list (slots are reused last-freed
 // first, so slot order is not id order), and the slot, for re-scoring.
+//
+// A partitioned scan also records where the slot's codes are (its block and lane, and its
+// offset), which it has at hand, so re-scoring does not look them up again through the slot's
+// list and position; block is null where the scan did not record it.
 struct Candidate {
   uint64_t id;
   float distance;
   uint32_t slot;
+  uint32_t lane = 0;
+  const uint8_t* block = nullptr;
+  float offset = 0.0f;
 };
 
 // Per-thread search scratch, grown on first use and reused: warm searches allocate nothing.
@@ -228,8 +235,8 @@ struct QuantizedIndex::Impl {
   size_t rescore(const float* query, const quantized::QueryTables& t, quantized::QueryLane& lane,
                  size_t found, size_t k, const QuantizedSearchParams& p, Neighbor* out) const;
   float exact_distance(const float* query, uint32_t slot) const;
-  // The refine plane's estimate of the distance (needs refine_codec.enabled()).
-  float refine_distance(const quantized::QueryTables& t, const float* rotated_query, uint32_t slot) const;
+  // The refine plane's estimate of a candidate's distance (needs refine_codec.enabled()).
+  float refine_distance(const quantized::QueryTables& t, const float* rotated_query, const quantized::Candidate& c) const;
   float float_score(uint32_t slot, const float* ft) const;
   void set_allow_mask(const QuantizedSearchParams& p, quantized::Scratch& s, bool on) const;
 };

@@ -60,6 +60,51 @@ using quantized::QueryTables;
 using quantized::Scratch;
 
 namespace {
+
+// The partitioned scan's candidates: the best `depth` by (distance, id), like core::BasicTopK,
+// but without reading the id of every hit. Slots of a partitioned scan come in list order, so
+// their ids are scattered over the slot table and each read was a cache miss (two thirds of
+// the scan loop's own time in a profile); the order only needs an id to break an exact tie of
+// distances, so ties read it then, and finish() fills in the ids of the kept candidates.
+class PartitionCandidates {
+ public:
+  PartitionCandidates(Candidate* slots, size_t k, const uint64_t* ids) noexcept : slots_(slots), k_(k), before_{ids} {}
+
+  float threshold() const noexcept { return size_ < k_ ? INFINITY : slots_[0].distance; }
+
+  void push(const Candidate& c) noexcept {
+    Candidate candidate = c;
+    if (std::isnan(candidate.distance)) candidate.distance = INFINITY;  // as core::BasicTopK
+    if (size_ < k_) {
+      slots_[size_++] = candidate;
+      std::push_heap(slots_, slots_ + size_, before_);
+    } else if (before_(candidate, slots_[0])) {
+      std::pop_heap(slots_, slots_ + size_, before_);
+      slots_[size_ - 1] = candidate;
+      std::push_heap(slots_, slots_ + size_, before_);
+    }
+  }
+
+  // Sorts the kept candidates best first, gives them their ids, returns how many there are.
+  size_t finish() noexcept {
+    std::sort_heap(slots_, slots_ + size_, before_);
+    for (size_t i = 0; i < size_; ++i) slots_[i].id = before_.ids[slots_[i].slot];
+    return size_;
+  }
+
+ private:
+  struct Before {  // (distance, id) order, the id read from the slot table on a tie only
+    const uint64_t* ids;
+    bool operator()(const Candidate& a, const Candidate& b) const noexcept {
+      return a.distance < b.distance || (a.distance == b.distance && ids[a.slot] < ids[b.slot]);
+    }
+  };
+  Candidate* slots_;
+  size_t k_;
+  size_t size_ = 0;
+  Before before_;
+};
+
 constexpr size_t kRefineFactor = 2;  // 8-bit candidates per result, re-scored in float
 // Candidates per result re-scored from the refine plane when the call gives no depth: the
 // fast-scan codes alone rank the true top 10 inside their top 40 (recall ~0.999 on the
@@ -67,12 +112,13 @@ constexpr size_t kRefineFactor = 2;  // 8-bit candidates per result, re-scored i
 constexpr size_t kRefinePlaneDepth = 4;
 }  // namespace
 
-float QuantizedIndex::Impl::refine_distance(const QueryTables& t, const float* rotated_query, uint32_t slot) const {
-  size_t lane;
-  const uint8_t* block = code_block(slot, lane);
+float QuantizedIndex::Impl::refine_distance(const QueryTables& t, const float* rotated_query, const Candidate& c) const {
+  size_t lane = c.lane;
+  const uint8_t* block = c.block != nullptr ? c.block : code_block(c.slot, lane);
+  const float offset = c.block != nullptr ? c.offset : offset_of(c.slot);
   const quant::CoarseCodes coarse_codes{block + lane, kBlockVectors};
-  const float score = refine_codec.score(rotated_query, coarse_codes, refine.row(slot));
-  return (t.c0 + offset_of(slot)) + refine.scale(slot) * score;
+  const float score = refine_codec.score(rotated_query, coarse_codes, refine.row(c.slot));
+  return (t.c0 + offset) + refine.scale(c.slot) * score;
 }
 
 float QuantizedIndex::Impl::exact_distance(const float* query, uint32_t slot) const {
@@ -218,7 +264,13 @@ size_t QuantizedIndex::Impl::rescore(const float* query, const QueryTables& t, q
   Candidate* cand = lane.candidates.data();
   const size_t rerank = p.rerank.value_or(0);
   if (refine_codec.enabled() && (rerank > 0 || !p.float_tables)) {  // the refine plane
-    for (size_t c = 0; c < found; ++c) cand[c].distance = refine_distance(t, lane.rotated.data(), cand[c].slot);
+    // Every candidate's row is a cache miss of its own (rows are per slot, scattered): ask for
+    // them all first, so the misses overlap instead of stalling one candidate at a time.
+    for (size_t c = 0; c < found; ++c) {
+      const uint8_t* row = refine.row(cand[c].slot);
+      for (size_t b = 0; b < refine.row_bytes(); b += 64) __builtin_prefetch(row + b);
+    }
+    for (size_t c = 0; c < found; ++c) cand[c].distance = refine_distance(t, lane.rotated.data(), cand[c]);
   } else if (!p.float_tables) {  // float-table scores of the same codes
     for (size_t c = 0; c < found; ++c) {
       const uint32_t slot = cand[c].slot;
@@ -251,7 +303,7 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
   s.reserve_lists(nlists);
   quantized::QueryLane& lane = s.lanes[0];
   const QueryTables t = build_tables(query, lane, s.rot_tmp.data(), needs_float_tables(p));
-  core::BasicTopK<Candidate> top(lane.candidates.data(), depth);
+  PartitionCandidates top(lane.candidates.data(), depth, slots.slot_ids());
 
   // Probe order: nearest centroid first (ties to the lower list), from the rotated query
   // (unit length under cosine) against the centroids in the same space; fixed-order scalar
@@ -295,6 +347,14 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
   const size_t min_scanned = p.probes > 0 ? 0 : quantized::kDefaultMinScanned;
   size_t scanned = 0;
   float dist[kBlockVectors];
+  // Natively the scan waits on memory: each block (codes, offsets, scales, slots: one
+  // allocation) is 6 KB at d = 384 in a list far from the last one, and the first loads of
+  // every block stalled. So while one block is scored the next one is fetched: this list's
+  // next block, else the next probed list's first. (Nothing in wasm, which has no prefetch.)
+  const size_t block_span = block_bytes() + 3 * kBlockVectors * sizeof(float);
+  const auto fetch_block = [block_span](const uint8_t* bytes) {
+    for (size_t at = 0; at < block_span; at += 64) __builtin_prefetch(bytes + at);
+  };
   for (size_t i = 0; i < nlists; ++i) {
     // Past `probes` lists, go on only while the candidates are short (a tight allow-list,
     // tiny lists): a search returns min(k, allowed) results, as the full scan does.
@@ -309,6 +369,11 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
       if (filtered) {
         allowed = s.allow_mask[s.block_base[l] + b];
         if (allowed == 0) continue;
+      }
+      if (b + 1 < nblocks) {
+        fetch_block(ivf.codes(l, b + 1));
+      } else if (i + 1 < sorted && i + 1 < probes && ivf.blocks(order[i + 1]) > 0) {
+        fetch_block(ivf.codes(order[i + 1], 0));
       }
       const float* off = ivf.offsets(l, b);
       const float* sc = ivf.scales(l, b);
@@ -328,12 +393,12 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
         hits = fastscan.scan_block(ivf.codes(l, b), lane.tables.data(), groups, off, sc, bs, dist);
       }
       hits &= allowed;
+      const uint8_t* codes_of_block = ivf.codes(l, b);
       while (hits) {
         const unsigned v = unsigned(__builtin_ctz(hits));
         hits &= hits - 1;
-        const uint64_t id = slots.id_at(slot_of[v]);
-        if (p.predicate != nullptr && !p.predicate(p.predicate_ctx, id)) continue;
-        top.push(id, dist[v], slot_of[v]);
+        if (p.predicate != nullptr && !p.predicate(p.predicate_ctx, slots.id_at(slot_of[v]))) continue;
+        top.push({0, dist[v], slot_of[v], v, codes_of_block, off[v]});
       }
     }
   }
