@@ -15,6 +15,27 @@ namespace quiver {
 using quant::kGroupSubquantizers;
 using quant::kGroupTableBytes;
 
+namespace {
+
+// One table's 16 entries in units of the 8-bit scale (rounded to nearest, at most
+// kMaxTableEntry), stored twice (once per 128-bit lane). x = (entry - lo) * to_units + 0.5 is
+// at least 0.5 (lo is the table's minimum and float rounding is monotone), so floor(x) is the
+// truncation a float -> int conversion does: converting min(x, 127) gives the bytes
+// floor-then-clamp gave, NaN included (both 127), in a loop the compiler vectorises (it left
+// the floor form scalar).
+void quantize_row(const float* __restrict row, float lo, float to_units, uint8_t* __restrict dst) noexcept {
+  constexpr float kMax = float(quant::kMaxTableEntry);
+  int32_t units[16];
+  for (size_t c = 0; c < 16; ++c) {
+    const float x = (row[c] - lo) * to_units + 0.5f;
+    units[c] = int32_t(x < kMax ? x : kMax);
+  }
+  for (size_t c = 0; c < 16; ++c) dst[c] = uint8_t(units[c]);
+  std::memcpy(dst + 16, dst, 16);
+}
+
+}  // namespace
+
 // Rotates the query and builds the 8-bit kernel tables (s.tables) and, if float_tables, the
 // float tables (s.ftables). Deterministic scalar code: the same query gives the same tables
 // anywhere.
@@ -81,12 +102,7 @@ quantized::QueryTables QuantizedIndex::Impl::build_tables(const float* query, qu
     // Sub-quantiser 4g + r sits at offset: r=0 -> 0, r=2 -> 32, r=1 -> 64, r=3 -> 96.
     const size_t g = sq / 4, r = sq % 4;
     uint8_t* dst = tab + g * kGroupTableBytes + (r % 2) * 64 + (r / 2) * 32;
-    const float lo = lows[sq];
-    for (size_t c = 0; c < 16; ++c) {  // simple enough for the compiler to vectorise
-      const float units = std::floor((row[c] - lo) * to_units + 0.5f);
-      dst[c] = uint8_t(int32_t(units < float(quant::kMaxTableEntry) ? units : float(quant::kMaxTableEntry)));
-    }
-    std::memcpy(dst + 16, dst, 16);
+    quantize_row(row, lows[sq], to_units, dst);
   }
   // Padding sub-quantisers of the last group look up zeros.
   for (size_t sq = subq; sq < groups * kGroupSubquantizers; ++sq) {
