@@ -78,7 +78,8 @@ std::string describe(const HnswIndex& index) {
                                                           : " only";
   return "M " + std::to_string(index.M()) + ", efConstruction " + std::to_string(index.ef_construction()) +
          ", efSearch " + std::to_string(index.ef_search()) + ", seed " + std::to_string(index.seed()) +
-         ", storage " + hnsw_storage_name(index.storage()) + kept + ", top level " +
+         ", storage " + hnsw_storage_name(index.storage()) + kept +
+         (index.neighbor_codes() ? ", neighbour codes" : "") + ", top level " +
          std::to_string(index.max_level()) + ", " + std::to_string(index.bytes_per_vector()) + " bytes per vector";
 }
 

@@ -122,6 +122,7 @@ void HnswIndexAccess::finish_load(HnswIndex& index, const uint32_t* free_slots, 
   m.slots.set_free_slots(free_slots, free_count);  // capacity reserved by begin_load()
   m.entry.store(entry, std::memory_order_release);
   m.draws = draws;
+  m.refresh_codes(/*all=*/true);  // neighbour codes are never stored: derived from links and codes
 }
 
 HnswIndex::Impl& HnswIndexAccess::graph(HnswIndex& index) { return *index.impl_; }

@@ -86,6 +86,7 @@ size_t Graph::commit_add(PendingAdd& p, const uint64_t* ids, const float* vector
     }
     if (dst != p.scratch.data()) std::fill(dst + dim, dst + stride, 0.0f);
     if (is_sq8) sq8.encode(dst, pt(s), p.scratch.data() + dim);
+    codes_stale(s);
     list(s, 0)[0] = 0;
   }
   draws = p.draws;
@@ -128,6 +129,7 @@ void Graph::add_link(uint32_t nb, uint32_t s, float d, int level, Context& c) {
     if (load_word(l + 1 + i) == s) return;
   }
   const size_t capacity = cap(level);
+  if (level == 0) codes_stale(nb);
   if (n < capacity) {
     store_word(l + 1 + n, s);
     store_count(l, uint32_t(n + 1));
@@ -194,6 +196,7 @@ void Graph::link_level(Insertion& ins, Context& c) {
       SpinGuard guard(sync[s].lock);
       uint32_t* own = list(s, l);
       const size_t had = load_word(own);
+      if (l == 0) codes_stale(s);
       if (had == 0) {
         for (size_t i = 0; i < m; ++i) store_word(own + 1 + i, chosen[i].slot);
         store_count(own, uint32_t(m));
@@ -246,6 +249,7 @@ void Graph::detach(const uint32_t* reused, size_t count, std::vector<uint8_t>& m
     bool touched = false;
     for (size_t i = 0; i < len && !touched; ++i) touched = mark[l[1 + i]] != 0;
     if (!touched) return;
+    if (level == 0) codes_stale(n);
     c.next_epoch();
     c.visited[n] = c.epoch;
     const uint8_t* base = pt(n);
@@ -295,8 +299,22 @@ void Graph::detach(const uint32_t* reused, size_t count, std::vector<uint8_t>& m
     }
     entry.store(best, std::memory_order_release);
   }
+  if (nbr_codes) {
+    // A link the repair kept to a reused slot (a one-way link, see above) now leads to a new
+    // vector: the codes of its list are stale too.
+    for (uint32_t n = 0; n < used; ++n) {
+      const uint32_t* l = list(n, 0);
+      for (size_t i = 0; i < l[0]; ++i) {
+        if (mark[l[1 + i]]) {
+          codes_stale(n);
+          break;
+        }
+      }
+    }
+  }
   for (size_t i = 0; i < count; ++i) {
     mark[reused[i]] = 0;
+    codes_stale(reused[i]);
     list(reused[i], 0)[0] = 0;
   }
 }

@@ -56,8 +56,10 @@ struct Context {
   std::vector<float> rot;       // sq8: rotation scratch for the query
   std::vector<Cand> sel;     // heuristic output
   std::vector<Cand> pool;    // heuristic input when shrinking or repairing a list
+  std::vector<uint8_t> tables;  // neighbour codes: the query's fast-scan tables (+ alignment slack)
 
   static size_t cand_capacity(size_t ef) { return 2 * ef + 64; }
+  static size_t coded_cand_capacity(size_t ef) { return 8 * ef + 256; }  // Graph::search_coded
 
   void reserve(size_t slots, size_t ef, size_t max_links, size_t dim, size_t pool_size, size_t point_bytes,
                size_t rot_floats = 0) {
@@ -70,6 +72,16 @@ struct Context {
     if (query.size() < dim) query.resize(dim);
     if (sel.size() < max_links + 1) sel.resize(max_links + 1);
     if (pool.size() < pool_size) pool.resize(pool_size);
+  }
+  // Neighbour codes: the fast-scan tables, 64-byte aligned (AVX-512 aligned loads: `table_bytes`
+  // from aligned_tables()), and the wider candidate heap of Graph::search_coded.
+  void reserve_tables(size_t table_bytes, size_t ef) {
+    if (tables.size() < table_bytes + 64) tables.resize(table_bytes + 64);
+    if (cand.size() < coded_cand_capacity(ef)) cand.resize(coded_cand_capacity(ef));
+  }
+  uint8_t* aligned_tables() {
+    const uintptr_t p = reinterpret_cast<uintptr_t>(tables.data());
+    return tables.data() + ((64 - p % 64) % 64);
   }
   void reserve_allowed(size_t slots) {
     if (allowed.size() < slots) allowed.resize(slots, 0);
@@ -90,7 +102,7 @@ struct Context {
   size_t bytes() const {
     return visited.capacity() * 2 + allowed.capacity() * 2 +
            (top.capacity() + cand.capacity() + sel.capacity() + pool.capacity()) * sizeof(Cand) +
-           links.capacity() * 4 + query.capacity() * 4 + qpoint.capacity() + rot.capacity() * 4;
+           links.capacity() * 4 + query.capacity() * 4 + qpoint.capacity() + rot.capacity() * 4 + tables.capacity();
   }
 };
 

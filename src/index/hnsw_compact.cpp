@@ -111,6 +111,7 @@ void HnswIndex::compact() {
   }
   const uint64_t e = m.entry.load(std::memory_order_relaxed);
   m.entry.store((e >> 32 << 32) | renumber[uint32_t(e)], std::memory_order_release);
+  m.refresh_codes(/*all=*/true);  // neighbour codes: every list was rewritten
   m.shrink_arrays();
 }
 

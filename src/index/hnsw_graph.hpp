@@ -37,7 +37,9 @@
 #include "core/rng.hpp"
 #include "core/row_blocks.hpp"
 #include "core/rw_lock.hpp"
+#include "quant/fastscan.hpp"
 #include "index/hnsw_candidates.hpp"
+#include "index/hnsw_nbr_codes.hpp"
 #include "index/hnsw_sq8.hpp"
 #include "index/search_params.hpp"
 #include "index/slot_table.hpp"
@@ -75,10 +77,14 @@ inline void cpu_relax() noexcept {
 // spinlock, always through these atomic accesses: a reader may see a list half way through a
 // rewrite, but every word it can see is a valid slot whose vector was written before the graph
 // was shared, so the walk stays valid. The count is stored last with release and read with
-// acquire, so the words below it are the ones written with it or later.
+// acquire, so the words below it are the ones written with it or later. Words are stored with
+// release too (free on x86 and in wasm, and only writers pay it), so that a reader that loads
+// them with acquire (load_word_acquire: the neighbour-code check, see Graph::NodeSync) sees
+// everything the writer did before — its clearing of the node's codes_fresh flag.
 inline uint32_t load_word(const uint32_t* p) noexcept { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+inline uint32_t load_word_acquire(const uint32_t* p) noexcept { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 inline uint32_t load_count(const uint32_t* p) noexcept { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-inline void store_word(uint32_t* p, uint32_t v) noexcept { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+inline void store_word(uint32_t* p, uint32_t v) noexcept { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 inline void store_count(uint32_t* p, uint32_t v) noexcept { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
 
 // Serialises the writers of one node's link lists.
@@ -104,6 +110,12 @@ class SpinGuard {
   std::atomic<uint8_t>& lock_;
 };
 
+// A search's neighbour-code estimate (hnsw_nbr_codes.hpp): the query's tables and scoring.
+struct NbrQuery {
+  const uint8_t* tables;
+  quant::BlockScoring scoring;
+};
+
 struct Graph {
   // --- configuration (immutable) ---
   size_t dim;
@@ -123,6 +135,10 @@ struct Graph {
   bool keep_vectors;     // sq8: f32 copies in `full`; f32 storage always has its vectors
   size_t code_bytes;     // sq8: dim padded to 16; the node's 16-byte record follows the codes
   Sq8Codec sq8;          // sq8: rotation + per-vector codes (hnsw_sq8.hpp); immutable
+  bool nbr_codes;        // neighbour codes beside the level-0 links (hnsw_nbr_codes.hpp)
+  NbrCodes nbr;          // their layout and coding
+  size_t nbr_offset = 0; // bytes from a node's start to its neighbour-code blocks
+  quant::FastScanTable fastscan{};  // the kernel that scores a block of them
 
   // --- graph ---
   // Node blocks (node_bytes each, 64-byte aligned) and, for sq8 with kept vectors, the f32
@@ -136,9 +152,15 @@ struct Graph {
   // Per slot: the spinlock of its link lists, and `linked`, set once its insertion finished.
   // A search's greedy descent never steps onto a node still being linked (its level-0 list
   // may be empty yet, which would strand the beam).
+  // `codes_fresh` (neighbour codes only): 1 while the node's neighbour-code blocks match its
+  // level-0 list. A writer clears it before it changes the list (codes_stale); the blocks are
+  // rewritten and it is set again only under the exclusive lock (refresh_codes), so a search
+  // never reads blocks while they are written. A search reads it before and after copying the
+  // list (a sequence lock): if it was 1 both times, the list it copied is the one coded.
   struct NodeSync {
     std::atomic<uint8_t> lock{0};
     std::atomic<uint8_t> linked{0};
+    std::atomic<uint8_t> codes_fresh{0};
   };
   std::unique_ptr<NodeSync[]> sync;
   // Ids <-> slots (index/slot_table.hpp): used() slots, live and tombstones; a tombstone keeps
@@ -158,9 +180,12 @@ struct Graph {
   Graph(const HnswIndexOptions& o, Isa isa)
       : dim(o.dim), M(o.M), M0(2 * o.M), ef_construction(std::max(o.ef_construction, o.M)),
         ef_search(o.ef_search), seed(o.seed), metric(o.metric), storage(o.storage),
-        keep_vectors(o.storage == HnswStorage::f32 || o.keep_vectors) {
+        keep_vectors(o.storage == HnswStorage::f32 || o.keep_vectors), nbr_codes(o.neighbor_codes) {
     if (storage != HnswStorage::f32 && storage != HnswStorage::sq8) {
       throw Error(ErrorCode::InvalidArgument, "unknown HNSW storage " + std::to_string(uint32_t(storage)));
+    }
+    if (nbr_codes && storage != HnswStorage::sq8) {
+      throw Error(ErrorCode::InvalidArgument, "neighbor_codes needs sq8 storage (they are coded from the sq8 codes)");
     }
     if (storage == HnswStorage::sq8 && o.dim > kMaxSq8Dim) {
       throw Error(ErrorCode::InvalidArgument, "sq8 storage supports dimensions up to 65536, got " +
@@ -186,6 +211,12 @@ struct Graph {
     links_offset = storage == HnswStorage::sq8 ? code_bytes + 16 : stride * sizeof(float);
     node_bytes = (links_offset + (1 + M0) * sizeof(uint32_t) + core::kAlignment - 1) /
                  core::kAlignment * core::kAlignment;
+    if (nbr_codes) {
+      nbr = NbrCodes(dim, code_bytes, M0, metric);
+      nbr_offset = node_bytes;
+      node_bytes += nbr.bytes();  // a multiple of 64
+      fastscan = quant::fastscan_table(isa);
+    }
     prefetch_bytes = links_offset;  // the whole point: a scored neighbour reads all of it
     level_mult = 1.0 / core::portable_log(double(M));
     if (storage == HnswStorage::sq8) sq8 = Sq8Codec(dim, metric, seed);
@@ -212,6 +243,38 @@ struct Graph {
     return keep_vectors ? kept(slot) : nullptr;
   }
   size_t point_bytes() const noexcept { return links_offset; }
+  // Neighbour codes: a node's blocks (hnsw_nbr_codes.hpp).
+  uint8_t* nbr_area(uint32_t slot) noexcept { return nodes.row(slot) + nbr_offset; }
+  const uint8_t* nbr_area(uint32_t slot) const noexcept { return nodes.row(slot) + nbr_offset; }
+
+  // Before a level-0 list changes (under the node's spinlock, or the exclusive lock): its
+  // neighbour codes no longer match it (see NodeSync). The list words that follow are stored
+  // with release (store_word, store_count), so a search that loads any of them with acquire
+  // also sees this store.
+  void codes_stale(uint32_t slot) noexcept {
+    if (!nbr_codes) return;
+    sync[slot].codes_fresh.store(0, std::memory_order_relaxed);
+  }
+  // Recodes the neighbours of every node whose codes are stale (every node if `all`) from
+  // their lists and sq8 points. Only under the exclusive lock (or before the index is shared).
+  void refresh_codes(bool all = false) noexcept {
+    if (!nbr_codes) return;
+    const size_t n = used();
+    for (uint32_t s = 0; s < n; ++s) {
+      if (!all && sync[s].codes_fresh.load(std::memory_order_relaxed) != 0) continue;
+      const uint32_t* l = list(s, 0);
+      const size_t count = std::min<size_t>(l[0], M0);
+      uint8_t* area = nbr_area(s);
+      for (size_t v = 0; v < nbr.blocks() * 32; ++v) {
+        if (v < count) {
+          nbr.put(area, v, pt(l[1 + v]));
+        } else {
+          nbr.clear(area, v);
+        }
+      }
+      sync[s].codes_fresh.store(1, std::memory_order_relaxed);
+    }
+  }
 
   // [count, link_0, ..., link_{cap-1}] of `slot` at `level` (level <= levels[slot]).
   uint32_t* list(uint32_t slot, int level) noexcept {
@@ -235,6 +298,18 @@ struct Graph {
     const uint32_t* l = list(slot, level);
     const size_t n = std::min<size_t>(load_count(l), cap(level));
     for (size_t i = 0; i < n; ++i) out[i] = load_word(l + 1 + i);
+    return n;
+  }
+  // copy_links() on level 0 with every word loaded with acquire, and whether the node's
+  // neighbour codes match the copy: its codes_fresh flag was set before and is still set after
+  // (a sequence lock, see NodeSync: a writer clears the flag before it stores any word, with
+  // release, so a copy that saw a new word also sees the cleared flag).
+  size_t copy_links_coded(uint32_t slot, uint32_t* out, bool& coded) const noexcept {
+    const bool before = sync[slot].codes_fresh.load(std::memory_order_acquire) != 0;
+    const uint32_t* l = list(slot, 0);
+    const size_t n = std::min<size_t>(load_count(l), M0);
+    for (size_t i = 0; i < n; ++i) out[i] = load_word_acquire(l + 1 + i);
+    coded = before && sync[slot].codes_fresh.load(std::memory_order_relaxed) != 0;
     return n;
   }
 
@@ -283,6 +358,12 @@ struct Graph {
     for (size_t off = 0; off < bytes; off += core::kAlignment) __builtin_prefetch(p + off);
   }
 
+  // Asks for a node's whole level-0 row (point, links and, with neighbour codes, their blocks).
+  void prefetch_row(uint32_t slot) const noexcept {
+    const char* p = reinterpret_cast<const char*>(pt(slot));
+    for (size_t off = 0; off < node_bytes; off += core::kAlignment) __builtin_prefetch(p + off);
+  }
+
   // Level of the i-th node ever drawn: output i of a splitmix64 stream seeded with `seed`.
   // Counter-based, so an index loaded from a file (which stores the count) goes on drawing
   // exactly the levels the saved index would have drawn.
@@ -315,7 +396,11 @@ struct Graph {
       const size_t want = std::max(grown(capacity_slots, total), std::min(nodes.capacity_rows(), kMaxNodes));
       std::unique_ptr<NodeSync[]> fresh_sync(new NodeSync[want]);
       // Under the exclusive lock no insert is running: no lock is held, every node is linked.
-      for (size_t i = 0; i < used; ++i) fresh_sync[i].linked.store(1, std::memory_order_relaxed);
+      for (size_t i = 0; i < used; ++i) {
+        fresh_sync[i].linked.store(1, std::memory_order_relaxed);
+        // Every mutation ends with refresh_codes(): the codes are fresh here.
+        fresh_sync[i].codes_fresh.store(sync[i].codes_fresh.load(std::memory_order_relaxed), std::memory_order_relaxed);
+      }
       sync = std::move(fresh_sync);
       capacity_slots = want;
     } catch (const std::bad_alloc&) {
@@ -351,6 +436,16 @@ struct Graph {
   template <typename Eligible, typename Order = CandLess>
   size_t search_layer(const uint8_t* q, uint32_t ep, float ep_dist, size_t ef, int level,
                       Context& c, Eligible&& eligible, Order less = {}) const;
+
+  // search_layer() on level 0 for an index with neighbour codes (searches only; inserts use
+  // the exact walk, so the graph does not depend on the option). Expanding a node estimates
+  // all its neighbours from its own code blocks; those whose lowered estimate could enter
+  // the results become candidates keyed by that estimate, without being read. A candidate is
+  // scored exactly when it is popped (its point leads the row its links and codes are read
+  // from), enters the results by that distance, and is expanded only if it could enter them.
+  template <typename Eligible>
+  size_t search_coded(const uint8_t* q, uint32_t ep, float ep_dist, size_t ef, Context& c,
+                      Eligible&& eligible, const NbrQuery& estimate) const;
 
   // Descends from the entry point to level `stop` + 1 greedily; returns the entry for `stop`.
   uint32_t descend(const uint8_t* q, uint64_t e, int stop, float& ep_dist, Context& c) const;

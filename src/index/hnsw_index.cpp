@@ -49,6 +49,7 @@ uint64_t HnswIndex::seed() const noexcept { return impl_->seed; }
 size_t HnswIndex::ef_search() const noexcept { return impl_->ef_search; }
 HnswStorage HnswIndex::storage() const noexcept { return impl_->storage; }
 bool HnswIndex::keeps_vectors() const noexcept { return impl_->keep_vectors; }
+bool HnswIndex::neighbor_codes() const noexcept { return impl_->nbr_codes; }
 
 const char* hnsw_storage_name(HnswStorage storage) noexcept {
   switch (storage) {
@@ -129,6 +130,11 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
       Context& c = m.build_contexts[worker < workers ? worker : 0];
       m.insert(plan.slots[first_parallel + task], c);
     });
+  }
+  if (m.nbr_codes) {
+    // Neighbour codes of every list the add changed, once it is linked (searches wait).
+    core::WriteLock exclusive(m.rw);
+    m.refresh_codes();
   }
 }
 

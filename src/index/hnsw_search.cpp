@@ -73,8 +73,19 @@ size_t Graph::search_one(const float* query, size_t k, Neighbor* out, const Hnsw
     }
   }
 
+  // Neighbour codes: the query's fast-scan tables, once per query.
+  NbrQuery estimate{};
+  if (nbr_codes) {
+    c.reserve_tables(nbr.table_bytes(), ef);
+    estimate.tables = c.aligned_tables();
+    estimate.scoring = nbr.prepare(q, c.aligned_tables());
+  }
   float ep_dist;
   const uint32_t ep = descend(q, entry.load(std::memory_order_acquire), 0, ep_dist, c);
+  auto level0 = [&](auto&& eligible) {
+    return nbr_codes ? search_coded(q, ep, ep_dist, ef, c, eligible, estimate)
+                     : search_layer(q, ep, ep_dist, ef, 0, c, eligible);
+  };
   const uint8_t* dead = deleted.data();
   size_t nt;
   if (filtered || p.predicate != nullptr) {
@@ -82,12 +93,12 @@ size_t Graph::search_one(const float* query, size_t k, Neighbor* out, const Hnsw
     const uint16_t* allow = c.allowed.data();
     const uint16_t allow_epoch = c.allow_epoch;
     const uint64_t* ids = slots.slot_ids();
-    nt = search_layer(q, ep, ep_dist, ef, 0, c, [&](uint32_t s) {
+    nt = level0([&](uint32_t s) {
       return dead[s] == 0 && (!filtered || allow[s] == allow_epoch) &&
              (p.predicate == nullptr || p.predicate(p.predicate_ctx, ids[s]));
     });
   } else {
-    nt = search_layer(q, ep, ep_dist, ef, 0, c, [&](uint32_t s) { return dead[s] == 0; });
+    nt = level0([&](uint32_t s) { return dead[s] == 0; });
   }
   if (rescore && rescored < nt) {
     // Only the best `rescored` by code distance are re-scored; the rest are dropped (their

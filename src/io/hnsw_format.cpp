@@ -21,6 +21,11 @@
 //   "VECS"  slots x dim x f32         stored vectors (unit length under cosine), tombstones
 //                                     included: the graph still walks through them; under
 //                                     sq8 only with keep_vectors
+//   "NBRC"  sq8 only, present iff neighbor_codes is on: u32 1 (the scheme of
+//           src/index/hnsw_nbr_codes.hpp). The codes themselves are derived from the links and
+//           the sq8 codes, so they are recomputed on load and never stored. A file without it
+//           (every file written before the option) loads with the option off; a reader before
+//           it refuses a file with it (an unknown required section is UNSUPPORTED_VERSION).
 // The stride padding, the locks and the words past a list's count are not stored, so the
 // bytes depend only on the logical state of the index.
 //
@@ -72,6 +77,8 @@ constexpr uint32_t kVecsTag = io::fourcc("VECS");
 constexpr uint32_t kSq8qTag = io::fourcc("SQ8Q");  // older sq8 scheme, read only
 constexpr uint32_t kSq8sTag = io::fourcc("SQ8S");
 constexpr uint32_t kCodeTag = io::fourcc("CODE");
+constexpr uint32_t kNbrcTag = io::fourcc("NBRC");
+constexpr uint32_t kNbrcScheme = 1;  // 1-bit sign codes in fast-scan blocks (hnsw_nbr_codes.hpp)
 static_assert(kNoId == HnswIndexAccess::kNoId, "a tombstone is written with the public no-result id");
 constexpr uint64_t kNoEntry = HnswIndexAccess::kNoEntry;
 constexpr uint64_t kMaxEf = uint64_t(1) << 20;
@@ -124,6 +131,7 @@ io::Writer hnsw_writer(const HnswIndex& index) {
       codes.reserve(v.slots * dim);
       for (size_t s = 0; s < v.slots; ++s) codes.bytes(HnswIndexAccess::codes(index, uint32_t(s)), dim);
     }
+    if (index.neighbor_codes()) w.add_section(kNbrcTag).u32(kNbrcScheme);
     if (index.keeps_vectors()) {
       auto& vecs = w.add_section(kVecsTag);
       vecs.reserve(v.slots * dim * 4);
@@ -192,7 +200,7 @@ const io::SectionEntry* find_section(const io::Head& head, uint32_t tag) {
 // depends on the levels). Returns the index's options.
 HnswIndexOptions check_head(const io::Head& head) {
   io::expect_kind(head.header, IndexKind::hnsw);
-  io::require_known_sections(head, {kSlotTag, kFreeTag, kLevlTag, kLnk0Tag, kUpprTag, kVecsTag, kSq8qTag, kSq8sTag, kCodeTag});
+  io::require_known_sections(head, {kSlotTag, kFreeTag, kLevlTag, kLnk0Tag, kUpprTag, kVecsTag, kSq8qTag, kSq8sTag, kCodeTag, kNbrcTag});
   const io::Header& h = head.header;
   const uint64_t M = h.params[0], efc = h.params[1], efs = h.params[2], storage = h.params[3],
                  keep = h.params[4], slots = h.params[5], entry = h.params[6], draws = h.params[7];
@@ -209,9 +217,12 @@ HnswIndexOptions check_head(const io::Head& head) {
   if (!keep && find_section(head, kVecsTag) != nullptr) corrupt("section VECS is present but keep_vectors is 0");
   const bool legacy = find_section(head, kSq8qTag) != nullptr;
   if (legacy && find_section(head, kSq8sTag) != nullptr) corrupt("both the old (SQ8Q) and the current (SQ8S) sq8 sections");
-  if (!sq8 && (legacy || find_section(head, kSq8sTag) != nullptr || find_section(head, kCodeTag) != nullptr)) {
+  const io::SectionEntry* nbrc = find_section(head, kNbrcTag);
+  if (!sq8 && (legacy || find_section(head, kSq8sTag) != nullptr || find_section(head, kCodeTag) != nullptr ||
+               nbrc != nullptr)) {
     corrupt("sq8 sections in a file with f32 storage");
   }
+  if (nbrc != nullptr) io::check_section_size(kNbrcTag, nbrc->size, 4, "a 4-byte neighbour-code scheme");
   if (slots > UINT32_MAX - 1) corrupt("impossible slot count " + std::to_string(slots));
   if (h.count > slots) {
     corrupt("the header declares " + std::to_string(h.count) + " vectors in " + std::to_string(slots) + " slots");
@@ -255,6 +266,7 @@ HnswIndexOptions check_head(const io::Head& head) {
   options.seed = h.seed;
   options.storage = sq8 ? HnswStorage::sq8 : HnswStorage::f32;
   options.keep_vectors = keep == 1;
+  options.neighbor_codes = nbrc != nullptr;
   return options;
 }
 
@@ -286,6 +298,7 @@ HnswDecoder::HnswDecoder(const Head& head, Isa isa) : index_(open_index(head, is
   sq8_ = h.params[3] == 1;
   keep_ = h.params[4] == 1;
   legacy_ = find_section(head, kSq8qTag) != nullptr;
+  nbr_codes_ = find_section(head, kNbrcTag) != nullptr;
 }
 
 void HnswDecoder::feed(uint32_t tag, const uint8_t* data, size_t n) {
@@ -297,6 +310,7 @@ void HnswDecoder::feed(uint32_t tag, const uint8_t* data, size_t n) {
       case kUpprTag: upper_.insert(upper_.end(), data, data + n); break;
       case kSq8sTag: scales_.insert(scales_.end(), data, data + n); break;
       case kSq8qTag: quant_.insert(quant_.end(), data, data + n); break;
+      case kNbrcTag: nbrc_.insert(nbrc_.end(), data, data + n); break;
       case kLnk0Tag:
       case kCodeTag:
       case kVecsTag: feed_rows(tag, data, n); break;
@@ -349,6 +363,9 @@ void HnswDecoder::check_contents() {
       for (size_t i = 0; i < dim_; ++i) fixed = fixed && le_f32(quant_.data() + 8 + 4 * i) == -1.0f;
       if (!fixed) corrupt("the sq8 quantiser of a cosine index must be the fixed [-1, 1] one");
     }
+  }
+  if (nbr_codes_ && le32(nbrc_.data()) != kNbrcScheme) {
+    corrupt("unknown neighbour-code scheme " + std::to_string(le32(nbrc_.data())) + " (expected 1)");
   }
   // --- levels and links ---
   const uint8_t* levels = levels_.data();
@@ -455,7 +472,8 @@ HnswIndex HnswDecoder::finish() {
   const uint64_t vector_bytes = keep_ ? slots_ * dim_ * 4 : 0;
   if (ids_.size() != slots_ * 8 || free_.size() != nfree_ * 4 || levels_.size() != slots_ ||
       links_in_ != link_bytes || codes_in_ != code_bytes || vectors_in_ != vector_bytes ||
-      scales_.size() != (sq8_ && !legacy_ ? slots_ * 4 : 0) || quant_.size() != (sq8_ && legacy_ ? 8 + dim_ * 4 : 0)) {
+      scales_.size() != (sq8_ && !legacy_ ? slots_ * 4 : 0) || quant_.size() != (sq8_ && legacy_ ? 8 + dim_ * 4 : 0) ||
+      nbrc_.size() != (nbr_codes_ ? 4u : 0u)) {
     throw Error(ErrorCode::Internal, "HNSW decoder finished before every section arrived");
   }
   try {

@@ -39,10 +39,10 @@ class HnswDecoder {
   Metric metric_;
   uint64_t M_, slots_, nfree_, entry_, draws_;
   size_t dim_, M0_;
-  bool sq8_, keep_, legacy_;
+  bool sq8_, keep_, legacy_, nbr_codes_;
   HnswIndex index_;
   // Small sections, as stored (little-endian), until finish().
-  std::vector<uint8_t> ids_, free_, levels_, upper_, scales_, quant_;
+  std::vector<uint8_t> ids_, free_, levels_, upper_, scales_, quant_, nbrc_;
   // Bytes of LNK0 / CODE / VECS taken so far (their rows are in the index).
   uint64_t links_in_ = 0, codes_in_ = 0, vectors_in_ = 0;
 };

@@ -33,6 +33,28 @@
 //   the code approximations.
 //   memory_bytes() / bytes_per_vector() report what each choice costs.
 //
+// Neighbour codes (HnswIndexOptions::neighbor_codes, sq8 only, off by default)
+// * Each node also stores, after its level-0 links, a 1-bit code of every level-0 neighbour in
+//   the fast-scan block layout (src/quant/fastscan.hpp: 32 neighbours per block, 4 sign bits
+//   of the neighbour's rotated sq8 vector per 4-bit sub-quantiser) and two factors per
+//   neighbour, as NGT-QG and SymphonyQG do. A search estimates all 32 neighbours of the node
+//   it expands with one fast-scan kernel call over that one sequential block (RaBitQ's
+//   estimator: <q, x> ~ <q, sign(x)> |x|^2 / |x|_1, with 8-bit query tables built once per
+//   query). Neighbours whose estimate, lowered by one standard deviation of the estimator's
+//   error, could enter the beam become candidates keyed by it, without being read; the others
+//   are never read. A candidate is scored with its sq8 codes only when it is popped (its codes
+//   lead the row its links and neighbour codes are then read from) and expanded only if that
+//   distance could enter the beam. So a search reads about one row per expanded node instead
+//   of the codes of every neighbour it meets: fewer random reads, which pays where nothing can
+//   be prefetched (wasm); natively, where the exact walk's reads are prefetched, it need not.
+// * It costs 32 x (dim / 8 + 8) bytes per node (at dim 384: 1,792 bytes, three times the sq8
+//   node), hence an option, off by default. At the same ef it explores more (higher recall,
+//   slower): compare at equal recall. The graph is built without it and is the same with or
+//   without it; answers are deterministic and the same at every ISA level and target (integer
+//   kernel sums, scalar epilogue without contraction). The codes are derived data: recomputed
+//   after every add, compact and load, never stored in files (a file records only that the
+//   option is on).
+//
 // Build and determinism
 // * add() validates the whole batch, reserves everything and assigns slots and levels
 //   serially, then links the new nodes in parallel on the process thread pool
@@ -90,6 +112,7 @@ struct HnswIndexOptions {
   size_t ef_search = 64;         // beam width of a search whose HnswSearchParams::ef is 0
   HnswStorage storage = HnswStorage::f32;  // see "Storage" above
   bool keep_vectors = true;      // sq8 only: keep f32 copies for exact rerank (f32 always has them)
+  bool neighbor_codes = false;   // sq8 only: neighbours' 1-bit codes beside the level-0 links
 };
 
 // Per-call options: the shared ones (quiver/search_params.hpp: allow, predicate, rerank) and
@@ -128,6 +151,7 @@ class HnswIndex {
   size_t ef_search() const noexcept;  // the default beam width (HnswIndexOptions::ef_search)
   HnswStorage storage() const noexcept;
   bool keeps_vectors() const noexcept;  // always true for f32 storage
+  bool neighbor_codes() const noexcept;  // HnswIndexOptions::neighbor_codes
   // Live vectors (tombstones excluded).
   size_t size() const noexcept;
   bool contains(uint64_t id) const noexcept;

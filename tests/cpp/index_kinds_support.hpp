@@ -61,10 +61,12 @@ inline std::unique_ptr<AnyIndex> make_index(Kind kind, size_t dim, Metric metric
 }
 
 // The storage choices that decide whether an index can re-score exactly: flat (exact),
-// quantised with and without kept vectors, HNSW f32, sq8 with and without kept vectors.
-enum class Storage { flat, quantized_kept, quantized_codes, hnsw_f32, hnsw_sq8_kept, hnsw_sq8_codes };
-inline const Storage kAllStorages[] = {Storage::flat,     Storage::quantized_kept, Storage::quantized_codes,
-                                       Storage::hnsw_f32, Storage::hnsw_sq8_kept,  Storage::hnsw_sq8_codes};
+// quantised with and without kept vectors, HNSW f32, sq8 with and without kept vectors, and sq8
+// codes only with neighbour codes (HnswIndexOptions::neighbor_codes: the search skips neighbours).
+enum class Storage { flat, quantized_kept, quantized_codes, hnsw_f32, hnsw_sq8_kept, hnsw_sq8_codes, hnsw_sq8_codes_nbr };
+inline const Storage kAllStorages[] = {Storage::flat,           Storage::quantized_kept, Storage::quantized_codes,
+                                       Storage::hnsw_f32,       Storage::hnsw_sq8_kept,  Storage::hnsw_sq8_codes,
+                                       Storage::hnsw_sq8_codes_nbr};
 inline const char* storage_name(Storage s) {
   switch (s) {
     case Storage::flat: return "flat";
@@ -73,11 +75,14 @@ inline const char* storage_name(Storage s) {
     case Storage::hnsw_f32: return "hnsw_f32";
     case Storage::hnsw_sq8_kept: return "hnsw_sq8_kept";
     case Storage::hnsw_sq8_codes: return "hnsw_sq8_codes";
+    case Storage::hnsw_sq8_codes_nbr: return "hnsw_sq8_codes_nbr";
   }
   return "?";
 }
 // Whether the index's own distances are approximate and it keeps no f32 vectors.
-inline bool cannot_rescore(Storage s) { return s == Storage::quantized_codes || s == Storage::hnsw_sq8_codes; }
+inline bool cannot_rescore(Storage s) {
+  return s == Storage::quantized_codes || s == Storage::hnsw_sq8_codes || s == Storage::hnsw_sq8_codes_nbr;
+}
 inline std::unique_ptr<AnyIndex> make_index(Storage storage, size_t dim, Metric metric) {
   switch (storage) {
     case Storage::flat: return make_index(Kind::flat, dim, metric);
@@ -94,7 +99,8 @@ inline std::unique_ptr<AnyIndex> make_index(Storage storage, size_t dim, Metric 
       o.dim = dim;
       o.metric = metric;
       o.storage = storage == Storage::hnsw_f32 ? HnswStorage::f32 : HnswStorage::sq8;
-      o.keep_vectors = storage != Storage::hnsw_sq8_codes;
+      o.keep_vectors = storage != Storage::hnsw_sq8_codes && storage != Storage::hnsw_sq8_codes_nbr;
+      o.neighbor_codes = storage == Storage::hnsw_sq8_codes_nbr;
       return make_any_index(HnswIndex(o));
     }
   }

@@ -26,9 +26,10 @@ struct Workload {
   }
 };
 
-HnswIndex make_index(const Workload& w, HnswStorage storage) {
+HnswIndex make_index(const Workload& w, HnswStorage storage, bool neighbor_codes = false) {
   HnswIndexOptions o{w.dim, Metric::l2, 12, 64, 42};
   o.storage = storage;
+  o.neighbor_codes = neighbor_codes;
   HnswIndex index(o);
   index.add(w.ids, w.base);
   index.remove(std::vector<uint64_t>(w.ids.begin(), w.ids.begin() + 100));  // tombstones on the path
@@ -75,6 +76,26 @@ TEST_P(HnswAlloc, WarmSearchesAllocateNothing) {
   for (size_t i = 0; i < 20; ++i) search_round(index, w, broad, narrow, out);  // 20 x 54 = 1,080 searches
   EXPECT_EQ(test::allocation_count() - count, 0u);
   EXPECT_EQ(test::allocated_bytes() - bytes, 0u);
+}
+
+// Neighbour codes (sq8): the query's fast-scan tables live in the context too.
+TEST(HnswAllocNeighborCodes, WarmSearchesAllocateNothing) {
+  const Workload w;
+  const HnswIndex index = make_index(w, HnswStorage::sq8, true);
+  std::vector<uint64_t> broad, narrow;
+  for (size_t i = 0; i < w.n; i += 2) broad.push_back(w.ids[i]);
+  for (size_t i = 0; i < w.n; i += 50) narrow.push_back(w.ids[i]);
+  std::vector<Neighbor> out(4 * 10);
+  search_round(index, w, broad, narrow, out);
+  const size_t count = test::allocation_count(), bytes = test::allocated_bytes();
+  for (size_t i = 0; i < 20; ++i) search_round(index, w, broad, narrow, out);
+  EXPECT_EQ(test::allocation_count() - count, 0u);
+  EXPECT_EQ(test::allocated_bytes() - bytes, 0u);
+#if defined(__EMSCRIPTEN__)
+  const size_t pages = __builtin_wasm_memory_size(0);
+  for (size_t i = 0; i < 20; ++i) search_round(index, w, broad, narrow, out);
+  EXPECT_EQ(size_t(__builtin_wasm_memory_size(0)), pages);
+#endif
 }
 
 #if defined(QUIVER_THREADS)
