@@ -264,7 +264,7 @@ QuantizedBinding* create_quantized(double dim, const std::string& metric, unsign
 }
 
 HnswBinding* create_hnsw(double dim, const std::string& metric, double M, double ef_construction, double seed,
-                         double ef_search, const std::string& storage, bool keep_vectors) {
+                         double ef_search, const std::string& storage, bool keep_vectors, bool neighbor_codes) {
   return HnswBinding::create([&] {
     HnswIndexOptions o;
     o.dim = dim_option(dim);
@@ -275,6 +275,7 @@ HnswBinding* create_hnsw(double dim, const std::string& metric, double M, double
     o.ef_search = count_option(ef_search, "efSearch");
     o.storage = parse_hnsw_storage(storage);
     o.keep_vectors = keep_vectors;
+    o.neighbor_codes = neighbor_codes;
     return HnswIndex(o);
   });
 }
@@ -347,6 +348,7 @@ EMSCRIPTEN_BINDINGS(quiver) {
       .function("efSearch", optional_override([](const HnswBinding& b) { return b.index().ef_search(); }))
       .function("storage", optional_override([](const HnswBinding& b) { return std::string(hnsw_storage_name(b.index().storage())); }))
       .function("keepsVectors", optional_override([](const HnswBinding& b) { return b.index().keeps_vectors(); }))
+      .function("neighborCodes", optional_override([](const HnswBinding& b) { return b.index().neighbor_codes(); }))
       .function("bytesPerVector", optional_override([](const HnswBinding& b) { return double(b.index().bytes_per_vector()); }));
 }
 

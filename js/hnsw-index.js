@@ -18,16 +18,20 @@ import { checkDim, checkMetric, checkOptions } from './inputs.js';
 export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
   class HnswIndex extends IndexBase {
     // new HnswIndex({ dim, metric = 'l2', M = 16, efConstruction = 200, efSearch = 64, seed = 42,
-    //                 storage = 'f32', keepVectors = true })
+    //                 storage = 'f32', keepVectors = true, neighborCodes = false })
     // storage 'sq8' keeps 8-bit codes in the graph (about a quarter of the f32 bytes);
-    // keepVectors (sq8 only) also keeps the f32 vectors for the exact rerank.
+    // keepVectors (sq8 only) also keeps the f32 vectors for the exact rerank; neighborCodes
+    // (sq8 only) stores each node's neighbours' 1-bit codes beside its links, so a search
+    // reads and scores only the neighbours whose estimate could enter its beam (more bytes
+    // per node, fewer random reads per query).
     constructor(options = {}) {
       if (options?.[FROM_NATIVE]) {
         super(options[FROM_NATIVE]);
         return;
       }
       const { dim, metric = 'l2', M = 16, efConstruction = 200, efSearch = 64, seed = 42, storage = 'f32',
-        keepVectors = true } = checkOptions(options, '{ dim, metric, M, efConstruction, efSearch, seed, storage, keepVectors }');
+        keepVectors = true, neighborCodes = false } =
+        checkOptions(options, '{ dim, metric, M, efConstruction, efSearch, seed, storage, keepVectors, neighborCodes }');
       checkDim(dim);
       checkMetric(metric);
       checkCount(M, 'M');
@@ -43,7 +47,11 @@ export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
       if (typeof keepVectors !== 'boolean') {
         throw new QuiverError('INVALID_ARGUMENT', `keepVectors must be true or false, got ${keepVectors}`);
       }
-      super(checked(mod, mod.HnswIndex.create(dim, metric, M, efConstruction, s, efSearch, storage, keepVectors)));
+      if (typeof neighborCodes !== 'boolean') {
+        throw new QuiverError('INVALID_ARGUMENT', `neighborCodes must be true or false, got ${neighborCodes}`);
+      }
+      super(checked(mod, mod.HnswIndex.create(dim, metric, M, efConstruction, s, efSearch, storage, keepVectors,
+        neighborCodes)));
     }
 
     get M() { return this.live().M(); }
@@ -55,6 +63,8 @@ export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
     get storage() { return this.live().storage(); }
     // Whether f32 vectors are kept (always for f32; sq8 only with keepVectors).
     get keepVectors() { return this.live().keepsVectors(); }
+    // Whether neighbours' codes are stored beside the level-0 links (neighborCodes option).
+    get neighborCodes() { return this.live().neighborCodes(); }
     // memoryBytes divided by the slots in use (removed nodes keep their slot until reused).
     get bytesPerVector() { return this.live().bytesPerVector(); }
     // Highest level of the graph (-1 while it has no node).

@@ -115,6 +115,12 @@ export interface HnswIndexOptions extends IndexOptions {
   storage?: 'f32' | 'sq8';
   /** sq8 storage: also keep the f32 vectors, for the exact rerank (default true). */
   keepVectors?: boolean;
+  /**
+   * sq8 storage: store each node's neighbours' 1-bit codes beside its level-0 links (default
+   * false), so a search scores only the neighbours whose estimate could enter its beam. Costs
+   * 32 × (dim / 8 + 8) bytes per node; the graph and files are otherwise the same.
+   */
+  neighborCodes?: boolean;
 }
 
 /**
@@ -222,6 +228,8 @@ export interface HnswIndex extends Index {
   readonly efSearch: number;
   readonly storage: 'f32' | 'sq8';
   readonly keepVectors: boolean;
+  /** Whether neighbours' codes are stored beside the level-0 links (the neighborCodes option). */
+  readonly neighborCodes: boolean;
   /** memoryBytes divided by the slots in use. */
   readonly bytesPerVector: number;
   /** Bytes per node of the level-0 stride. */

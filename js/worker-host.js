@@ -9,7 +9,7 @@ import { toIds, toVectors } from './inputs.js';
 const CLASS_BY_KIND = { flat: 'FlatIndex', quantized: 'QuantizedIndex', hnsw: 'HnswIndex' };
 // What a caller may invoke on an index through the worker (never live(), constructors, ...).
 const METHODS = new Set(['add', 'remove', 'has', 'search', 'searchBatch', 'serialize', 'compact']);
-const PROPERTIES = new Set(['size', 'memoryBytes', 'dim', 'metric', 'isa', 'variant', 'bits', 'seed', 'keepVectors',
+const PROPERTIES = new Set(['size', 'memoryBytes', 'dim', 'metric', 'isa', 'variant', 'bits', 'seed', 'keepVectors', 'neighborCodes',
   'M', 'efConstruction', 'efSearch', 'maxLevel', 'nodeBytes', 'storage', 'bytesPerVector',
   'refineBits', 'lists', 'listsOption', 'defaultProbes']);
 

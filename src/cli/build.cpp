@@ -23,7 +23,7 @@ struct BuildOptions {
   size_t dim = 0, threads = 1, M = 16, ef_construction = 200, ef_search = 64;
   int bits = 4;
   uint64_t seed = 42;
-  bool json = false, quiet = false, no_vectors = false;
+  bool json = false, quiet = false, no_vectors = false, neighbor_codes = false;
 };
 
 // --lists: "auto" or a count (0 = not partitioned).
@@ -56,6 +56,7 @@ int run_build(const BuildOptions& o) {
   p.refine_bits = o.refine_bits;
   p.lists = parse_lists(o.lists);
   p.storage = o.storage;
+  p.neighbor_codes = o.neighbor_codes;
   p.threads = o.threads;
   p.isa = o.isa;
   if (p.kind != IndexKind::flat) make_index(p);  // fails early, before reading the data
@@ -142,6 +143,9 @@ void register_build(CLI::App& app, Runner& run) {
       ->capture_default_str();
   cmd->add_flag("--no-vectors", o->no_vectors,
                 "Quantized and hnsw sq8: keep only the codes, not the f32 vectors (smaller; no exact rerank)");
+  cmd->add_flag("--neighbor-codes", o->neighbor_codes,
+                "Hnsw sq8: store each node's neighbours' 1-bit codes beside its links (32 x (dim / 8 + 8) more bytes "
+                "per node); searches then read and score only the neighbours that could enter the beam");
   cmd->add_option("--threads", o->threads, "Hnsw: build threads (0 = all cores; 1 builds the same graph on every run and target)")
       ->check(thread_count())
       ->capture_default_str();

@@ -68,6 +68,7 @@ struct BuildParams {
   size_t lists = 0;              // quantized: inverted lists (QuantizedIndexOptions::lists)
   unsigned refine_bits = 0;      // quantized: refine plane bits (0 = none)
   std::string storage = "f32";   // hnsw: f32 or sq8
+  bool neighbor_codes = false;   // hnsw sq8: neighbours' codes beside the level-0 links
   size_t threads = 1;            // hnsw: pool workers add() may use (add_vectors)
   std::string isa;               // "" = active ISA
 };

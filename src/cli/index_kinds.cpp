@@ -40,6 +40,7 @@ std::unique_ptr<AnyIndex> make_index(const BuildParams& p) {
       o.seed = p.seed;
       o.storage = parse_hnsw_storage(p.storage);
       o.keep_vectors = p.keep_vectors;
+      o.neighbor_codes = p.neighbor_codes;
       return make_any_index(HnswIndex(o, choose_isa(p.isa)));
     }
   }

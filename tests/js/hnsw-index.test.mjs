@@ -218,7 +218,8 @@ for (const variant of VARIANTS) {
       for (const [opts, part] of [[{ dim: 0 }, 'dim'], [{ dim: 4, M: 1 }, 'M'], [{ dim: 4, M: 1000 }, 'M'],
         [{ dim: 4, M: 2.5 }, 'M'], [{ dim: 4, efConstruction: -1 }, 'efConstruction'], [{ dim: 4, efSearch: 0 }, 'ef_search'],
         [{ dim: 4, metric: 'hamming' }, 'hamming'], [{ dim: 4, seed: -1 }, 'seed'], [{ dim: 4, seed: 2 ** 53 }, 'seed'],
-        [{ dim: 4, storage: 'sq4' }, 'sq4'], [{ dim: 4, storage: 8 }, 'storage'], [{ dim: 4, keepVectors: 1 }, 'keepVectors']]) {
+        [{ dim: 4, storage: 'sq4' }, 'sq4'], [{ dim: 4, storage: 8 }, 'storage'], [{ dim: 4, keepVectors: 1 }, 'keepVectors'],
+        [{ dim: 4, storage: 'sq8', neighborCodes: 1 }, 'neighborCodes'], [{ dim: 4, neighborCodes: true }, 'neighbor_codes needs sq8']]) {
         rejects(() => new q.HnswIndex(opts), 'INVALID_ARGUMENT', part, JSON.stringify(opts));
       }
       const empty = new q.HnswIndex({ dim: 4 });
@@ -284,14 +285,24 @@ for (const variant of VARIANTS) {
       rejects(() => lean.search(row(w.queries, w.dim, 0), 10, { rerank: 1 }), 'INVALID_ARGUMENT', 'keep_vectors = false');
       rejects(() => sq8.search(row(w.queries, w.dim, 0), 10, { rerank: 'deep' }), 'INVALID_ARGUMENT', 'rerank');
       rejects(() => sq8.search(row(w.queries, w.dim, 0), 10, { rerank: -1 }), 'INVALID_ARGUMENT', 'rerank');
-      for (const x of [f32, sq8, lean]) x.dispose();
+      // Neighbour codes: bigger nodes (one fast-scan block: 16 dims -> 64 code bytes + 32 x 8
+      // bytes of factors), the same graph, recall close to the same codes searched without them.
+      const nbr = make({ storage: 'sq8', keepVectors: false, neighborCodes: true });
+      assert.deepEqual([nbr.neighborCodes, lean.neighborCodes, f32.neighborCodes], [true, false, false]);
+      assert.equal(nbr.nodeBytes, lean.nodeBytes + 64 + 256);
+      assert.ok(nbr.bytesPerVector > lean.bytesPerVector);
+      const nbrCodes = nbr.searchBatch(w.queries, 10, { ef: 100 });
+      const rNbr = recall([...nbrCodes.ids], [...exact.ids], 10), rLean = recall([...leanCodes.ids], [...exact.ids], 10);
+      assert.ok(rNbr >= rLean - 0.03, `recall with neighbour codes ${rNbr}, without ${rLean}`);
+      for (const x of [f32, sq8, lean, nbr]) x.dispose();
     });
 
     test('serialize and load round-trip (q.load, Quiver.load, HnswIndex.load) and go on identically', async () => {
       const q = await load(variant);
       const w = await workload(q);
       for (const options of [{}, { metric: 'cosine', M: 6, efConstruction: 30, efSearch: 20, seed: 5 }, { metric: 'ip', M: 4 },
-        { storage: 'sq8', M: 8 }, { storage: 'sq8', metric: 'cosine', keepVectors: false, M: 5 }]) {
+        { storage: 'sq8', M: 8 }, { storage: 'sq8', metric: 'cosine', keepVectors: false, M: 5 },
+        { storage: 'sq8', keepVectors: false, neighborCodes: true, M: 6 }]) {
         const index = new q.HnswIndex({ dim: w.dim, ...options });
         index.add(w.ids.subarray(0, 600), w.base.subarray(0, 600 * w.dim), { threads: 1 });
         index.remove([3, 10, 3 + 7 * 599]);
@@ -300,7 +311,7 @@ for (const variant of VARIANTS) {
         const loaded = q.load(bytes);
         assert.ok(loaded instanceof q.HnswIndex);
         const props = (x) => [x.dim, x.metric, x.M, x.efConstruction, x.efSearch, x.seed, x.size, x.maxLevel, x.storage,
-          x.keepVectors, x.nodeBytes];
+          x.keepVectors, x.nodeBytes, x.neighborCodes];
         assert.deepEqual(props(loaded), props(index));
         assert.equal(loaded.has(10), false);
         for (const opts of [{}, { ef: 50 }, { ef: 5, allow: [17, 24, 31, 4000] }, { rerank: false }]) {
@@ -432,7 +443,8 @@ describe('HnswIndex across variants and natively', () => {
   const opts = { M: 16, efConstruction: 200, seed: 42 };
   async function wasmIds(variant, storage = 'f32') {
     const q = await load(variant);
-    const index = new q.HnswIndex({ dim, metric: 'l2', ...opts, storage });
+    const codes = storage === 'sq8+nbr' ? { storage: 'sq8', neighborCodes: true, keepVectors: false } : { storage };
+    const index = new q.HnswIndex({ dim, metric: 'l2', ...opts, ...codes });
     index.add(seq(rows), q.unitGaussianVectors(rows, dim, 42), { threads: 1 });
     const ids = [...index.searchBatch(q.unitGaussianVectors(nq, dim, 13), k, { ef: 64 }).ids];
     const level = index.maxLevel;
@@ -445,7 +457,7 @@ describe('HnswIndex across variants and natively', () => {
   }
 
   test('every variant builds (and compacts) the same graph with one thread: same ids, same file', async () => {
-    for (const storage of ['f32', 'sq8']) {
+    for (const storage of ['f32', 'sq8', 'sq8+nbr']) {
       const first = await wasmIds(VARIANTS[0], storage);
       for (const variant of VARIANTS.slice(1)) assert.deepEqual(await wasmIds(variant, storage), first, `${variant} ${storage}`);
     }
