@@ -7,7 +7,8 @@
 // around it (equal to the first point's when the smallest ef already reaches 0.95; 0 if none).
 //
 // Knobs (environment; in wasm only QUIVER_* variables reach the program, hence the prefix):
-//   QUIVER_BENCH_WORKLOAD       clustered | seed | both (default clustered)
+//   QUIVER_BENCH_WORKLOAD       clustered | seed | embedding | both (= clustered seed) | a list
+//                               (default clustered)
 //   QUIVER_BENCH_ROWS           base vectors (default 100000 clustered, 10000 seed)
 //   QUIVER_BENCH_QUERIES        queries (default 256)
 //   QUIVER_BENCH_DIM            dimension (default 384)
@@ -20,7 +21,10 @@
 //   QUIVER_BENCH_SECONDS        minimum measured time per QPS figure (default 1)
 //   QUIVER_BENCH_METRIC         l2 | ip | cosine (default l2)
 //   QUIVER_BENCH_STORAGE        storage kinds: f32, sq8 (codes + kept f32 vectors, exact rerank),
-//                               sq8-codes (codes only, no rerank); default "f32"
+//                               sq8-codes (codes only, no rerank); default "f32". A "+nbr" suffix
+//                               on an sq8 kind (sq8+nbr, sq8-codes+nbr) turns on neighbour codes
+//                               (HnswIndexOptions::neighbor_codes): the rows then carry
+//                               "neighbor_codes":true and their node_bytes / bytes_per_vector.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -60,13 +64,18 @@ int main() {
     std::vector<Neighbor> out(w.nq * kK);
     for (Isa isa : isas) {
      for (const std::string& storage_name : storages) {
-      const bool codes_only = storage_name == "sq8-codes";
-      const HnswStorage storage = parse_hnsw_storage(codes_only ? "sq8" : storage_name);
+      const std::string suffix = "+nbr";
+      const bool neighbor_codes = storage_name.size() > suffix.size() &&
+                                  storage_name.compare(storage_name.size() - suffix.size(), suffix.size(), suffix) == 0;
+      const std::string kind = neighbor_codes ? storage_name.substr(0, storage_name.size() - suffix.size()) : storage_name;
+      const bool codes_only = kind == "sq8-codes";
+      const HnswStorage storage = parse_hnsw_storage(codes_only ? "sq8" : kind);
       std::unique_ptr<HnswIndex> index;
       for (size_t threads : build_threads) {
         HnswIndexOptions options{w.dim, metric, M, efc, 42, 64};
         options.storage = storage;
         options.keep_vectors = !codes_only;
+        options.neighbor_codes = neighbor_codes;
         index = std::make_unique<HnswIndex>(options, isa);
         parallel::WorkerLimit limit(threads);
         const auto t0 = clock_type::now();
@@ -75,11 +84,11 @@ int main() {
         const size_t used = threads == 0 || threads > pool_workers ? pool_workers : threads;
         std::printf(
             "{\"kind\":\"hnsw_build\",\"target\":\"%s\",\"variant\":\"%s\",\"isa\":\"%s\",\"workload\":\"%s\","
-            "\"metric\":\"%s\",\"storage\":\"%s\",\"rows\":%zu,\"dim\":%zu,\"M\":%zu,\"ef_construction\":%zu,"
-            "\"build_threads\":%zu,\"build_s\":%.3f,\"vectors_per_s\":%.0f,\"memory_bytes\":%zu,\"bytes_per_vector\":%.1f,"
+            "\"metric\":\"%s\",\"storage\":\"%s\",\"neighbor_codes\":%s,\"rows\":%zu,\"dim\":%zu,\"M\":%zu,"
+            "\"ef_construction\":%zu,\"build_threads\":%zu,\"build_s\":%.3f,\"vectors_per_s\":%.0f,\"memory_bytes\":%zu,\"bytes_per_vector\":%.1f,"
             "\"node_bytes\":%zu,\"max_level\":%d}\n",
-            target(), build_variant(), isa_name(isa), name.c_str(), metric_name(metric), storage_name.c_str(), w.n,
-            w.dim, M, efc, used, build_s, double(w.n) / build_s, index->memory_bytes(),
+            target(), build_variant(), isa_name(isa), name.c_str(), metric_name(metric), storage_name.c_str(),
+            neighbor_codes ? "true" : "false", w.n, w.dim, M, efc, used, build_s, double(w.n) / build_s, index->memory_bytes(),
             double(index->memory_bytes()) / double(w.n), index->node_bytes(), index->max_level());
         std::fflush(stdout);
       }
@@ -97,11 +106,12 @@ int main() {
         });
         std::printf(
             "{\"kind\":\"hnsw_search\",\"target\":\"%s\",\"variant\":\"%s\",\"isa\":\"%s\",\"workload\":\"%s\","
-            "\"metric\":\"%s\",\"storage\":\"%s\",\"rows\":%zu,\"dim\":%zu,\"queries\":%zu,\"k\":%zu,\"M\":%zu,"
+            "\"metric\":\"%s\",\"storage\":\"%s\",\"neighbor_codes\":%s,\"rows\":%zu,\"dim\":%zu,\"queries\":%zu,\"k\":%zu,\"M\":%zu,"
             "\"ef_construction\":%zu,\"ef\":%zu,\"recall\":%.4f,\"qps\":%.1f,\"mean_us\":%.2f,\"p99_us\":%.2f,"
             "\"passes_qps\":%s}\n",
-            target(), build_variant(), isa_name(isa), name.c_str(), metric_name(metric), storage_name.c_str(), w.n,
-            w.dim, w.nq, kK, M, efc, ef, r, t.qps, t.mean_us, t.p99_us, passes_json(t).c_str());
+            target(), build_variant(), isa_name(isa), name.c_str(), metric_name(metric), storage_name.c_str(),
+            neighbor_codes ? "true" : "false", w.n, w.dim, w.nq, kK, M, efc, ef, r, t.qps, t.mean_us, t.p99_us,
+            passes_json(t).c_str());
         std::fflush(stdout);
         if (ef_at_95 == 0 && r >= 0.95) {
           ef_at_95 = ef;
@@ -117,9 +127,10 @@ int main() {
       }
       std::printf(
           "{\"kind\":\"hnsw_summary\",\"target\":\"%s\",\"variant\":\"%s\",\"isa\":\"%s\",\"workload\":\"%s\","
-          "\"storage\":\"%s\",\"rows\":%zu,\"dim\":%zu,\"bytes_per_vector\":%zu,\"ef_at_recall_95\":%zu,"
+          "\"storage\":\"%s\",\"neighbor_codes\":%s,\"rows\":%zu,\"dim\":%zu,\"bytes_per_vector\":%zu,\"ef_at_recall_95\":%zu,"
           "\"recall\":%.4f,\"qps_at_recall_95\":%.1f,\"qps_at_recall_95_interpolated\":%.1f}\n",
-          target(), build_variant(), isa_name(isa), name.c_str(), storage_name.c_str(), w.n, w.dim,
+          target(), build_variant(), isa_name(isa), name.c_str(), storage_name.c_str(),
+          neighbor_codes ? "true" : "false", w.n, w.dim,
           index->bytes_per_vector(), ef_at_95, recall_at_95, qps_at_95, interpolated_95);
       std::fflush(stdout);
      }

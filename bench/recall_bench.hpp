@@ -46,7 +46,8 @@ struct Workload {
 };
 
 // "seed": unit Gaussian, 10,000 rows (seed 42) and queries (seed 13). "clustered": the Gaussian
-// mixture, 100,000 rows. QUIVER_BENCH_ROWS / _QUERIES / _DIM override the sizes. The ground
+// mixture, 100,000 rows. "embedding": the embedding-like workload (quiver/workload.hpp: 1,000
+// topics, mixture seed 42, base seed 43, query seed 13), 100,000 rows. QUIVER_BENCH_ROWS / _QUERIES / _DIM override the sizes. The ground
 // truth is the exact flat index at the best ISA level.
 inline Workload make_workload(const std::string& name, Metric metric) {
   Workload w;
@@ -59,6 +60,9 @@ inline Workload make_workload(const std::string& name, Metric metric) {
   if (seed) {
     w.base = unit_gaussian_vectors(w.n, w.dim, 42);
     w.queries = unit_gaussian_vectors(w.nq, w.dim, 13);
+  } else if (name == "embedding") {
+    w.base = embedding_like_vectors(w.n, w.dim, 1000, 42, 43);
+    w.queries = embedding_like_vectors(w.nq, w.dim, 1000, 42, 13, EmbeddingRole::query);
   } else {
     w.base = clustered_vectors(w.n, w.dim, 64, 42, 43);
     w.queries = clustered_vectors(w.nq, w.dim, 64, 42, 13);

@@ -35,7 +35,7 @@ if (report.wasm_node_flags) md.push('', `Wasm processes ran with \`node ${report
 if (report.warnings?.length) {
   md.push('', `**Warning: ${report.warnings.length} figure(s) not steady** — rerun before quoting them:`, '', ...report.warnings.map((w) => `- ${w}`));
 }
-md.push('', 'Storage: `f32` = vectors in the graph; `sq8` = 8-bit codes in the graph, f32 vectors kept and the final candidates reranked exactly; `sq8-codes` = codes only.', '');
+md.push('', 'Storage: `f32` = vectors in the graph; `sq8` = 8-bit codes in the graph, f32 vectors kept and the final candidates reranked exactly; `sq8-codes` = codes only; a `+nbr` suffix = with neighbour codes beside the level-0 links (neighbor_codes).', '');
 
 md.push('## Build', '', '| workload | rows | target | ISA | storage | build threads | build s | vectors/s | bytes/vector | max level |',
   '|:--|--:|:--|:--|:--|--:|--:|--:|--:|--:|');

@@ -4,7 +4,13 @@
 // bench/results/hnsw-<timestamp>.json (machine, load, commit, knobs, every row); then
 // bench/report-hnsw.mjs renders the Markdown table and SVG plot next to it.
 //   QUIVER_BUILD_ROOT=build   QUIVER_BENCH_SECONDS=1   QUIVER_HNSW_RUNS="name name …" (a subset
-//   of the run names below; default all). Each run is one process; its knobs are listed here.
+//   of the run names below; default all of RUNS). Each run is one process; its knobs are listed here.
+// Neighbour codes (issue 15 b; HnswIndexOptions::neighbor_codes) are opt-in runs (NBR_RUNS), each
+// sq8 codes only without and with them on one graph build each, side by side:
+//   QUIVER_HNSW_RUNS="native-clustered-nbr native-embedding-nbr wasm-simd-clustered-nbr wasm-simd-embedding-nbr" \
+//     node bench/run-hnsw.mjs
+// (embedding = the embedding-like workload, 100k x 384, cosine; the summary rows give bytes per
+// vector and QPS at recall 0.95 for "sq8-codes" and "sq8-codes+nbr").
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -31,8 +37,17 @@ const RUNS = [
   ['wasm-simd-mt-clustered', wasm('simd-mt'), { QUIVER_BENCH_WORKLOAD: 'clustered', QUIVER_BENCH_ISAS: 'wasm128', QUIVER_BENCH_STORAGE: 'f32', QUIVER_BENCH_BUILD_THREADS: '0' }],
   ['wasm-simd-seed', wasm('simd'), { QUIVER_BENCH_WORKLOAD: 'seed', QUIVER_BENCH_ISAS: 'wasm128', QUIVER_BENCH_STORAGE: 'f32 sq8 sq8-codes' }],
 ];
+const NBR = { QUIVER_BENCH_ISAS: 'avx512', QUIVER_BENCH_STORAGE: 'sq8-codes sq8-codes+nbr', QUIVER_BENCH_BUILD_THREADS: '0' };
+const NBR_WASM = { QUIVER_BENCH_ISAS: 'wasm128', QUIVER_BENCH_STORAGE: 'sq8-codes sq8-codes+nbr' };
+const EMBEDDING = { QUIVER_BENCH_WORKLOAD: 'embedding', QUIVER_BENCH_METRIC: 'cosine', QUIVER_BENCH_EFS: '20 40 60 80 100 120 160 200 300' };
+const NBR_RUNS = [
+  ['native-clustered-nbr', native, { QUIVER_BENCH_WORKLOAD: 'clustered', ...NBR }],
+  ['native-embedding-nbr', native, { ...EMBEDDING, ...NBR }],
+  ['wasm-simd-clustered-nbr', wasm('simd'), { QUIVER_BENCH_WORKLOAD: 'clustered', ...NBR_WASM }],
+  ['wasm-simd-embedding-nbr', wasm('simd'), { ...EMBEDDING, ...NBR_WASM }],
+];
 const wanted = (process.env.QUIVER_HNSW_RUNS ?? '').split(/\s+/).filter(Boolean);
-const runs = wanted.length ? RUNS.filter(([name]) => wanted.includes(name)) : RUNS;
+const runs = wanted.length ? [...RUNS, ...NBR_RUNS].filter(([name]) => wanted.includes(name)) : RUNS;
 
 const common = { QUIVER_BENCH_M: '16', QUIVER_BENCH_EFC: '200', QUIVER_BENCH_SECONDS: process.env.QUIVER_BENCH_SECONDS ?? '1' };
 const rows = [];
