@@ -63,6 +63,25 @@ class InvertedLists {
   void set_scale(size_t list, uint32_t pos, float scale) noexcept {
     floats(list, pos / quant::kBlockVectors, 1)[pos % quant::kBlockVectors] = scale;
   }
+  // Re-partitioning without holding every code twice (quantized_partition.cpp): the new lists
+  // take their blocks from a pool, which the old lists' blocks return to as they empty. The
+  // caller sizes the pool and each new list's block table beforehand, so these allocate nothing.
+  using Block = core::AlignedBuffer<uint8_t>;
+  Block make_block() const;  // a padding block; throws std::bad_alloc or Error(OutOfMemory)
+  size_t allocated_blocks(size_t list) const noexcept { return lists_[list].blocks.size(); }
+  void reserve_block_table(size_t list, size_t blocks) { lists_[list].blocks.reserve(blocks); }
+  // The blocks every list holds beyond its positions (room reserved earlier) go to `pool`.
+  void release_spare_blocks(std::vector<Block>& pool) noexcept;
+  // Block `block` of `list`, whose positions have all been moved away, goes to `pool`.
+  void release_block(size_t list, size_t block, std::vector<Block>& pool) noexcept;
+  // Appends position `from_pos` of list `from_list` in `from` (its codes, offset and scale) as
+  // slot `slot`; append_pooled() is append(). Both take a block from `pool` when the list has
+  // no room left (it must hold one then). Return the new position.
+  uint32_t append_moved(size_t list, uint32_t slot, const InvertedLists& from, size_t from_list, uint32_t from_pos,
+                        std::vector<Block>& pool) noexcept;
+  uint32_t append_pooled(size_t list, uint32_t slot, const uint8_t* codes, size_t subq, float offset, float scale,
+                         std::vector<Block>& pool) noexcept;
+
   // Removes a position by moving the last one into it. Returns the slot that moved to `pos`,
   // or kNone when `pos` was the last. A block left empty is freed.
   uint32_t remove(size_t list, uint32_t pos) noexcept;
@@ -83,6 +102,8 @@ class InvertedLists {
     return reinterpret_cast<uint32_t*>(lists_[list].blocks[block].data() + code_bytes_ + 2 * kLaneFloatBytes);
   }
   size_t block_bytes() const noexcept { return code_bytes_ + 3 * kLaneFloatBytes; }
+  void reset_block(Block& block) const noexcept;  // codes 0, offsets +inf, scales 0, slots 0
+  void ensure_block(size_t list, std::vector<Block>& pool) noexcept;
 
   std::vector<List> lists_;
   size_t code_bytes_ = 0;

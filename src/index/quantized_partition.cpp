@@ -29,8 +29,9 @@
 //     (100,000 vectors: 256 lists; 1,000,000: 724 — with 4 they would be 256 and 512, half the
 //     sqrt rule), for one re-assignment of every vector per doubling: at most 2x the
 //     assignments the adds do anyway (4/3x with 4); the collection never outgrows its
-//     centroids by more than 2x. The new lists are built before the old ones are freed, so a
-//     re-training add holds the codes twice for a moment (the only time the index does).
+//     centroids by more than 2x. The new lists are filled as the old ones empty, block by
+//     block (plan_partition counts the blocks that takes beforehand), so a re-training add
+//     does not hold the codes twice.
 //   Removals never re-train (a later add re-trains at the next threshold above the last one).
 #include <algorithm>
 #include <cmath>
@@ -42,6 +43,7 @@
 
 namespace quiver {
 
+using quant::kBlockVectors;
 using quantized::CoarseQuantizer;
 using quantized::InvertedLists;
 
@@ -178,42 +180,78 @@ QuantizedIndex::Impl::PartitionPlan QuantizedIndex::Impl::plan_partition(const E
   InvertedLists& target = plan.retrain ? plan.ivf : ivf;
   std::vector<size_t> count(target.lists(), 0);
   for (size_t i = 0; i < total; ++i) ++count[assignment.empty() ? 0 : assignment[i]];
-  // (Reserving room in the live lists changes only their capacity, never what they hold.)
-  for (size_t l = 0; l < target.lists(); ++l) {
-    if (count[l] > 0) target.reserve(l, count[l]);
+  if (!plan.retrain) {
+    // (Reserving room in the live lists changes only their capacity, never what they hold.)
+    for (size_t l = 0; l < target.lists(); ++l) {
+      if (count[l] > 0) target.reserve(l, count[l]);
+    }
+    return plan;
   }
-  if (plan.retrain) {
-    // The old vectors go into the new lists now (the plan owns them until apply).
-    plan.old_list.assign(old_used, 0);
-    plan.old_pos.assign(old_used, 0);
-    std::vector<uint8_t> unpacked(subq);
-    for (size_t i = 0; i < olds; ++i) {
-      const uint32_t slot = live_slots[i];
-      for (size_t s = 0; s < subq; ++s) unpacked[s] = read_code(slot, s);
-      const uint32_t l = assignment[i];
-      plan.old_list[slot] = l;
-      plan.old_pos[slot] = plan.ivf.append(l, slot, unpacked.data(), subq, offset_of(slot), scale_of(slot));
+  // Re-training: apply moves the old vectors into the new lists in slot order, then appends the
+  // rows, and each old block goes back to a pool as soon as its last vector has moved, for the
+  // new lists to take. So the codes are never all held twice: the plan allocates only the
+  // blocks that the pool lacks at the fullest point of that sequence, found here by running it
+  // on counts (new blocks in use + old blocks not yet emptied).
+  for (size_t l = 0; l < plan.ivf.lists(); ++l) plan.ivf.reserve_block_table(l, (count[l] + kBlockVectors - 1) / kBlockVectors);
+  plan.block_base.resize(ivf.lists() + 1);
+  size_t old_blocks = 0, supply = 0;
+  for (size_t l = 0; l < ivf.lists(); ++l) {
+    plan.block_base[l] = uint32_t(old_blocks);
+    old_blocks += ivf.blocks(l);
+    supply += ivf.allocated_blocks(l);
+  }
+  plan.block_base[ivf.lists()] = uint32_t(old_blocks);
+  plan.remaining.assign(old_blocks, uint8_t(kBlockVectors));
+  for (size_t l = 0; l < ivf.lists(); ++l) {
+    if (ivf.size(l) % kBlockVectors != 0) plan.remaining[plan.block_base[l] + ivf.blocks(l) - 1] = uint8_t(ivf.size(l) % kBlockVectors);
+  }
+  std::vector<uint8_t> left = plan.remaining;
+  std::vector<size_t> filled(plan.ivf.lists(), 0);
+  size_t old_in_use = old_blocks, new_in_use = 0, peak = old_blocks;
+  for (size_t i = 0; i < total; ++i) {
+    if (filled[assignment[i]]++ % kBlockVectors == 0) ++new_in_use;  // a new block, taken before
+    peak = std::max(peak, new_in_use + old_in_use);                   // the old one is given back
+    if (i < olds) {
+      const uint32_t slot = live_slots[i], pos = *slot_pos.row(slot);
+      if (--left[plan.block_base[*slot_list.row(slot)] + pos / kBlockVectors] == 0) --old_in_use;
     }
   }
+  const size_t extra = peak > supply ? peak - supply : 0;
+  plan.pool.reserve(supply + extra);
+  for (size_t b = 0; b < extra; ++b) plan.pool.push_back(plan.ivf.make_block());
+  plan.live_list.assign(assignment.begin(), assignment.begin() + ptrdiff_t(olds));
+  plan.live_slots = std::move(live_slots);
   return plan;
 }
 
 void QuantizedIndex::Impl::apply_partition(PartitionPlan& plan, const Encoded& rows, const uint32_t* row_slots,
                                            size_t n) noexcept {
   if (plan.retrain) {
+    // The sequence plan_partition counted: each old vector, in slot order, to its new list;
+    // each old block to the pool once emptied. (A slot's own list and position are read
+    // before they are overwritten, and no other slot's are touched.)
+    ivf.release_spare_blocks(plan.pool);
+    for (size_t i = 0; i < plan.live_slots.size(); ++i) {
+      const uint32_t slot = plan.live_slots[i], from_list = *slot_list.row(slot), from_pos = *slot_pos.row(slot);
+      const uint32_t l = plan.live_list[i];
+      const uint32_t pos = plan.ivf.append_moved(l, slot, ivf, from_list, from_pos, plan.pool);
+      if (--plan.remaining[plan.block_base[from_list] + from_pos / kBlockVectors] == 0) {
+        ivf.release_block(from_list, from_pos / kBlockVectors, plan.pool);
+      }
+      *slot_list.row(slot) = l;
+      *slot_pos.row(slot) = pos;
+    }
     coarse = std::move(plan.coarse);
     ivf = std::move(plan.ivf);
-    for (size_t s = 0; s < plan.old_list.size(); ++s) {
-      *slot_list.row(s) = plan.old_list[s];
-      *slot_pos.row(s) = plan.old_pos[s];
-    }
     trained_on = plan.trained_on;
   }
   for (size_t i = 0; i < n; ++i) {
     const uint32_t slot = row_slots[i], l = plan.row_list[i];
     *slot_list.row(slot) = l;
-    *slot_pos.row(slot) = ivf.append(l, slot, rows.codes.data() + i * subq, subq, rows.offset[i], rows.scale[i]);
+    *slot_pos.row(slot) =
+        ivf.append_pooled(l, slot, rows.codes.data() + i * subq, subq, rows.offset[i], rows.scale[i], plan.pool);
   }
+  plan.pool.clear();  // the blocks nothing took
 }
 
 void QuantizedIndex::Impl::remove_from_partition(uint32_t slot) noexcept {
