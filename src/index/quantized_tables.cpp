@@ -34,6 +34,19 @@ void quantize_row(const float* __restrict row, float lo, float to_units, uint8_t
   std::memcpy(dst + 16, dst, 16);
 }
 
+// quantize_row() of the 4-bit table x * cent[0..16), forming each entry (the same product)
+// inside the loop: no row of floats to build and read back.
+void quantize_products(float x, const float* __restrict cent, float lo, float to_units, uint8_t* __restrict dst) noexcept {
+  constexpr float kMax = float(quant::kMaxTableEntry);
+  int32_t units[16];
+  for (size_t c = 0; c < 16; ++c) {
+    const float v = (x * cent[c] - lo) * to_units + 0.5f;
+    units[c] = int32_t(v < kMax ? v : kMax);
+  }
+  for (size_t c = 0; c < 16; ++c) dst[c] = uint8_t(units[c]);
+  std::memcpy(dst + 16, dst, 16);
+}
+
 }  // namespace
 
 // Rotates the query and builds the 8-bit kernel tables (s.tables) and, if float_tables, the
@@ -96,12 +109,16 @@ quantized::QueryTables QuantizedIndex::Impl::build_tables(const float* query, qu
   float* ft = s.ftables.data();
   uint8_t* tab = s.tables.data();
   for (size_t sq = 0; sq < subq; ++sq) {
-    float local[16];
-    float* row = float_tables ? ft + sq * 16 : local;
-    fill_row(sq, row);
     // Sub-quantiser 4g + r sits at offset: r=0 -> 0, r=2 -> 32, r=1 -> 64, r=3 -> 96.
     const size_t g = sq / 4, r = sq % 4;
     uint8_t* dst = tab + g * kGroupTableBytes + (r % 2) * 64 + (r / 2) * 32;
+    if (bits == 4 && !float_tables) {  // the common case, products formed in the rounding loop
+      quantize_products(qr[sq], cent, lows[sq], to_units, dst);
+      continue;
+    }
+    float local[16];
+    float* row = float_tables ? ft + sq * 16 : local;
+    fill_row(sq, row);
     quantize_row(row, lows[sq], to_units, dst);
   }
   // Padding sub-quantisers of the last group look up zeros.
