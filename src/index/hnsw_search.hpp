@@ -11,6 +11,33 @@
 
 namespace quiver::hnsw {
 
+// Pushes x onto the candidate min-heap cand[0..nc) of fixed capacity ccap (both walks use it).
+// When full: nodes worse than the worst kept result (top[0], once nt == ef) can never be
+// expanded and are dropped; if that frees too little (a filter or tombstones keep the result
+// heap from filling), the better half is kept — the fixed capacity bounds memory, at some cost
+// in recall only under very selective filters.
+template <typename Order>
+inline void push_bounded(Cand* cand, size_t& nc, size_t ccap, const Cand* top, size_t nt, size_t ef, const Cand& x,
+                         Order less) {
+  const auto greater = [&](const Cand& a, const Cand& b) { return less(b, a); };
+  if (nc == ccap) {
+    if (nt == ef) {
+      size_t w = 0;
+      for (size_t i = 0; i < nc; ++i) {
+        if (!less(top[0], cand[i])) cand[w++] = cand[i];
+      }
+      nc = w;
+    }
+    if (nc > ccap * 3 / 4) {
+      std::nth_element(cand, cand + ccap / 2, cand + nc, less);
+      nc = ccap / 2;
+    }
+    std::make_heap(cand, cand + nc, greater);
+  }
+  cand[nc++] = x;
+  std::push_heap(cand, cand + nc, greater);
+}
+
 inline uint32_t Graph::greedy(const uint8_t* q, uint32_t ep, float& ep_dist, int level, Context& c) const {
   for (bool changed = true; changed;) {
     changed = false;
@@ -45,28 +72,7 @@ size_t Graph::search_layer(const uint8_t* q, uint32_t ep, float ep_dist, size_t 
   cand[nc++] = Cand{ep_dist, ep};
   if (eligible(ep)) top[nt++] = Cand{ep_dist, ep};
 
-  auto push_cand = [&](const Cand& x) {
-    if (nc == ccap) {
-      // Nodes worse than the worst kept result can never be expanded: drop them. If that
-      // frees too little (a filter or tombstones keep the result heap from filling), keep
-      // the better half — the fixed capacity bounds memory, at some cost in recall only
-      // under very selective filters.
-      if (nt == ef) {
-        size_t w = 0;
-        for (size_t i = 0; i < nc; ++i) {
-          if (!less(top[0], cand[i])) cand[w++] = cand[i];
-        }
-        nc = w;
-      }
-      if (nc > ccap * 3 / 4) {
-        std::nth_element(cand, cand + ccap / 2, cand + nc, less);
-        nc = ccap / 2;
-      }
-      std::make_heap(cand, cand + nc, greater);
-    }
-    cand[nc++] = x;
-    std::push_heap(cand, cand + nc, greater);
-  };
+  auto push_cand = [&](const Cand& x) { push_bounded(cand, nc, ccap, top, nt, ef, x, less); };
   auto consider = [&](uint32_t nb, float d) {
     const Cand x{d, nb};
     if (nt < ef || less(x, top[0])) {
@@ -130,24 +136,7 @@ size_t Graph::search_coded(const uint8_t* q, uint32_t ep, float ep_dist, size_t 
   cand[nc++] = Cand{ep_dist, ep};
 
   // As in search_layer(); a candidate's key here is its lowered estimate (or exact distance).
-  auto push_cand = [&](const Cand& x) {
-    if (nc == ccap) {
-      if (nt == ef) {
-        size_t w = 0;
-        for (size_t i = 0; i < nc; ++i) {
-          if (!less(top[0], cand[i])) cand[w++] = cand[i];
-        }
-        nc = w;
-      }
-      if (nc > ccap * 3 / 4) {
-        std::nth_element(cand, cand + ccap / 2, cand + nc, less);
-        nc = ccap / 2;
-      }
-      std::make_heap(cand, cand + nc, greater);
-    }
-    cand[nc++] = x;
-    std::push_heap(cand, cand + nc, greater);
-  };
+  auto push_cand = [&](const Cand& x) { push_bounded(cand, nc, ccap, top, nt, ef, x, less); };
 
   uint32_t* fresh = c.links.data();
   float fresh_dist[2 * kMaxM];
