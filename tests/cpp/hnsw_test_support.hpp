@@ -2,6 +2,7 @@
 // a subset, batch search and recall@k.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "quiver/quiver.hpp"
@@ -28,6 +29,14 @@ using Data = test::Workload;
 inline Data clustered(size_t n, size_t nq, size_t dim) { return test::clustered_workload(n, nq, dim, 16, 7, 3); }
 
 inline Data gaussian(size_t n, size_t nq, size_t dim) { return test::gaussian_workload(n, nq, dim, 7, 3); }
+
+// The recall suites' named workloads: "clustered" (easy for graphs), "seed" (the seed
+// workload's distribution: unit Gaussian, dim 384, at a test-sized count), else Gaussian dim 32.
+inline Data recall_workload(const std::string& name) {
+  return name == "clustered" ? clustered(3000 / kScale, 100, 48)
+         : name == "seed"    ? gaussian(2000 / kScale, 50, 384)
+                             : gaussian(3000 / kScale, 100, 32);
+}
 
 inline size_t nq_of(const Data& d) { return d.queries.size() / d.dim; }
 

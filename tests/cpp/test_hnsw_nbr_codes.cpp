@@ -80,9 +80,7 @@ class HnswNbrCodesRecall : public ::testing::TestWithParam<Case> {};
 TEST_P(HnswNbrCodesRecall, CloseToTheSameGraphWithout) {
   const Case c = GetParam();
   const std::string w = c.workload;
-  const Data d = w == "clustered" ? clustered(3000 / kScale, 100, 48)
-                 : w == "seed"    ? gaussian(2000 / kScale, 50, 384)
-                                  : gaussian(3000 / kScale, 100, 32);
+  const Data d = recall_workload(w);
   HnswIndex plain(opts(d.dim, c.metric, false));
   HnswIndex coded(opts(d.dim, c.metric, true));
   plain.add(d.ids, d.base);

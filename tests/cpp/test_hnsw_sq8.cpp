@@ -56,9 +56,7 @@ TEST_P(HnswSq8Recall, RecallWithRerankMatchesF32) {
   const Case c = GetParam();
   // "seed": the seed workload's distribution (unit Gaussian, dim 384) at a test-sized count.
   const std::string w = c.workload;
-  const Data d = w == "clustered" ? clustered(3000 / kScale, 100, 48)
-                 : w == "seed"    ? gaussian(2000 / kScale, 50, 384)
-                                  : gaussian(3000 / kScale, 100, 32);
+  const Data d = recall_workload(w);
   HnswIndex f32(opts(d.dim, c.metric, HnswStorage::f32));
   HnswIndex sq8(opts(d.dim, c.metric, HnswStorage::sq8));
   f32.add(d.ids, d.base);
