@@ -96,9 +96,10 @@ export interface QuantizedIndexOptions extends IndexOptions {
   /** Bits of the refine plane, 0..4 (default 0): codes-only re-scoring without the f32 vectors. */
   refineBits?: number;
   /**
-   * Inverted lists: 0 (default) scans every code; 'auto' partitions into round(√n) lists once
+   * Inverted lists: 0 (default) scans every code; 'auto' partitions into min(n / 256,
+   * round(3·√n)) lists for the n trained at (256 at 100,000 vectors, 2,048 at 1,000,000) once
    * 4096 vectors are in; a count in [1, 65536] is trained once the index holds 32 per list.
-   * Re-trained whenever the index grows to 4× the size of the last training.
+   * Re-trained whenever the index grows to 2× the size of the last training.
    */
   lists?: number | 'auto';
 }

@@ -66,7 +66,7 @@ const WORKLOADS = [
   { part: '100k', name: 'embedding-100k', kind: 'embedding', rows: quick ? 5000 : 100000, queries: quick ? 100 : 1000,
     probes: [4, 8, 12, 16, 24, 32, 48, 64, 96, 'default'], flatQueries: quick ? 20 : 200, chromiumFlat: true },
   { part: '1m', name: 'embedding-1m', kind: 'embedding', rows: quick ? 20000 : 1000000, queries: quick ? 100 : 1000,
-    probes: [8, 16, 24, 32, 48, 64, 96, 128, 'default'], flatQueries: 20, chromiumFlat: false },
+    probes: [8, 12, 16, 20, 24, 32, 48, 64, 96, 'default'], flatQueries: 20, chromiumFlat: false },
 ].filter((w) => parts.includes(w.part) && (!onlyWorkloads.length || onlyWorkloads.includes(w.name)));
 
 // Writes the workload files once (quiver gen: base, queries, exact top-10 under the index's

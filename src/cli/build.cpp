@@ -135,8 +135,8 @@ void register_build(CLI::App& app, Runner& run) {
                   "per vector: about 1/4 of the bytes)")
       ->check(CLI::IsMember({"f32", "sq8"}))
       ->capture_default_str();
-  cmd->add_option("--lists", o->lists, "Quantized: partition into N inverted lists, or auto (round(sqrt(n)) when "
-                  "trained); 0 = scan every code")
+  cmd->add_option("--lists", o->lists, "Quantized: partition into N inverted lists, or auto (min(n/256, round(3 sqrt(n))) "
+                  "for the n trained at); 0 = scan every code")
       ->capture_default_str();
   cmd->add_option("--refine-bits", o->refine_bits, "Quantized: refine plane bits per coordinate (0 = none, 1..4; "
                   "codes-only re-scoring without the f32 vectors)")

@@ -85,6 +85,8 @@ struct QueryTables {
 
 // Partitions (quantized_partition.cpp has the rules and why).
 inline constexpr size_t kMaxLists = size_t(1) << 16;
+// The list count of lists = kAutoLists for an index trained at t vectors.
+size_t auto_lists(size_t t);
 // A search at the default probes scans at least this many vectors (all of a smaller index).
 inline constexpr size_t kDefaultMinScanned = 8192;
 

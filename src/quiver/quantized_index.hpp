@@ -39,11 +39,12 @@ struct QuantizedIndexOptions {
   unsigned refine_bits = 0;
   // Partitions (inverted lists over the fast-scan blocks; a search scans only the `probes`
   // lists whose centroids are nearest the query). 0: not partitioned, every search scans every
-  // code. kAutoLists: partitioned, the count chosen from the size, round(sqrt(n)) when the
-  // centroids are trained. N: partitioned into N lists. Until the index holds enough vectors
-  // to train (kAutoLists: 4096; N lists: 32 * N) it is one list and searches scan everything;
-  // the centroids are re-trained (and the vectors re-assigned) whenever the index has grown to
-  // 4x the size they were trained at. See src/index/quantized_partition.cpp.
+  // code. kAutoLists: partitioned, the count chosen from the size T trained at,
+  // min(T / 256, round(3 sqrt(T))) (256 lists at 100,000 vectors, 2,048 at 1,000,000). N:
+  // partitioned into N lists. Until the index holds enough vectors to train (kAutoLists:
+  // 4096; N lists: 32 * N) it is one list and searches scan everything; the centroids are
+  // re-trained (and the vectors re-assigned) whenever the index has grown to 2x the size they
+  // were trained at. See src/index/quantized_partition.cpp.
   static constexpr size_t kAutoLists = SIZE_MAX;
   size_t lists = 0;
 };

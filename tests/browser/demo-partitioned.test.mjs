@@ -29,11 +29,11 @@ test('the demo builds and searches a partitioned quantised index', async () => {
   await page.click('#build-button');
   await page.waitForFunction(() => !document.getElementById('search-button').disabled && window.demo.built === 6000);
   const status = await page.textContent('#build-status');
-  // Trained once 4,096 vectors were in: round(sqrt(n)) lists for the n at training time.
+  // Trained once 4,096 vectors were in: auto gives 4,096 / 256 = 16 lists at that size.
   const m = /^quantized index \((\d+) lists, (\d+) probed by default; 3-bit refine plane\) of 6,000 × 32 \(cosine\) built in .* bytes per vector\)$/.exec(status);
   assert.ok(m, `${status}\n${log()}`);
   const lists = Number(m[1]);
-  assert.ok(lists >= 64 && lists <= 78, status);
+  assert.equal(lists, 16, status);
   assert.equal(await page.evaluate(() => window.demo.lists), lists);
   assert.equal(await page.isHidden('#probes-label'), false);
 

@@ -10,6 +10,7 @@
 #include <set>
 #include <vector>
 
+#include "index/quantized_impl.hpp"
 #include "io/format.hpp"
 #include "io_test_support.hpp"
 #include "quantized_test_support.hpp"
@@ -87,15 +88,30 @@ TEST(QuantizedPartition, AutoListsFollowFixedThresholdsAndRetrainAtTwice) {
   };
   add_range(0, 4095);
   EXPECT_EQ(index.lists(), 1u);
-  add_range(4095, 4097);  // past 4096: round(sqrt(4096)) = 64 lists (of the threshold, not the size)
-  EXPECT_EQ(index.lists(), 64u);
+  add_range(4095, 4097);  // past 4096: 4096 / 256 = 16 lists (of the threshold, not the size)
+  EXPECT_EQ(index.lists(), 16u);
   add_range(4097, 8191);
+  EXPECT_EQ(index.lists(), 16u);
+  add_range(8191, 8192);  // 2 x 4096: re-trained with 8192 / 256 = 32 lists
+  EXPECT_EQ(index.lists(), 32u);
+  add_range(8192, 16384);  // 4 x 4096: 64 lists
   EXPECT_EQ(index.lists(), 64u);
-  add_range(8191, 8192);  // 2 x 4096: re-trained with round(sqrt(8192)) = 91 lists
-  EXPECT_EQ(index.lists(), 91u);
-  add_range(8192, 16384);  // 4 x 4096: 128 lists
-  EXPECT_EQ(index.lists(), 128u);
-  for (uint64_t id : {uint64_t(0), uint64_t(9000), uint64_t(16383)}) EXPECT_LT(index.list_of(id), 128u);
+  for (uint64_t id : {uint64_t(0), uint64_t(9000), uint64_t(16383)}) EXPECT_LT(index.list_of(id), 64u);
+}
+
+// The auto rule itself, at sizes no test builds: 256 vectors per list at the training size
+// until 3 sqrt(T) is fewer (from T = 589,824), never below 1 or above kMaxLists.
+TEST(QuantizedPartition, AutoListRuleIsLinearThenSquareRoot) {
+  using quantized::auto_lists;
+  EXPECT_EQ(auto_lists(0), 1u);
+  EXPECT_EQ(auto_lists(255), 1u);
+  EXPECT_EQ(auto_lists(4096), 16u);
+  EXPECT_EQ(auto_lists(65536), 256u);       // 100,000 vectors
+  EXPECT_EQ(auto_lists(524288), 2048u);     // 1,000,000 vectors: 2,048 < round(3 sqrt(T)) = 2,172
+  EXPECT_EQ(auto_lists(589824), 2304u);     // where the two parts meet: 589,824 / 256 = 3 * 768
+  EXPECT_EQ(auto_lists(1048576), 3072u);    // 3 * 1024 < 4,096
+  EXPECT_EQ(auto_lists(2097152), 4344u);    // round(3 * 1448.15)
+  EXPECT_EQ(auto_lists(size_t(1) << 31), quantized::kMaxLists);  // 3 sqrt(2^31) = 139,023
 }
 
 // The lists are a function of the rows in add order, not of the batching: one add, the JS
@@ -114,8 +130,8 @@ TEST(QuantizedPartition, TheBatchingOfTheSameRowsDoesNotChangeTheIndex) {
       for (size_t at = 0; at < n; at += batch) {
         index.add(ids.data() + at, base.data() + at * dim, std::min(batch, n - at));
       }
-      // auto: the last threshold reached is 16384; 40 lists: 1280 x 2^3 = 10240.
-      EXPECT_EQ(index.lists(), lists == 40 ? 40u : 128u) << "batches of " << batch;
+      // auto: the last threshold reached is 16384 (64 lists); 40 lists: 1280 x 2^3 = 10240.
+      EXPECT_EQ(index.lists(), lists == 40 ? 40u : 64u) << "batches of " << batch;
       files.push_back(index.serialize());
     }
     for (size_t i = 1; i < files.size(); ++i) {
