@@ -70,7 +70,7 @@ for (const [name, [cmd, args], knobs] of runs) {
 // Steady state (bench/steady-state.mjs): each point's passes agree, and wasm simd and simd-mt
 // (the same single-threaded search) agree on every point both measured.
 const searches = rows.filter((r) => r.kind === 'hnsw_search');
-for (const r of searches) r.pass_check = checkPasses(r.passes_qps, { label: `${r.run} ${r.isa} ${r.storage} ef ${r.ef}` });
+for (const r of searches) r.pass_check = checkPasses(r.passes_qps, { label: `${r.run} ${r.isa} ${r.storage} ef ${r.ef}`, code: r.target });
 const variantChecks = checkVariants(searches.filter((r) => r.target === 'wasm')
   .map((r) => ({ variant: r.variant, key: `${r.workload} ${r.storage} ef ${r.ef}`, qps: r.qps })));
 const warnings = reportWarnings([...warningsOf(searches.map((r) => r.pass_check)), ...warningsOf(variantChecks)]);

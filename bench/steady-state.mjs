@@ -60,8 +60,14 @@ const spreadOf = (xs) => {
 // tolerance; the warning then says whether the passes started slow (leading groups below
 // (1 - tolerance) of the last half's median while the last half agrees: the warm-up was not
 // over) or simply disagree (a busy machine). Fewer than two passes cannot disagree: checked
-// false, no warning.
-export function checkPasses(passesQps, { tolerance = PASS_TOLERANCE, label = '' } = {}) {
+// false, no warning. code ('wasm', 'native' or unknown) names the likely cause of a slow start:
+// V8's tier-up only for wasm; native code has none, so there it is cold caches and pages or the
+// machine.
+const SLOW_START_CAUSE = {
+  wasm: 'warm-up (tier-up) not over',
+  native: 'slow start (native code has no tier-up: cold caches or pages, or the machine was busy)',
+};
+export function checkPasses(passesQps, { tolerance = PASS_TOLERANCE, label = '', code } = {}) {
   const qps = (passesQps ?? []).filter((x) => Number.isFinite(x) && x > 0);
   if (qps.length < 2) return { passes: qps.length, checked: false, ok: true };
   const groups = groupsOf(qps);
@@ -78,7 +84,7 @@ export function checkPasses(passesQps, { tolerance = PASS_TOLERANCE, label = '' 
     const first = slow.length === 1 ? 'the first pass is' : `the first ${slow.length} passes are`;
     result.warning = `${label ? `${label}: ` : ''}passes disagree: ${fmt(lo)}-${fmt(hi)} QPS over ${qps.length} passes ` +
       `(spread ${(spread * 100).toFixed(0)} % of the median, tolerance ${(tolerance * 100).toFixed(0)} %)` +
-      (slowStart ? `; ${first} ${((1 - slowQps / ref) * 100).toFixed(0)} % slower than the rest: warm-up (tier-up) not over` : '');
+      (slowStart ? `; ${first} ${((1 - slowQps / ref) * 100).toFixed(0)} % slower than the rest: ${SLOW_START_CAUSE[code] ?? 'slow start (warm-up not over, or the machine was busy)'}` : '');
   }
   return result;
 }

@@ -140,7 +140,7 @@ function steadyState(runs) {
     for (const [name, rows, param] of [['ivf', r.ivf ?? [], 'probes'], ['hnsw', r.hnsw?.rows ?? [], 'ef']]) {
       for (const row of rows) {
         const key = `${run.workload} ${runtime} ${name} ${param} ${row[param]}`;
-        passChecks.push(checkPasses(row.passes_qps, { label: `${key} ${variant}` }));
+        passChecks.push(checkPasses(row.passes_qps, { label: `${key} ${variant}`, code: 'wasm' }));
         points.push({ variant, key, qps: row.qps });
       }
     }

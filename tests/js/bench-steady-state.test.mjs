@@ -25,10 +25,21 @@ test('passes that agree within the tolerance pass; up to 10 passes the spread is
 
 test('a slow first pass with steady passes after it is reported as warm-up', () => {
   // The shape V8's tier-up gives: Liftoff code for most of the first pass, TurboFan after.
-  const c = checkPasses([2100, 3600, 3650, 3580, 3620], { label: 'simd f32 ef 40' });
+  const c = checkPasses([2100, 3600, 3650, 3580, 3620], { label: 'simd f32 ef 40', code: 'wasm' });
   assert.equal(c.ok, false);
   assert.match(c.warning, /^simd f32 ef 40: passes disagree: 2,100-3,650 QPS over 5 passes \(spread 43 % of the median, tolerance 20 %\)/);
   assert.match(c.warning, /first pass is 42 % slower than the rest: warm-up \(tier-up\) not over/);
+});
+
+test('a slow start names tier-up only for wasm code', () => {
+  const passes = [2100, 3600, 3650, 3580, 3620];
+  assert.match(checkPasses(passes, { code: 'wasm' }).warning, /warm-up \(tier-up\) not over$/);
+  const native = checkPasses(passes, { code: 'native' }).warning;
+  assert.match(native, /first pass is 42 % slower than the rest: slow start \(native code has no tier-up/);
+  assert.doesNotMatch(native, /warm-up \(tier-up\)/);
+  const unknown = checkPasses(passes).warning;  // e.g. a peer library: no claim about the cause
+  assert.match(unknown, /slow start \(warm-up not over, or the machine was busy\)$/);
+  assert.doesNotMatch(unknown, /tier-up/);
 });
 
 test('passes that disagree without a slow start are reported without the warm-up hint', () => {
@@ -51,7 +62,7 @@ test('many passes: one cut short by the scheduler is tolerated, a slow first str
   tenWithOneBad[5] = 500;
   assert.equal(checkPasses(tenWithOneBad).ok, false);  // up to 10 passes every pass counts
   const slowStart = steady.map((x, i) => (i < 30 ? 0.6 * x : x));
-  const c = checkPasses(slowStart, { label: 'wasm simd f32 ef 10' });
+  const c = checkPasses(slowStart, { label: 'wasm simd f32 ef 10', code: 'wasm' });
   assert.equal(c.ok, false);
   assert.equal(c.passes, 100);
   const [, slower] = c.warning.match(/the first 30 passes are (\d+) % slower than the rest: warm-up \(tier-up\) not over$/);
