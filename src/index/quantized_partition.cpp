@@ -34,10 +34,12 @@
 //     embedding-like workload at 1,000,000 x 384 in wasm under Node, one query per call, QPS
 //     at the first probes with recall@10 >= 0.95: 724 lists (the old round(sqrt(T)) rule) 497
 //     (probes 16, 0.965; 8 gave 0.936), 1,448: 953 (16, 0.955), 2,048: 1,480 (20, 0.955),
-//     2,896: 1,871 (24, 0.955) — but 2,896 lists took 234 s to build on 2 wasm threads, near
-//     the 5-minute budget; natively 1,448-4,096 lists were within 15 % of each other. Imbalanced (Zipf)
-//     collections gain most: with 724 lists a query's 12 nearest lists held 44,000 vectors
-//     on average, 2.6x the mean list size.
+//     2,896: 1,871 (24, 0.955) (those four with the lists given explicitly, which trains that
+//     many lists at every doubling: 241 s to build 2,048 on one thread, 130 s under auto). More
+//     than T / 256 lists cost bytes (2,896: 393.0 B/vector at 1M, more just after a
+//     re-training) and k-means time (~lists^2); natively 1,448-4,096 lists were within 15 % of
+//     each other. Imbalanced (Zipf) collections gain most: with 724 lists a query's 12 nearest
+//     lists held 44,000 vectors on average, 2.6x the mean list size.
 //   * Growth factor 2, not 4: one re-assignment of every vector per doubling, at most 2x the
 //     assignments the adds do anyway (4/3x with 4), and the collection never outgrows its
 //     centroids by more than 2x. The new lists are filled as the old ones empty, block by
