@@ -38,6 +38,13 @@ inline Data recall_workload(const std::string& name) {
                              : gaussian(3000 / kScale, 100, 32);
 }
 
+// One case of a recall suite: a recall_workload() name, the metric, and the ef it is searched at.
+struct RecallCase {
+  const char* workload;
+  Metric metric;
+  size_t ef;
+};
+
 inline size_t nq_of(const Data& d) { return d.queries.size() / d.dim; }
 
 // Exact top-k of every query over the rows of d whose index is in `keep` (all if empty).

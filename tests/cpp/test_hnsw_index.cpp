@@ -22,20 +22,13 @@ namespace {
 
 using namespace hnsw_test;
 
-struct RecallCase {
-  const char* workload;
-  Metric metric;
-  size_t ef;
-};
-
 class HnswRecall : public ::testing::TestWithParam<RecallCase> {};
 
 // Recall@10 against exact search. The thresholds are the 0.95; natively these cases
 // reach 0.98-1.0.
 TEST_P(HnswRecall, RecallAt10AgainstExactSearch) {
   const RecallCase c = GetParam();
-  const bool is_clustered = std::string(c.workload) == "clustered";
-  const Data d = is_clustered ? clustered(3000 / kScale, 100, 48) : gaussian(3000 / kScale, 100, 32);
+  const Data d = recall_workload(c.workload);
   HnswIndex index({d.dim, c.metric, 16, 100, 42});
   index.add(d.ids, d.base);
   EXPECT_EQ(index.size(), d.n);

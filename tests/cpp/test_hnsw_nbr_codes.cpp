@@ -66,19 +66,13 @@ std::vector<test::RawSection> sections_but_nbrc(const std::vector<uint8_t>& file
   return out;
 }
 
-struct Case {
-  const char* workload;
-  Metric metric;
-  size_t ef;
-};
-
-class HnswNbrCodesRecall : public ::testing::TestWithParam<Case> {};
+class HnswNbrCodesRecall : public ::testing::TestWithParam<RecallCase> {};
 
 // Candidates enter by their lowered estimate and are scored when popped: at the same ef the
 // walk explores at least as much as without the codes, so recall@10 against exact search is
 // not below the same graph searched without them (0.02 of slack), and reaches the floor.
 TEST_P(HnswNbrCodesRecall, CloseToTheSameGraphWithout) {
-  const Case c = GetParam();
+  const RecallCase c = GetParam();
   const std::string w = c.workload;
   const Data d = recall_workload(w);
   HnswIndex plain(opts(d.dim, c.metric, false));
@@ -96,9 +90,9 @@ TEST_P(HnswNbrCodesRecall, CloseToTheSameGraphWithout) {
 
 INSTANTIATE_TEST_SUITE_P(
     Workloads, HnswNbrCodesRecall,
-    ::testing::Values(Case{"clustered", Metric::l2, 64}, Case{"clustered", Metric::cosine, 64},
-                      Case{"clustered", Metric::ip, 128}, Case{"gaussian", Metric::l2, 128},
-                      Case{"gaussian", Metric::cosine, 128}, Case{"seed", Metric::cosine, 400}),
+    ::testing::Values(RecallCase{"clustered", Metric::l2, 64}, RecallCase{"clustered", Metric::cosine, 64},
+                      RecallCase{"clustered", Metric::ip, 128}, RecallCase{"gaussian", Metric::l2, 128},
+                      RecallCase{"gaussian", Metric::cosine, 128}, RecallCase{"seed", Metric::cosine, 400}),
     [](const auto& info) { return std::string(info.param.workload) + "_" + metric_name(info.param.metric); });
 
 // The estimator itself, white-box: for every node's neighbours, the kernel's estimate from the

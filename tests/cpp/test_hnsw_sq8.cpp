@@ -42,18 +42,12 @@ HnswSearchParams params(size_t ef_value, bool rerank) {
   return p;
 }
 
-struct Case {
-  const char* workload;
-  Metric metric;
-  size_t ef;
-};
-
-class HnswSq8Recall : public ::testing::TestWithParam<Case> {};
+class HnswSq8Recall : public ::testing::TestWithParam<RecallCase> {};
 
 // With rerank, sq8 reaches the f32 index's recall@10 within 0.02 (and the 0.95);
 // without it, the code distances alone reach 0.95 too (rotated per-vector codes).
 TEST_P(HnswSq8Recall, RecallWithRerankMatchesF32) {
-  const Case c = GetParam();
+  const RecallCase c = GetParam();
   // "seed": the seed workload's distribution (unit Gaussian, dim 384) at a test-sized count.
   const std::string w = c.workload;
   const Data d = recall_workload(w);
@@ -81,9 +75,9 @@ TEST_P(HnswSq8Recall, RecallWithRerankMatchesF32) {
 
 INSTANTIATE_TEST_SUITE_P(
     Workloads, HnswSq8Recall,
-    ::testing::Values(Case{"clustered", Metric::l2, 64}, Case{"clustered", Metric::cosine, 64},
-                      Case{"clustered", Metric::ip, 128}, Case{"gaussian", Metric::l2, 128},
-                      Case{"gaussian", Metric::cosine, 128}, Case{"seed", Metric::cosine, 400}),
+    ::testing::Values(RecallCase{"clustered", Metric::l2, 64}, RecallCase{"clustered", Metric::cosine, 64},
+                      RecallCase{"clustered", Metric::ip, 128}, RecallCase{"gaussian", Metric::l2, 128},
+                      RecallCase{"gaussian", Metric::cosine, 128}, RecallCase{"seed", Metric::cosine, 400}),
     [](const auto& info) { return std::string(info.param.workload) + "_" + metric_name(info.param.metric); });
 
 TEST(HnswSq8, MemoryPerVector) {
