@@ -30,15 +30,14 @@
 //     The linear part keeps 256 vectors (8 blocks) per list at training time, so a list's
 //     half-empty last block stays a small part of its bytes (at 1M, 4,096 lists came to 398.5
 //     B/vector against 389.0 with 2,048). The sqrt part bounds the per-query coarse cost
-//     (lists x dim) and the k-means cost (~lists^2) once the index is large. Measured on the
-//     embedding-like workload at 1,000,000 x 384 in wasm under Node, one query per call, QPS
-//     at the first probes with recall@10 >= 0.95: 724 lists (the old round(sqrt(T)) rule) 497
-//     (probes 16, 0.965; 8 gave 0.936), 1,448: 953 (16, 0.955), 2,048: 1,480 (20, 0.955),
-//     2,896: 1,871 (24, 0.955) (those four with the lists given explicitly, which trains that
-//     many lists at every doubling: 241 s to build 2,048 on one thread, 130 s under auto). More
-//     than T / 256 lists cost bytes (2,896: 393.0 B/vector at 1M, more just after a
-//     re-training) and k-means time (~lists^2); natively 1,448-4,096 lists were within 15 % of
-//     each other. Imbalanced (Zipf) collections gain most: with 724 lists a query's 12 nearest
+//     (lists x dim) and the k-means cost (~lists^2) once the index is large. Measured in one
+//     sitting on the embedding-like workload at 1,000,000 x 384, one query per call, at the
+//     first probes with recall@10 >= 0.95: 2,048 lists answer 2.3x the QPS of 724 (the old
+//     round(sqrt(T)) rule) in wasm simd-mt and 2.0x natively
+//     (bench/results/ivf-1m-lists-ab-20261201T1331Z.txt). More than T / 256 lists cost bytes
+//     (2,896: 393.0 B/vector at 1M, more just after a re-training) and k-means time
+//     (~lists^2); in single trials natively, 1,448-4,096 lists were within 15 % of each
+//     other. Imbalanced (Zipf) collections gain most: with 724 lists a query's 12 nearest
 //     lists held 44,000 vectors on average, 2.6x the mean list size.
 //   * Growth factor 2, not 4: one re-assignment of every vector per doubling, at most 2x the
 //     assignments the adds do anyway (4/3x with 4), and the collection never outgrows its
