@@ -55,30 +55,30 @@ void QuantizedIndexAccess::scalars(const QuantizedIndex& index, uint32_t slot, f
 
 QuantizedIndexAccess::Partition QuantizedIndexAccess::partition(const QuantizedIndex& index) {
   const QuantizedIndex::Impl& m = *index.impl_;
-  if (!m.partitioned()) return {0, 0, 0, {}};
-  return {m.lists_option, m.ivf.lists(), m.trained_on, m.coarse.centroids()};
+  if (!m.partitioned()) return {0, 0, 0, {}, {}};
+  return {m.lists_option, m.ivf.lists(), m.trained_on, m.coarse.centroids(), m.coarse.spreads()};
 }
 
 void QuantizedIndexAccess::set_partition(QuantizedIndex& index, size_t lists, size_t trained_on,
-                                         std::vector<float> centroids) {
+                                         std::vector<float> centroids, std::vector<float> spreads) {
   QuantizedIndex::Impl& m = *index.impl_;
   try {
     m.ivf = quantized::InvertedLists(lists, m.block_bytes());
   } catch (const std::bad_alloc&) {
     throw_oom();
   }
-  set_centroids(index, lists, trained_on, std::move(centroids));
+  set_centroids(index, lists, trained_on, std::move(centroids), std::move(spreads));
 }
 
 void QuantizedIndexAccess::set_centroids(QuantizedIndex& index, size_t lists, size_t trained_on,
-                                         std::vector<float> centroids) {
+                                         std::vector<float> centroids, std::vector<float> spreads) {
   QuantizedIndex::Impl& m = *index.impl_;
   if (m.ivf.lists() != lists) {
     throw Error(ErrorCode::Internal, "quantised load: " + std::to_string(m.ivf.lists()) + " lists filled for " +
                                          std::to_string(lists) + " centroids");
   }
   try {
-    if (trained_on > 0) m.coarse = quantized::CoarseQuantizer(lists, m.dim, std::move(centroids));
+    if (trained_on > 0) m.coarse = quantized::CoarseQuantizer(lists, m.dim, std::move(centroids), std::move(spreads));
     m.trained_on = trained_on;
   } catch (const std::bad_alloc&) {
     throw_oom();
@@ -137,6 +137,10 @@ void QuantizedIndexAccess::append_slots(QuantizedIndex& index, size_t n, const u
 
 void QuantizedIndexAccess::set_free_slots(QuantizedIndex& index, const uint32_t* free_slots, size_t n) {
   index.impl_->slots.set_free_slots(free_slots, n);  // capacity reserved
+}
+
+std::string QuantizedIndexAccess::partition_fault(const QuantizedIndex& index) {
+  return index.impl_->partitioned() ? index.impl_->partition_fault() : std::string();
 }
 
 void QuantizedIndexAccess::reserve_rows(QuantizedIndex& index, size_t slots) {

@@ -11,8 +11,8 @@
 
 namespace quiver::quantized {
 
-CoarseQuantizer::CoarseQuantizer(size_t lists, size_t dim, std::vector<float> centroids)
-    : lists_(lists), dim_(dim) {
+CoarseQuantizer::CoarseQuantizer(size_t lists, size_t dim, std::vector<float> centroids, std::vector<float> spreads)
+    : lists_(lists), dim_(dim), spreads_(std::move(spreads)) {
   cols_.resize(lists * dim);
   norms_.resize(lists);
   for (size_t c = 0; c < lists; ++c) {
@@ -35,7 +35,7 @@ std::vector<float> CoarseQuantizer::centroids() const {
 }
 
 size_t CoarseQuantizer::memory_bytes() const noexcept {
-  return (cols_.capacity() + norms_.capacity()) * sizeof(float);
+  return (cols_.capacity() + norms_.capacity() + spreads_.capacity()) * sizeof(float);
 }
 
 // out[c] = sum over d of x[d] * c[d], d ascending: the same order for every c, however the
@@ -77,7 +77,20 @@ void CoarseQuantizer::l2_scores(const float* x, float* out) const noexcept {
 
 void CoarseQuantizer::ip_scores(const float* x, float* out) const noexcept {
   dots(x, cols_.data(), lists_, dim_, out);
-  for (size_t c = 0; c < lists_; ++c) out[c] = -out[c];
+  double n2 = 0.0;
+  for (size_t d = 0; d < dim_; ++d) n2 += double(x[d]) * x[d];
+  const float inv = n2 > 0.0 ? static_cast<float>(1.0 / std::sqrt(n2)) : 0.0f;
+  if (spreads_.empty()) {
+    for (size_t c = 0; c < lists_; ++c) out[c] = -out[c] * inv;
+  } else {
+    for (size_t c = 0; c < lists_; ++c) out[c] = -out[c] * inv - spreads_[c];
+  }
+}
+
+float CoarseQuantizer::l2_score(const float* x, size_t c) const noexcept {
+  float acc = 0.0f;  // tile_dots' order: d ascending from 0
+  for (size_t d = 0; d < dim_; ++d) acc += x[d] * cols_[column_at(c, d)];
+  return norms_[c] - 2.0f * acc;
 }
 
 uint32_t CoarseQuantizer::nearest(const float* x, float* scores) const noexcept {

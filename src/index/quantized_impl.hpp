@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/aligned_buffer.hpp"
@@ -212,6 +213,10 @@ struct QuantizedIndex::Impl {
   void remove_from_partition(uint32_t slot) noexcept;
   // The vector a slot's codes stand for, in the rotated space (correction x centroid levels).
   void decode_rotated(const uint8_t* unpacked, float scale, float* out) const;
+  void decode_slot(uint32_t slot, float* out) const;  // the same, from a stored slot
+  // A loaded partition's sampled check that vectors sit in their nearest list: empty, or the
+  // fault (quantized_partition.cpp).
+  std::string partition_fault() const;
   size_t default_probes() const;
 
   // --- query tables (quantized_tables.cpp) -----------------------------------------------
@@ -246,7 +251,8 @@ struct QuantizedIndex::Impl {
   // The refine plane's estimate of a candidate's distance (needs refine_codec.enabled()).
   float refine_distance(const quantized::QueryTables& t, const float* rotated_query, const quantized::Candidate& c) const;
   float float_score(uint32_t slot, const float* ft) const;
-  void set_allow_mask(const QuantizedSearchParams& p, quantized::Scratch& s, bool on) const;
+  // Sets (on) or clears the allow-list's bits; returns the distinct allowed slots.
+  size_t set_allow_mask(const QuantizedSearchParams& p, quantized::Scratch& s, bool on) const;
 };
 
 }  // namespace quiver

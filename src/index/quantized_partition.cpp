@@ -47,6 +47,7 @@
 //   Removals never re-train (a later add re-trains at the next threshold above the last one).
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "core/rng.hpp"
@@ -113,6 +114,53 @@ void QuantizedIndex::Impl::decode_rotated(const uint8_t* unpacked, float scale, 
   }
 }
 
+void QuantizedIndex::Impl::decode_slot(uint32_t slot, float* out) const {
+  const float correction = -scale_of(slot) / (metric == Metric::l2 ? 2.0f : 1.0f);
+  const float* cent = codebook.centroids.data();
+  for (size_t d = 0; d < dim; ++d) {
+    const unsigned level = bits == 4 ? read_code(slot, d) : (read_code(slot, d / 2) >> (2 * (d % 2))) & 3;
+    out[d] = correction * cent[level];
+  }
+}
+
+// Every live vector is in the list of its nearest centroid (ties to the lower list): training
+// assigns every vector so, adds assign each new one so, removals move none between lists. A
+// file's CRCs say its bytes are the ones written, not that they were written by this code, so
+// a loader checks the invariant on a seeded sample — one vector of every non-empty list,
+// against its own centroid and kAssignmentRivals other lists' — at about 10 x lists x dim
+// multiply-adds (8 M at 2,048 lists x 384: milliseconds). It refuses every list re-numbered
+// (l -> l + 1 mod lists), and two swapped centroid rows with all but certainty (each sampled
+// vector of the two lists has its own centroid replaced by an unrelated one; 8 random rivals
+// find a nearer one with probability ~1 - 2^-8 each). What it cannot refuse: a few vectors
+// moved to a wrong list, or a file crafted to pass (whoever can fix a CRC can write any
+// well-formed index — the check is against damage and careless tools, not against a forger).
+// Returns an empty string, or what is wrong.
+std::string QuantizedIndex::Impl::partition_fault() const {
+  if (!coarse.trained()) return {};
+  constexpr size_t kAssignmentRivals = 8;
+  const size_t lists = ivf.lists();
+  core::Rng rng(seed ^ (uint64_t(trained_on) << 24) ^ 0xa55e55ULL);
+  std::vector<float> x(dim);
+  for (size_t l = 0; l < lists; ++l) {
+    const size_t size = ivf.size(l);
+    if (size == 0) continue;
+    const size_t pos = size_t(rng.next() % uint64_t(size));
+    const uint32_t slot = ivf.slots(l, pos / kBlockVectors)[pos % kBlockVectors];
+    decode_slot(slot, x.data());
+    const float own = coarse.l2_score(x.data(), l);
+    for (size_t r = 0; r < kAssignmentRivals && lists > 1; ++r) {
+      size_t m = size_t(rng.next() % uint64_t(lists - 1));
+      if (m >= l) ++m;  // any list but l
+      const float rival = coarse.l2_score(x.data(), m);
+      if (rival < own || (rival == own && m < l)) {
+        return "slot " + std::to_string(slot) + " is in list " + std::to_string(l) + " but nearer the centroid of list " +
+               std::to_string(m) + " (lists or centroids do not match the vectors)";
+      }
+    }
+  }
+  return {};
+}
+
 QuantizedIndex::Impl::PartitionPlan QuantizedIndex::Impl::plan_partition(const Encoded& rows, size_t n) {
   PartitionPlan plan;
   plan.row_list.assign(n, 0);
@@ -139,13 +187,7 @@ QuantizedIndex::Impl::PartitionPlan QuantizedIndex::Impl::plan_partition(const E
       decode_rotated(rows.codes.data() + r * subq, rows.scale[r], out);
       return;
     }
-    const uint32_t slot = live_slots[i];
-    const float correction = -scale_of(slot) / (metric == Metric::l2 ? 2.0f : 1.0f);
-    const float* cent = codebook.centroids.data();
-    for (size_t d = 0; d < dim; ++d) {
-      const unsigned level = bits == 4 ? read_code(slot, d) : (read_code(slot, d / 2) >> (2 * (d % 2))) & 3;
-      out[d] = correction * cent[level];
-    }
+    decode_slot(live_slots[i], out);
   };
 
   const CoarseQuantizer* assign_with = &coarse;
@@ -179,16 +221,50 @@ QuantizedIndex::Impl::PartitionPlan QuantizedIndex::Impl::plan_partition(const E
   }
 
   // Nearest centroid of every input (each on its own: any thread split gives the same lists).
+  // A training under inner product also measures each input's squared norm, for the lists'
+  // spread terms (quantized_coarse.hpp).
+  const bool spreads = plan.retrain && metric == Metric::ip;
+  std::vector<float> norm2(spreads ? total : 0);
   if (!assignment.empty()) {
     const size_t chunks = (total + kAssignChunk - 1) / kAssignChunk;
     parallel::process_pool().parallel_for(chunks, [&](size_t chunk, size_t) {
       std::vector<float> x(dim), scores(assign_with->lists());
       for (size_t i = chunk * kAssignChunk; i < std::min(total, (chunk + 1) * kAssignChunk); ++i) {
         get(i, x.data());
-        assignment[i] = assign_with->nearest(x.data(), scores.data());
+        const uint32_t l = assign_with->nearest(x.data(), scores.data());
+        assignment[i] = l;
+        if (spreads) {
+          double n2 = 0.0;
+          for (size_t d = 0; d < dim; ++d) n2 += double(x[d]) * x[d];
+          norm2[i] = float(n2);
+        }
       }
     });
     for (size_t r = 0; r < n; ++r) plan.row_list[r] = assignment[olds + r];
+  }
+  if (spreads) {
+    // spread = r^2 / (2 m) with m^2 the list's mean squared norm and r^2 = m^2 - |c|^2 (the
+    // spread about the mean, which the centroid stands for: it is the mean of the list's part
+    // of the k-means sample). Measuring r^2 about the centroid itself instead adds the
+    // sample's own error |mean - c|^2, noise that cost recall against cosine. Sums in input
+    // order: the same bits for any split of the work.
+    const size_t lists = plan.coarse.lists();
+    std::vector<double> sum_n2(lists, 0.0);
+    std::vector<size_t> members(lists, 0);
+    for (size_t i = 0; i < total; ++i) {
+      sum_n2[assignment[i]] += norm2[i];
+      ++members[assignment[i]];
+    }
+    std::vector<float> spread(lists, 0.0f);
+    const std::vector<float> centroids = plan.coarse.centroids();
+    for (size_t l = 0; l < lists; ++l) {
+      if (members[l] == 0 || sum_n2[l] <= 0.0) continue;
+      double c2 = 0.0;
+      for (size_t d = 0; d < dim; ++d) c2 += double(centroids[l * dim + d]) * centroids[l * dim + d];
+      const double m2 = sum_n2[l] / double(members[l]);
+      spread[l] = float(std::max(0.0, m2 - c2) / (2.0 * std::sqrt(m2)));
+    }
+    plan.coarse.set_spreads(std::move(spread));
   }
 
   // Room for everything, before anything is committed.

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/rw_lock.hpp"
@@ -54,6 +55,7 @@ struct QuantizedIndexAccess {
     size_t lists;             // lists now: 1 before training, else the centroid count
     size_t trained_on;        // the size threshold of the last training (0: never trained)
     std::vector<float> centroids;  // lists x dim when trained, else empty
+    std::vector<float> spreads;    // inner product, trained: one per list (else empty)
   };
   static Partition partition(const QuantizedIndex& index);
 
@@ -69,8 +71,12 @@ struct QuantizedIndexAccess {
                            const float* offset, const float* scale, const float* vectors, const uint32_t* lists,
                            const uint8_t* refine_rows = nullptr, const float* refine_scales = nullptr);
   // centroids: lists x dim (empty when trained_on == 0, and then lists == 1).
-  static void set_partition(QuantizedIndex& index, size_t lists, size_t trained_on, std::vector<float> centroids);
+  static void set_partition(QuantizedIndex& index, size_t lists, size_t trained_on, std::vector<float> centroids,
+                            std::vector<float> spreads);
   static void set_free_slots(QuantizedIndex& index, const uint32_t* free_slots, size_t n);
+  // Once loaded: empty, or why the partition's lists do not match its centroids (a sampled
+  // check that each vector sits in its nearest list; quantized_partition.cpp).
+  static std::string partition_fault(const QuantizedIndex& index);
 
   // Streamed loading (io::QuantizedDecoder): each section's rows are written into the index's
   // storage as they arrive, before the slot table knows the slots; the checks then read them
@@ -90,7 +96,8 @@ struct QuantizedIndexAccess {
   static void begin_lists(QuantizedIndex& index, size_t lists_option, size_t lists);
   static void place_codes(QuantizedIndex& index, uint32_t slot, uint32_t list, const uint8_t* packed_codes,
                           uint8_t* scratch /* subq */);
-  static void set_centroids(QuantizedIndex& index, size_t lists, size_t trained_on, std::vector<float> centroids);
+  static void set_centroids(QuantizedIndex& index, size_t lists, size_t trained_on, std::vector<float> centroids,
+                            std::vector<float> spreads);
   static void put_offset(QuantizedIndex& index, uint32_t slot, float offset);
   static void put_scale(QuantizedIndex& index, uint32_t slot, float scale);
   static float* vector_row(QuantizedIndex& index, uint32_t slot);

@@ -26,6 +26,10 @@
 //                                training), vectors at the last training (0 = never), 0
 //   "CENT"  lists x dim x f32    the centroids, in the rotated space; absent before training
 //   "LIST"  slots x u32          the list of each slot (0 for a free slot)
+// and a trained partition under inner product one more, since issue 23 (files without it load,
+// and rank their lists as before: -<q, c> alone):
+//   "SPRD"  lists x f32          each list's spread term (quantized_coarse.hpp, ip_scores),
+//                                measured at the last training; finite, >= 0
 // Lists are rebuilt in slot order on load (the order inside a list never changes an answer).
 // Section order: SLOT FREE [PART CENT LIST] CODE OFFS SCAL [VECS] [RFIN]. Readers find
 // sections by tag, so the order changes no meaning, but it decides what a stream loader can
@@ -78,6 +82,7 @@ constexpr uint32_t kVecsTag = io::fourcc("VECS");
 constexpr uint32_t kPartTag = io::fourcc("PART");
 constexpr uint32_t kCentTag = io::fourcc("CENT");
 constexpr uint32_t kListTag = io::fourcc("LIST");
+constexpr uint32_t kSprdTag = io::fourcc("SPRD");
 constexpr uint64_t kMaxLists = uint64_t(1) << 16;  // quantized::kMaxLists
 constexpr uint64_t kEncodingVersion = 1;
 static_assert(kNoId == QuantizedIndexAccess::kNoId, "a free slot is written with the public no-result id");
@@ -146,6 +151,7 @@ io::Writer quantized_writer(const QuantizedIndex& index) {
       p.u64(part.trained_on);
       p.u64(0);
       if (!part.centroids.empty()) w.add_section(kCentTag).f32s(part.centroids.data(), part.centroids.size());
+      if (!part.spreads.empty()) w.add_section(kSprdTag).f32s(part.spreads.data(), part.spreads.size());
       w.add_section(kListTag).produce(uint64_t(slots) * 4, io::per_slot_producer(slots, 4, [ix, ids](size_t s, uint8_t* out) {
         io::put_u32(out, ids[s] != kNoId ? QuantizedIndexAccess::list_of_slot(*ix, uint32_t(s)) : 0u);
       }));
@@ -306,8 +312,9 @@ class WholeFile {
   SectionCursor section(uint32_t tag) const { return r_.section(tag); }
   RefineSectionReader refine(uint64_t slots, uint64_t dim) const { return RefineSectionReader(r_, slots, dim); }
   QuantizedIndex make_index(const QuantizedIndexOptions& options, Isa isa) { return QuantizedIndex(options, isa); }
-  void set_partition(QuantizedIndex& index, size_t lists, size_t trained_on, std::vector<float> centroids) {
-    QuantizedIndexAccess::set_partition(index, lists, trained_on, std::move(centroids));
+  void set_partition(QuantizedIndex& index, size_t lists, size_t trained_on, std::vector<float> centroids,
+                     std::vector<float> spreads) {
+    QuantizedIndexAccess::set_partition(index, lists, trained_on, std::move(centroids), std::move(spreads));
   }
   // The per-slot sections, once their sizes are checked.
   void open_rows(bool keep) {
@@ -350,7 +357,7 @@ QuantizedIndex decode_quantized(Source& src, Isa isa) {
   const Head& head = src.head();
   expect_kind(head.header, IndexKind::quantized);
   require_known_sections(head, {kSlotTag, kFreeTag, kCodeTag, kOffsTag, kScalTag, kVecsTag, io::kRefineTag, kPartTag,
-                                kCentTag, kListTag});
+                                kCentTag, kListTag, kSprdTag});
   const Header& h = head.header;
   // Header parameters.
   const uint64_t bits = h.params[0], keep = h.params[1], slots = h.params[2], nfree = h.params[3];
@@ -395,6 +402,7 @@ QuantizedIndex decode_quantized(Source& src, Isa isa) {
   uint64_t lists_option = 0, lists = 0, trained_on = 0;
   SectionCursor list_section(kListTag, nullptr, 0);
   SectionCursor cent_section(kCentTag, nullptr, 0);
+  SectionCursor sprd_section(kSprdTag, nullptr, 0);
   if (present(head, kPartTag)) {
     SectionCursor part = src.section(kPartTag);
     expect_records(part, 4, 8, "4 x 8-byte partition parameters");
@@ -418,10 +426,15 @@ QuantizedIndex decode_quantized(Source& src, Isa isa) {
       cent_section = src.section(kCentTag);
       expect_records(cent_section, lists, uint64_t(dim) * 4, "lists x dim x 4-byte centroids");
     }
+    if (present(head, kSprdTag)) {
+      if (trained_on == 0 || h.metric != Metric::ip) corrupt("section SPRD is present without a trained inner-product partition");
+      sprd_section = src.section(kSprdTag);
+      expect_records(sprd_section, lists, 4, "lists x 4-byte spread terms");
+    }
     list_section = src.section(kListTag);
     expect_records(list_section, slots, 4, "slots x 4-byte list numbers");
-  } else if (present(head, kCentTag) || present(head, kListTag)) {
-    corrupt("sections CENT or LIST are present without PART");
+  } else if (present(head, kCentTag) || present(head, kListTag) || present(head, kSprdTag)) {
+    corrupt("sections CENT, LIST or SPRD are present without PART");
   }
 
   RefineSectionReader refine = src.refine(slots, dim);
@@ -456,7 +469,12 @@ QuantizedIndex decode_quantized(Source& src, Isa isa) {
         // (times the estimate's correction, well under 2^4).
         if (n2 > core::kMaxSquaredNorm * 256.0) corrupt("centroid " + std::to_string(c / dim) + " is impossibly large");
       }
-      src.set_partition(index, size_t(lists), size_t(trained_on), std::move(centroids));
+      std::vector<float> spreads(present(head, kSprdTag) ? size_t(lists) : 0);
+      sprd_section.f32s(spreads.data(), spreads.size());
+      for (size_t l = 0; l < spreads.size(); ++l) {
+        if (!std::isfinite(spreads[l]) || spreads[l] < 0.0f) corrupt("spread term of list " + std::to_string(l) + " is impossible");
+      }
+      src.set_partition(index, size_t(lists), size_t(trained_on), std::move(centroids), std::move(spreads));
     }
     QuantizedIndexAccess::reserve(index, size_t(slots), size_t(nfree));
     // Slots per chunk of checks: ~256 KiB of rows, what a load needs beside the index. Both
@@ -538,6 +556,7 @@ QuantizedIndex decode_quantized(Source& src, Isa isa) {
       seen[s] = true;
     }
     QuantizedIndexAccess::set_free_slots(index, free_list.data(), free_list.size());
+    if (const std::string fault = QuantizedIndexAccess::partition_fault(index); !fault.empty()) corrupt(fault);
     return index;
   } catch (const std::bad_alloc&) {
     throw Error(ErrorCode::OutOfMemory, "out of memory loading the index");
@@ -600,6 +619,7 @@ class QuantizedDecoder::Source {
                                        : tag == kPartTag ? &d_.part_
                                        : tag == kCentTag ? &d_.cent_
                                        : tag == kListTag ? &d_.list_
+                                       : tag == kSprdTag ? &d_.sprd_
                                                          : nullptr;
     if (held == nullptr) throw Error(ErrorCode::Internal, "quantised stream decoder: section not kept");
     return SectionCursor(tag, held->data(), held->size());
@@ -611,8 +631,10 @@ class QuantizedDecoder::Source {
     return RefineSectionReader(le32(h.data()), le32(h.data() + 4), e->size - 8, slots, dim);
   }
   QuantizedIndex make_index(const QuantizedIndexOptions&, Isa) { return std::move(d_.index_); }
-  void set_partition(QuantizedIndex& index, size_t lists, size_t trained_on, std::vector<float> centroids) {
-    QuantizedIndexAccess::set_centroids(index, lists, trained_on, std::move(centroids));  // the lists are filled
+  void set_partition(QuantizedIndex& index, size_t lists, size_t trained_on, std::vector<float> centroids,
+                     std::vector<float> spreads) {
+    // (the lists are filled)
+    QuantizedIndexAccess::set_centroids(index, lists, trained_on, std::move(centroids), std::move(spreads));
   }
   void open_rows(bool) {}
   const uint8_t* rows(const QuantizedIndex& index, size_t n, uint64_t first, size_t row_bytes, float* off, float* scale,
@@ -664,7 +686,9 @@ std::unique_ptr<QuantizedDecoder> QuantizedDecoder::open(const Head& head, Isa i
   const Header& h = head.header;
   if (h.kind != IndexKind::quantized) return nullptr;
   const bool partitioned = present(head, kPartTag);
-  if (partitioned ? !partition_precedes_codes(head) : present(head, kCentTag) || present(head, kListTag)) return nullptr;
+  if (partitioned ? !partition_precedes_codes(head) : present(head, kCentTag) || present(head, kListTag) || present(head, kSprdTag)) {
+    return nullptr;
+  }
   const uint64_t bits = h.params[0], keep = h.params[1], slots = h.params[2], nfree = h.params[3];
   if ((bits != 2 && bits != 4) || keep > 1 || h.params[6] != kEncodingVersion || h.params[4] > UINT32_MAX ||
       h.params[5] > UINT32_MAX || h.params[7] != 0 || h.dim == 0 || h.dim > (1u << 20) || slots > UINT32_MAX ||
@@ -673,7 +697,7 @@ std::unique_ptr<QuantizedDecoder> QuantizedDecoder::open(const Head& head, Isa i
   }
   try {
     require_known_sections(head, {kSlotTag, kFreeTag, kCodeTag, kOffsTag, kScalTag, kVecsTag, io::kRefineTag, kPartTag,
-                                  kCentTag, kListTag});
+                                  kCentTag, kListTag, kSprdTag});
   } catch (const Error&) {
     return nullptr;
   }
@@ -821,6 +845,7 @@ void QuantizedDecoder::feed(uint32_t tag, const uint8_t* data, size_t n) {
         if (partitioned_) on_part();
         break;
       case kCentTag: keep(cent_); break;
+      case kSprdTag: keep(sprd_); break;
       case kListTag: keep(list_); break;
       case kCodeTag:
         feed_records(codes_in_, 0, row_bytes_, data, n, [&](uint32_t slot, const uint8_t* row) {

@@ -64,7 +64,7 @@ class QuantizedDecoder {
   Isa isa_;
   size_t dim_, row_bytes_, subq_, refine_row_bytes_;
   uint64_t slots_;
-  std::vector<uint8_t> ids_, free_, part_, cent_, list_, refine_head_;  // small sections, as stored
+  std::vector<uint8_t> ids_, free_, part_, cent_, list_, sprd_, refine_head_;  // small sections, as stored
   uint64_t codes_in_ = 0, offs_in_ = 0, scales_in_ = 0, vectors_in_ = 0, refine_in_ = 0;
   uint32_t pending_tag_ = 0;
   std::vector<uint8_t> pending_, scratch_;

@@ -58,15 +58,20 @@ struct QuantizedIndexOptions {
 //   exact distances from the kept f32 vectors (an index without them ranks by the refine plane;
 //   one with neither rejects r >= 1); the best k are returned. So r >= 1 never ranks from worse
 //   candidates than 0.
-// * allow: blocks of 32 vectors without an allowed id are skipped.
+// * allow: blocks of 32 vectors without an allowed id are skipped. A partitioned search goes
+//   on past `probes` lists until it has scored as many allowed vectors as the unfiltered search
+//   scores (the sizes of its `probes` lists, at least 8192) or every allowed one: so a small
+//   allow-list is scored exactly, and a larger one costs about 1 / (allowed share) of an
+//   unfiltered search — recall under a filter is that of the unfiltered search.
 struct QuantizedSearchParams : SearchParams {
   // Score the codes with float tables instead of 8-bit ones (slow; the reference that the
   // 8-bit tables are measured against).
   bool float_tables = false;
   // Partitioned index: how many lists to scan, nearest centroid first (0: the index's default,
-  // QuantizedIndex::default_probes() lists and at least 8192 vectors). More lists are scanned when the ones probed hold fewer
-  // than the candidates the search needs (a tight allow-list, tiny lists), so a search
-  // returns min(k, allowed vectors) results like the unpartitioned index. Ignored otherwise.
+  // QuantizedIndex::default_probes() lists and at least 8192 vectors). More lists are scanned
+  // under an allow-list (above), and while the ones probed hold fewer than the candidates the
+  // search needs (tiny lists, a predicate), so a search returns min(k, allowed vectors)
+  // results like the unpartitioned index. Ignored otherwise.
   size_t probes = 0;
 };
 

@@ -28,8 +28,10 @@ struct SearchParams {
   // only for ids about to enter the results (at most once per id per search). It may run on
   // several threads at once (search_batch, concurrent searches), must not throw and must not
   // call this index's add / remove / compact. An approximate index still traverses rejected
-  // ids; a predicate that admits few can leave fewer than k results — pass those ids as
-  // `allow` instead (scored exactly when few).
+  // ids and cannot know how many ids a predicate admits, so a selective predicate gets worse
+  // recall than the same ids as `allow` (which the partitioned index searches until it has
+  // scored as many allowed vectors as an unfiltered search scores, and HNSW scores exactly
+  // when few); an HNSW predicate that admits few can leave fewer than k results.
   bool (*predicate)(const void* ctx, uint64_t id) = nullptr;
   const void* predicate_ctx = nullptr;
 
