@@ -241,6 +241,85 @@ void Graph::link_level(Insertion& ins, Context& c) {
   }
 }
 
+size_t Graph::reconnect(Context& c, std::vector<uint8_t>& reach, std::vector<uint32_t>& queue) {
+  const uint64_t e = entry.load(std::memory_order_relaxed);
+  if (e == kNoEntry) return 0;
+  const uint32_t start = uint32_t(e);
+  const size_t used = this->used();
+  const auto spread = [&](uint32_t from) {  // marks what `from` reaches on level 0
+    queue.clear();
+    reach[from] = 1;
+    queue.push_back(from);
+    for (size_t head = 0; head < queue.size(); ++head) {
+      const uint32_t* l = list(queue[head], 0);
+      for (size_t i = 0; i < l[0]; ++i) {
+        const uint32_t x = l[1 + i];
+        if (!reach[x]) {
+          reach[x] = 1;
+          queue.push_back(x);
+        }
+      }
+    }
+  };
+  // Whether some neighbour of n other than x links to x (so x stays reachable without n -> x).
+  const auto held_twice = [&](uint32_t n, uint32_t x) {
+    const uint32_t* l = list(n, 0);
+    for (size_t i = 0; i < l[0]; ++i) {
+      const uint32_t y = l[1 + i];
+      if (y == x) continue;
+      const uint32_t* yl = list(y, 0);
+      for (size_t j = 0; j < yl[0]; ++j) {
+        if (yl[1 + j] == x) return true;
+      }
+    }
+    return false;
+  };
+  const auto links_to = [&](uint32_t n, uint32_t x) {
+    const uint32_t* l = list(n, 0);
+    return std::find(l + 1, l + 1 + l[0], x) != l + 1 + l[0];
+  };
+  size_t added = 0;
+  for (int round = 0; round < 8; ++round) {
+    reach.assign(used, 0);
+    spread(start);
+    bool stranded = false;
+    for (uint32_t u = 0; u < used; ++u) {
+      if (deleted[u] || reach[u]) continue;
+      stranded = true;
+      // Its nearest reachable nodes: a beam over level 0 from the entry point (everything
+      // the beam meets is reachable).
+      const uint8_t* q = pt(u);
+      const size_t nt = search_layer(q, start, dist(q, pt(start)), ef_construction, 0, c,
+                                     [&](uint32_t x) { return x != u && reach[x] != 0; }, CandOrderFrom{u});
+      Cand* w = c.top.data();
+      std::sort(w, w + nt, CandOrderFrom{u});
+      bool linked = false;
+      for (size_t i = 0; i < std::min<size_t>(nt, 4) && !linked; ++i) {
+        add_link(w[i].slot, u, w[i].dist, 0, c);
+        linked = links_to(w[i].slot, u);
+      }
+      if (!linked && nt > 0) {  // forced: into the nearest one's list, in place of a redundant link
+        const uint32_t v = w[0].slot;
+        uint32_t* l = list(v, 0);
+        size_t at = l[0] - 1;
+        for (size_t i = 0; i < l[0]; ++i) {
+          if (held_twice(v, l[1 + i])) {
+            at = i;
+            break;
+          }
+        }
+        codes_stale(v);
+        l[1 + at] = u;
+        linked = true;
+      }
+      added += linked;
+      spread(u);
+    }
+    if (!stranded) return added;
+  }
+  return added;
+}
+
 void Graph::detach(const uint32_t* reused, size_t count, std::vector<uint8_t>& mark, Context& c, bool sweep) {
   for (size_t i = 0; i < count; ++i) mark[reused[i]] = 1;
   auto repair = [&](uint32_t n, int level) {

@@ -1,5 +1,6 @@
 // HnswIndex::compact(): drops every tombstone at once — links rebuilt around them, orphaned
-// nodes re-inserted, the live nodes renumbered in place and the storage past them freed.
+// nodes re-inserted, stranded ones (no link to them left) linked again, the live nodes
+// renumbered in place and the storage past them freed.
 #include <algorithm>
 #include <cstring>
 #include <mutex>
@@ -26,8 +27,8 @@ void HnswIndex::compact() {
   // --- allocate everything first; nothing visible changes until the commit ---
   const bool has_full = m.storage == HnswStorage::sq8 && m.keep_vectors;
   std::unique_ptr<Impl::NodeSync[]> sync;
-  std::vector<uint8_t> mark;
-  std::vector<uint32_t> renumber;
+  std::vector<uint8_t> mark, reach;
+  std::vector<uint32_t> renumber, queue;
   // The slot table after compaction: the live ids in slot order, no free slot.
   index::SlotTable dense(index::Reuse::free_list, kMaxNodes, "HNSW");
   dense.keep_removed_ids(true);
@@ -44,6 +45,8 @@ void HnswIndex::compact() {
     }
     mark.assign(used, 0);
     renumber.assign(used, 0);
+    reach.reserve(used);
+    queue.reserve(used);
     if (m.build_contexts.empty()) m.build_contexts.resize(1);
     const size_t pool_size = std::max((1 + m.M0) * (1 + m.M0), m.ef_construction + 1);
     m.build_contexts[0].reserve(used, m.ef_construction, m.M0, m.dim, pool_size, m.point_bytes());
@@ -76,6 +79,10 @@ void HnswIndex::compact() {
   for (uint32_t s = 0; s < used; ++s) {
     if (!m.deleted[s] && m.list(s, 0)[0] == 0 && live > 1) m.insert(s, c);
   }
+  // 2b. A live node can also have lost every link *to* it (the rebuilt lists are chosen by
+  //     the heuristic, which prunes): link every such node from a reachable one, so that a
+  //     search at ef = size still finds every live vector.
+  m.reconnect(c, reach, queue);
   // 3. Renumber the live nodes in slot order, in place: a node moves to a slot at or below
   //    its own, which every earlier node has already left. Then the chunks past the live
   //    nodes are freed (no second copy of the graph, as growth makes none either).

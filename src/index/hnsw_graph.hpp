@@ -524,6 +524,17 @@ struct Graph {
   // list there and each chosen node links back. Then steps one level down (or finishes).
   void link_level(Insertion& ins, Context& c);
 
+  // Makes every live node reachable on level 0 from the entry point. The neighbour heuristic
+  // prunes back-links, so a node can lose every in-link while it keeps its own list (issue 23:
+  // after compact(), 4 of 15,064 live nodes could no longer be found even at ef = size).
+  // Each stranded node is linked from its nearest reachable node (add_link; if the heuristic
+  // drops it there or at the next three, it replaces a link the list holds twice — reachable
+  // through another of its neighbours — else the list's last one), then what it reaches counts
+  // as reachable; rounds repeat until none is stranded (a replaced link can strand another
+  // node). `reach` and `queue` hold used() entries (reserved: nothing allocates). Serial,
+  // under the exclusive lock. Returns how many links it added.
+  size_t reconnect(Context& c, std::vector<uint8_t>& reach, std::vector<uint32_t>& queue);
+
   // Before reused slots get new vectors: drop them from their neighbours' lists and refill
   // those lists from the old nodes' neighbours (heuristic), pick a new entry point if needed,
   // and empty the reused nodes' lists. Serial, under the exclusive lock.
