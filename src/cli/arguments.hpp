@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -12,13 +13,27 @@ namespace quiver::cli {
 
 // A whole number written in decimal digits, in [lo, hi]. CLI11 2.1 converts "-1" into a size_t
 // as 2^64 - 1 (and `search -k -1` then tried to allocate that many results): digits only.
+// hi = UINT64_MAX: no upper bound (the message says ">= lo").
 CLI::Validator count_in(uint64_t lo, uint64_t hi);
+
+// The same digits-only parse (nullopt: empty, not digits, or beyond 2^64 - 1).
+std::optional<uint64_t> parse_count(const std::string& text);
+
+// "auto" or a whole number in [lo, hi] (build --lists).
+CLI::Validator auto_or_count_in(uint64_t lo, uint64_t hi);
+
+// A file name without a directory part: not empty, no '/' or '\', not "." or ".." (gen
+// --name, which is joined to -o and must not write outside it).
+CLI::Validator plain_file_name();
 
 // Neighbours per query: at least 1 and below 2^32, the same bounds as the library's k.
 inline CLI::Validator k_range() { return count_in(1, 4294967295u); }
 
 // Any non-negative count (sizes, seeds, beam widths: the library checks their own limits).
 inline CLI::Validator non_negative() { return count_in(0, UINT64_MAX); }
+
+// A count that must be at least 1 (gen --rows: 0 would otherwise mean "the default").
+inline CLI::Validator positive() { return count_in(1, UINT64_MAX); }
 
 // Threads the CLI starts itself: 0 (the default choice) .. 1024.
 inline CLI::Validator thread_count() { return count_in(0, 1024); }

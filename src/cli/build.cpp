@@ -3,6 +3,8 @@
 #include <chrono>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -12,6 +14,8 @@
 #include "cli/arguments.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/option_kinds.hpp"
+#include "index/quantized_impl.hpp"  // quantized::kMaxLists, the most lists an index takes
 #include "quiver/quiver.hpp"
 
 namespace quiver::cli {
@@ -24,28 +28,27 @@ struct BuildOptions {
   int bits = 4;
   uint64_t seed = 42;
   bool json = false, quiet = false, no_vectors = false, neighbor_codes = false;
+  std::set<std::string> given;  // the options on the command line (given_options)
 };
 
-// --lists: "auto" or a count (0 = not partitioned).
+// --lists: "auto" or a count in [0, kMaxLists] (0 = not partitioned), checked by its validator
+// first. The count is never the kAutoLists sentinel (2^64 - 1 once read as auto).
 size_t parse_lists(const std::string& text) {
   if (text == "auto") return QuantizedIndexOptions::kAutoLists;
-  size_t used = 0;
-  unsigned long long n = 0;
-  try {
-    n = std::stoull(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
+  const std::optional<uint64_t> n = parse_count(text);
+  if (!n || *n > quantized::kMaxLists) {
+    throw Error(ErrorCode::InvalidArgument, "--lists must be auto or a count from 0 to " +
+                                                std::to_string(quantized::kMaxLists) + ", got '" + text + "'");
   }
-  if (used == 0 || used != text.size() || text[0] == '-') {
-    throw Error(ErrorCode::InvalidArgument, "--lists must be auto or a count, got '" + text + "'");
-  }
-  return size_t(n);
+  return size_t(*n);
 }
 
 int run_build(const BuildOptions& o) {
   using clock = std::chrono::steady_clock;
   BuildParams p;
   p.kind = parse_index_kind(o.index);
+  // Before anything else: an option of another kind is refused, not ignored.
+  check_options_apply("build", o.given, index_target(p.kind, parse_lists(o.lists) != 0, o.storage == "sq8"));
   p.metric = parse_metric(o.metric);
   p.bits = o.bits;
   p.M = o.M;
@@ -135,11 +138,14 @@ void register_build(CLI::App& app, Runner& run) {
                   "per vector: about 1/4 of the bytes)")
       ->check(CLI::IsMember({"f32", "sq8"}))
       ->capture_default_str();
-  cmd->add_option("--lists", o->lists, "Quantized: partition into N inverted lists, or auto (min(n/256, round(3 sqrt(n))) "
-                  "for the n trained at); 0 = scan every code")
+  cmd->add_option("--lists", o->lists, "Quantized: partition into N inverted lists (N <= " +
+                  std::to_string(quantized::kMaxLists) + "), or auto (min(n/256, round(3 sqrt(n))) for the n trained at); "
+                  "0 = scan every code")
+      ->check(auto_or_count_in(0, quantized::kMaxLists))
       ->capture_default_str();
   cmd->add_option("--refine-bits", o->refine_bits, "Quantized: refine plane bits per coordinate (0 = none, 1..4; "
                   "codes-only re-scoring without the f32 vectors)")
+      ->check(count_in(0, 4))
       ->capture_default_str();
   cmd->add_flag("--no-vectors", o->no_vectors,
                 "Quantized and hnsw sq8: keep only the codes, not the f32 vectors (smaller; no exact rerank)");
@@ -152,7 +158,12 @@ void register_build(CLI::App& app, Runner& run) {
   cmd->add_option("--isa", o->isa, "Force an ISA level (default: QUIVER_ISA or the best)");
   cmd->add_flag("--json", o->json, "Machine-readable summary");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress bar");
-  cmd->callback([o, &run] { run = [o] { return run_build(*o); }; });
+  cmd->footer("An option of another index kind (--lists on flat, --M on quantized, ...) is an error "
+              "(src/cli/option_kinds.cpp has the table).");
+  cmd->callback([o, cmd, &run] {
+    o->given = given_options(*cmd);
+    run = [o] { return run_build(*o); };
+  });
 }
 
 }  // namespace quiver::cli

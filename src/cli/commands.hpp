@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace CLI {
@@ -30,6 +31,7 @@ struct DemoOptions {
   size_t ef_construction = 200;
   size_t ef = 64;              // hnsw: search beam width
   bool json = false;
+  std::set<std::string> given;  // the options on the command line (main sets it: given_options)
 };
 
 void add_demo_options(CLI::App& command, DemoOptions& options);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <mutex>
@@ -65,16 +66,29 @@ LatencyStats latency_stats(std::vector<double> us) {
   return s;
 }
 
-double recall_at_k(const std::vector<Neighbor>& results, size_t nq, size_t k, const io::GroundTruth& gt) {
+void check_ground_truth(const io::GroundTruth& gt, size_t nq, size_t k, const std::string& path) {
   if (gt.rows < nq) {
-    throw Error(ErrorCode::InvalidArgument, "the ground truth has " + std::to_string(gt.rows) +
+    throw Error(ErrorCode::InvalidArgument, path + ": the ground truth has " + std::to_string(gt.rows) +
                                                 " rows, fewer than the " + std::to_string(nq) + " queries");
   }
   if (gt.k < k) {
-    throw Error(ErrorCode::InvalidArgument, "the ground truth holds " + std::to_string(gt.k) +
+    throw Error(ErrorCode::InvalidArgument, path + ": the ground truth holds " + std::to_string(gt.k) +
                                                 " neighbours per query, fewer than k = " + std::to_string(k));
   }
+  for (size_t q = 0; q < nq; ++q) {
+    for (size_t j = 0; j < k; ++j) {
+      if (gt.ids[q * gt.k + j] >= 0) return;
+    }
+  }
+  throw Error(ErrorCode::InvalidArgument,
+              path + ": the ground truth has no valid id (every id in the first " + std::to_string(k) + " of its " +
+                  std::to_string(nq) + " rows is negative): there is nothing to measure recall against");
+}
+
+Recall recall_at_k(const std::vector<Neighbor>& results, size_t nq, size_t k, const io::GroundTruth& gt) {
+  check_ground_truth(gt, nq, k, "--gt");
   double total = 0;
+  Recall r;
   for (size_t q = 0; q < nq; ++q) {
     std::unordered_set<int64_t> truth;
     size_t expected = 0;
@@ -85,15 +99,59 @@ double recall_at_k(const std::vector<Neighbor>& results, size_t nq, size_t k, co
         ++expected;
       }
     }
-    if (expected == 0) {
-      total += 1;
-      continue;
-    }
+    if (expected == 0) continue;  // nothing to find: not measured (check_ground_truth: some row has an id)
     size_t hit = 0;
     for (size_t j = 0; j < k; ++j) hit += truth.count(int64_t(results[q * k + j].id));
     total += double(hit) / double(expected);
+    ++r.queries;
   }
-  return nq == 0 ? 0 : total / double(nq);
+  r.recall = r.queries == 0 ? 0 : total / double(r.queries);
+  return r;
+}
+
+namespace {
+
+uint64_t physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
+}
+
+}  // namespace
+
+void check_workload_size(const char* command, size_t rows, size_t queries, size_t dim, size_t k, size_t clusters,
+                         unsigned copies) {
+  const std::string cmd = command;
+  constexpr uint64_t kMaxRows = INT32_MAX;  // ground-truth ids are int32 (.ibin, .ivecs)
+  constexpr uint64_t kMaxDim = 1u << 24;    // the dataset formats' and the flat index's limit
+  if (rows > kMaxRows) {
+    throw Error(ErrorCode::InvalidArgument, cmd + ": --rows " + std::to_string(rows) + " is more than the " +
+                                                std::to_string(kMaxRows) + " rows a workload can have (ground-truth ids are int32)");
+  }
+  if (queries > kMaxRows) {
+    throw Error(ErrorCode::InvalidArgument, cmd + ": --queries " + std::to_string(queries) + " is more than the " +
+                                                std::to_string(kMaxRows) + " a workload can have");
+  }
+  if (dim == 0 || dim > kMaxDim) {
+    throw Error(ErrorCode::InvalidArgument,
+                cmd + ": --dim must be 1 to " + std::to_string(kMaxDim) + ", got " + std::to_string(dim));
+  }
+  // In doubles: exact enough for a limit, and no product can wrap around.
+  const double vector_bytes = 4.0 * double(dim);
+  const double need = vector_bytes * (double(copies) * double(rows) + 2.0 * double(queries) + 2.0 * double(clusters)) +
+                      16.0 * double(queries) * double(k);
+  const uint64_t have = physical_memory_bytes();
+  const bool too_big = need > double(SIZE_MAX) / 2 || (have != 0 && need > double(have));
+  if (too_big) {
+    auto gb = [](double bytes) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.3g GB", bytes / 1e9);
+      return std::string(buf);
+    };
+    throw Error(ErrorCode::OutOfMemory,
+                cmd + ": " + std::to_string(rows) + " x " + std::to_string(dim) + " vectors (and " +
+                    std::to_string(queries) + " queries) need about " + gb(need) + " of memory" +
+                    (have != 0 ? ", more than this machine's " + gb(double(have)) : std::string()));
+  }
 }
 
 size_t peak_rss_bytes() {

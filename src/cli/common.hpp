@@ -40,9 +40,28 @@ struct LatencyStats {
 };
 LatencyStats latency_stats(std::vector<double> micros);
 
+// Checks that `gt` can measure recall@k of nq queries: at least nq rows, at least k ids a row,
+// and a valid (non-negative) id in the first k of some row — a ground truth of nothing but
+// padding would otherwise score a perfect recall for nothing. Throws Error(InvalidArgument)
+// naming `path`.
+void check_ground_truth(const io::GroundTruth& gt, size_t nq, size_t k, const std::string& path);
+
 // Mean recall@k of results (nq rows of k, stride k) against ground truth (first k of each
-// row). Throws Error(InvalidArgument) if the ground truth is shallower than k or has fewer rows.
-double recall_at_k(const std::vector<Neighbor>& results, size_t nq, size_t k, const io::GroundTruth& gt);
+// row), over the queries whose ground truth has a valid id (negative ids are padding: a row's
+// recall is the share of its valid ids found). Checks the ground truth first (as above).
+struct Recall {
+  double recall = 0;
+  size_t queries = 0;  // the queries measured: those with a valid ground-truth id
+};
+Recall recall_at_k(const std::vector<Neighbor>& results, size_t nq, size_t k, const io::GroundTruth& gt);
+
+// Checks, before anything is allocated, that a generated workload of `rows` base vectors and
+// `queries` queries of `dim` (with k ground-truth ids each, `clusters` mixture components)
+// fits the file formats (rows, queries <= 2^31 - 1: the ground truth stores ids as int32;
+// 1 <= dim <= 2^24) and, with `copies` copies of the base vectors alive at once, this
+// machine's memory. Throws Error(InvalidArgument) or Error(OutOfMemory) naming the sizes.
+void check_workload_size(const char* command, size_t rows, size_t queries, size_t dim, size_t k, size_t clusters,
+                         unsigned copies);
 
 // Peak resident memory of this process in bytes (0 where unknown).
 size_t peak_rss_bytes();

@@ -11,6 +11,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -19,6 +20,7 @@
 #include "cli/arguments.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/option_kinds.hpp"
 #include "quiver/quiver.hpp"
 
 #ifndef QUIVER_SOURCE_DIR
@@ -37,6 +39,7 @@ struct CompareOptions {
   int bits = 4;
   uint64_t seed = 42;
   bool json = false, quiet = false, no_vectors = false;
+  std::set<std::string> given;  // the options on the command line (given_options)
 };
 
 std::string shell_quote(const std::string& s) {
@@ -62,6 +65,7 @@ double agreement(const std::vector<uint64_t>& a, const nlohmann::json& b) {
 int run_compare(const CompareOptions& o) {
   BuildParams p;
   p.kind = parse_index_kind(o.index);
+  check_options_apply("compare", o.given, index_target(p.kind, false, o.storage == "sq8"));
   p.metric = parse_metric(o.metric);
   p.isa = o.isa;
   p.bits = o.bits;
@@ -79,7 +83,10 @@ int run_compare(const CompareOptions& o) {
                                                   ", the base vectors " + std::to_string(base.dim));
   }
   std::optional<io::GroundTruth> gt;
-  if (!o.gt.empty()) gt = io::read_ground_truth(o.gt);
+  if (!o.gt.empty()) {
+    gt = io::read_ground_truth(o.gt);
+    check_ground_truth(*gt, queries.rows, std::min(o.k, base.rows), o.gt);
+  }
 
   // Native: build, search once per query, write the index file for the wasm side.
   char tmpl[] = "/tmp/quiver-compare-XXXXXX";
@@ -117,7 +124,14 @@ int run_compare(const CompareOptions& o) {
   const LatencyStats lat = latency_stats(run.latency_us);
   native.p50 = lat.p50_us;
   native.p99 = lat.p99_us;
-  if (gt) native.recall = recall_at_k(run.results, queries.rows, run.k, *gt);
+  if (gt) {
+    const Recall r = recall_at_k(run.results, queries.rows, run.k, *gt);
+    native.recall = r.recall;
+    if (r.queries < queries.rows && !o.json) {
+      std::cerr << "quiver: note: " << queries.rows - r.queries << " of " << queries.rows
+                << " queries have no valid ground-truth id; recall is over the other " << r.queries << "\n";
+    }
+  }
   native.agree = native.agree_loaded = 1;
   native.index_mb = double(index->memory_bytes()) / 1e6;
   native.process_mb = double(peak_rss_bytes()) / 1e6;
@@ -168,7 +182,7 @@ int run_compare(const CompareOptions& o) {
       std::vector<Neighbor> res(native_ids.size());
       const auto& wids = v.at("ids");
       for (size_t i = 0; i < res.size() && i < wids.size(); ++i) res[i] = {uint64_t(wids[i].get<double>()), 0.f};
-      c.recall = recall_at_k(res, queries.rows, run.k, *gt);
+      c.recall = recall_at_k(res, queries.rows, run.k, *gt).recall;
     }
     c.index_mb = v.at("index_memory_bytes").get<double>() / 1e6;
     c.process_mb = v.at("heap_bytes").get<double>() / 1e6;
@@ -247,7 +261,11 @@ void register_compare(CLI::App& app, Runner& run) {
   cmd->add_option("--script", o->script, "The wasm-side script")->capture_default_str();
   cmd->add_flag("--json", o->json, "Machine-readable output");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress messages");
-  cmd->callback([o, &run] { run = [o] { return run_compare(*o); }; });
+  cmd->footer("An option of another index kind (--M on flat, --bits on hnsw, ...) is an error.");
+  cmd->callback([o, cmd, &run] {
+    o->given = given_options(*cmd);
+    run = [o] { return run_compare(*o); };
+  });
 }
 
 }  // namespace quiver::cli

@@ -12,6 +12,7 @@
 #include "cli/arguments.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/option_kinds.hpp"
 #include "quiver/quiver.hpp"
 
 namespace quiver::cli {
@@ -36,6 +37,9 @@ int run_demo(const DemoOptions& o) {
   using clock = std::chrono::steady_clock;
   BuildParams bp;
   bp.kind = parse_index_kind(o.index);
+  check_options_apply("demo", o.given, index_target(bp.kind, false, false));
+  // The base vectors and the index's copy of them, checked before either is allocated.
+  check_workload_size("demo", o.rows, o.queries, o.dim, o.k, 0, 2);
   bp.dim = o.dim;
   bp.bits = 4;
   bp.seed = 42;

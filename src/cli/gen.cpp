@@ -12,6 +12,7 @@
 #include <thread>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -19,6 +20,7 @@
 #include "cli/arguments.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
+#include "cli/option_kinds.hpp"
 #include "quiver/quiver.hpp"
 
 namespace quiver::cli {
@@ -29,22 +31,35 @@ struct GenOptions {
   std::string out_dir = ".";
   std::string name;  // default: the workload name
   std::string format = "fbin";
-  size_t rows = 0, queries = 0, dim = 384, k = 100, clusters = 0, threads = 0;
+  size_t rows = 0, queries = 0, dim = 384, k = 100, clusters = 0, threads = 0;  // rows, queries, clusters: 0 = not given
   uint64_t seed = 42, query_seed = 13;
   std::string metric = "l2";
   bool json = false, quiet = false;
+  std::set<std::string> given;  // the options on the command line (given_options)
 };
+
+Target workload_target(const std::string& workload) {
+  if (workload == "seed") return Target::seed_workload;
+  if (workload == "embedding") return Target::embedding_workload;
+  return Target::clustered_workload;
+}
 
 int run_gen(const GenOptions& o) {
   using clock = std::chrono::steady_clock;
+  check_options_apply("gen", o.given, workload_target(o.workload));
   const bool seed_workload = o.workload == "seed";
+  // 0 is "not given": --rows 0, --queries 0 and --clusters 0 are refused by their validators.
   const size_t rows = o.rows ? o.rows : (seed_workload ? 10000 : 100000);
   const size_t nq = o.queries ? o.queries : (seed_workload ? 256 : 1000);
+  const size_t clusters = o.clusters ? o.clusters : (o.workload == "embedding" ? 1000 : seed_workload ? 0 : 64);
   const Metric metric = parse_metric(o.metric);
   if (o.dim == 0) throw Error(ErrorCode::InvalidArgument, "--dim must be at least 1");
   if (o.k == 0 || o.k > rows) {
     throw Error(ErrorCode::InvalidArgument, "-k must be between 1 and the number of rows (" + std::to_string(rows) + ")");
   }
+  // Every size before any allocation: the base vectors, the flat index's copy of them and the
+  // bytes of the base file are alive at once.
+  check_workload_size("gen", rows, nq, o.dim, o.k, clusters, 3);
   const bool fvecs = o.format == "fvecs";
   if (!fvecs && o.format != "fbin") throw Error(ErrorCode::InvalidArgument, "--format must be fbin or fvecs");
   const std::string name = o.name.empty() ? o.workload : o.name;
@@ -59,12 +74,11 @@ int run_gen(const GenOptions& o) {
     base = unit_gaussian_vectors(rows, o.dim, o.seed);
     queries = unit_gaussian_vectors(nq, o.dim, o.query_seed);
   } else if (o.workload == "embedding") {
-    const size_t topics = o.clusters ? o.clusters : 1000;
-    base = embedding_like_vectors(rows, o.dim, topics, o.seed, o.seed + 1, EmbeddingRole::base);
-    queries = embedding_like_vectors(nq, o.dim, topics, o.seed, o.query_seed, EmbeddingRole::query);
+    base = embedding_like_vectors(rows, o.dim, clusters, o.seed, o.seed + 1, EmbeddingRole::base);
+    queries = embedding_like_vectors(nq, o.dim, clusters, o.seed, o.query_seed, EmbeddingRole::query);
   } else {
-    base = clustered_vectors(rows, o.dim, o.clusters ? o.clusters : 64, o.seed, o.seed + 1);
-    queries = clustered_vectors(nq, o.dim, o.clusters ? o.clusters : 64, o.seed, o.query_seed);
+    base = clustered_vectors(rows, o.dim, clusters, o.seed, o.seed + 1);
+    queries = clustered_vectors(nq, o.dim, clusters, o.seed, o.query_seed);
   }
   FlatIndex index({o.dim, metric});
   index.reserve(rows);
@@ -125,22 +139,31 @@ void register_gen(CLI::App& app, Runner& run) {
       ->check(CLI::IsMember({"seed", "clustered", "embedding"}))
       ->capture_default_str();
   cmd->add_option("-o,--out", o->out_dir, "Output directory")->capture_default_str();
-  cmd->add_option("--name", o->name, "File name stem (default: the workload name)");
+  cmd->add_option("--name", o->name, "File name stem, a plain file name written inside -o (no '/', not '..'; "
+                  "default: the workload name)")
+      ->check(plain_file_name());
   cmd->add_option("--format", o->format, "fbin (+ibin) or fvecs (+ivecs)")
       ->check(CLI::IsMember({"fbin", "fvecs"}))
       ->capture_default_str();
-  cmd->add_option("--rows", o->rows, "Base vectors (default 10000 seed, 100000 clustered)")->check(non_negative());
-  cmd->add_option("--queries", o->queries, "Queries (default 256 seed, 1000 clustered)")->check(non_negative());
+  cmd->add_option("--rows", o->rows, "Base vectors, 1 to 2^31 - 1 (default 10000 seed, 100000 clustered and embedding)")
+      ->check(positive());
+  cmd->add_option("--queries", o->queries, "Queries, 1 to 2^31 - 1 (default 256 seed, 1000 clustered and embedding)")
+      ->check(positive());
   cmd->add_option("--dim", o->dim, "Dimension")->check(non_negative())->capture_default_str();
   cmd->add_option("-k", o->k, "Ground-truth neighbours per query")->check(k_range())->capture_default_str();
-  cmd->add_option("--clusters", o->clusters, "Mixture components (default 64 clustered, 1000 embedding)")->check(non_negative());
+  cmd->add_option("--clusters", o->clusters, "Clustered and embedding: mixture components, at least 1 (default 64 "
+                  "clustered, 1000 embedding)")
+      ->check(positive());
   cmd->add_option("--seed", o->seed, "Base seed (clustered, embedding: also fixes the mixture)")->check(non_negative())->capture_default_str();
   cmd->add_option("--query-seed", o->query_seed, "Query seed")->check(non_negative())->capture_default_str();
   cmd->add_option("--metric", o->metric, "Metric of the ground truth: l2, ip, cosine")->capture_default_str();
   cmd->add_option("--threads", o->threads, "Threads for the ground truth (default: all cores)")->check(thread_count());
   cmd->add_flag("--json", o->json, "Machine-readable summary");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress bar");
-  cmd->callback([o, &run] { run = [o] { return run_gen(*o); }; });
+  cmd->callback([o, cmd, &run] {
+    o->given = given_options(*cmd);
+    run = [o] { return run_gen(*o); };
+  });
 }
 
 }  // namespace quiver::cli

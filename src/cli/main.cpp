@@ -17,11 +17,13 @@
 #include <exception>
 #include <iostream>
 #include <new>
+#include <stdexcept>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "cli/option_kinds.hpp"
 #include "cli/signals.hpp"
 #include "quiver/quiver.hpp"
 
@@ -86,7 +88,10 @@ int main(int argc, char** argv) {
 
   try {
     if (*info) return info_file.empty() ? run_info(info_json) : quiver::cli::run_inspect(info_file, info_json);
-    if (*demo) return quiver::cli::run_demo(demo_options);
+    if (*demo) {
+      demo_options.given = quiver::cli::given_options(*demo);
+      return quiver::cli::run_demo(demo_options);
+    }
     if (run) return run();
   } catch (const quiver::Error& e) {
     std::cerr << "quiver: error [" << e.code_name() << "]: " << e.what() << "\n";
@@ -95,8 +100,14 @@ int main(int argc, char** argv) {
     std::cerr << "quiver: error [" << quiver::error_code_name(quiver::ErrorCode::OutOfMemory)
               << "]: out of memory\n";
     return 1;
+  } catch (const std::length_error& e) {
+    // A size the standard library cannot even represent (a vector beyond max_size()): the
+    // commands check their sizes first, so this is a size no check caught.
+    std::cerr << "quiver: error [" << quiver::error_code_name(quiver::ErrorCode::OutOfMemory)
+              << "]: too large for this address space (" << e.what() << ")\n";
+    return 1;
   } catch (const std::exception& e) {
-    std::cerr << "quiver: error: " << e.what() << "\n";
+    std::cerr << "quiver: error [" << quiver::error_code_name(quiver::ErrorCode::Internal) << "]: " << e.what() << "\n";
     return 1;
   }
   return 2;

@@ -24,7 +24,9 @@ export async function open(ctx) {
   mkdirSync(dir, { recursive: true });
   const isa = JSON.parse(execFileSync(cli, ['info', '--json'], { encoding: 'utf8' })).isa ?? 'unknown';
   const build = (kind, extra, threads, file) => {
-    const args = [cli, 'build', files.base, '-o', file, '--index', kind, '--metric', 'l2', '--threads', String(threads), '--json', '-q', ...extra];
+    // --threads is an HNSW build option (the CLI refuses it for flat and quantised builds, which add on one thread).
+    const threadArgs = kind === 'hnsw' ? ['--threads', String(threads)] : [];
+    const args = [cli, 'build', files.base, '-o', file, '--index', kind, '--metric', 'l2', ...threadArgs, '--json', '-q', ...extra];
     let out, rssKb = null;
     try {
       out = execFileSync('python3', ['-c', RUSAGE, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
