@@ -279,7 +279,12 @@ export interface QuiverModule {
 
 // ---- Worker-hosted async API --------------------------------------------------------------
 
-/** `{ transfer: true }` moves the caller's buffers into the worker instead of copying them. */
+/**
+ * `{ transfer: true }` moves the caller's buffers into the worker instead of copying them (they
+ * are detached here afterwards). An input whose buffer is already detached is refused with
+ * INVALID_ARGUMENT before anything is sent (with or without transfer); a SharedArrayBuffer-backed
+ * input is sent without transfer (the worker sees the same memory; it stays usable here).
+ */
 export interface TransferOption {
   transfer?: boolean;
 }
@@ -336,7 +341,9 @@ export interface RemoteQuiver {
     options?: TransferOption & { signal?: AbortSignal; onProgress?: (progress: { done: number; total?: number }) => void; size?: number }): Promise<AnyRemoteIndex>;
   threadPool(): Promise<{ workers: number; running: number }>;
   unitGaussianVectors(n: number, dim: number, seed: number): Promise<Float32Array>;
-  /** Frees the worker's indexes and stops it. Again is a no-op. */
+  /** Stops the worker at once, even in the middle of an add or a build (the thread is ended from
+   *  this side, not asked to stop), and with it every index it holds. Every pending and every
+   *  later call rejects with WORKER_EXITED. Resolves once the thread has ended; again is a no-op. */
   terminate(): Promise<void>;
 }
 

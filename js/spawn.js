@@ -39,11 +39,45 @@ function streamMessage(source, size) {
   return { message: { op: 'load', source: stream, size }, transferList: [stream] };
 }
 
-// Buffers a caller asked to move into the worker ({ transfer: true }).
+// Buffers a caller asked to move into the worker ({ transfer: true }): those of typed arrays
+// and ArrayBuffers among `values`.
 function buffersOf(values) {
   const out = new Set();
-  for (const v of values) if (ArrayBuffer.isView(v)) out.add(v.buffer);
+  for (const v of values) {
+    if (ArrayBuffer.isView(v)) out.add(v.buffer);
+    else if (v instanceof ArrayBuffer) out.add(v);
+  }
   return [...out];
+}
+
+// Whether an ArrayBuffer has been detached (transferred or structuredClone'd away): Node 20
+// lacks ArrayBuffer.prototype.detached, but constructing a view on a detached buffer throws.
+function isDetached(buffer) {
+  if (typeof buffer.detached === 'boolean') return buffer.detached;
+  try {
+    new Uint8Array(buffer, 0, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+// The transfer list that can really be posted. postMessage() silently drops a message whose
+// transfer list holds a detached buffer (the call would never settle), so that is refused
+// here; a SharedArrayBuffer cannot be transferred (postMessage would throw) and need not be —
+// the worker sees the same memory — so it is sent without transfer. Other transferables (a
+// ReadableStream) pass as they are.
+function transferList(buffers) {
+  const out = [];
+  for (const buffer of buffers) {
+    if (typeof SharedArrayBuffer !== 'undefined' && buffer instanceof SharedArrayBuffer) continue;
+    if (buffer instanceof ArrayBuffer && isDetached(buffer)) {
+      throw new QuiverError('INVALID_ARGUMENT',
+        'an input buffer is detached (already transferred elsewhere, e.g. by an earlier { transfer: true } call); nothing was sent');
+    }
+    out.push(buffer);
+  }
+  return out;
 }
 
 function splitTransfer(options) {
@@ -186,6 +220,7 @@ export async function spawn(options = {}) {
   const pending = new Map();
   let nextId = 1;
   let closed = null; // why no more calls are possible
+  let terminating = null; // terminate()'s promise, once called
 
   port.unref();
   port.onMessage(({ id, ok, value, error, progress }) => {
@@ -211,6 +246,11 @@ export async function spawn(options = {}) {
   // control: { onProgress, signal } of a call that reports progress and can be cancelled.
   function call(message, transfer = [], { onProgress, signal } = {}) {
     if (closed) return Promise.reject(new QuiverError('WORKER_EXITED', closed));
+    try {
+      transfer = transferList(transfer);
+    } catch (e) {
+      return Promise.reject(e);
+    }
     const id = nextId++;
     return new Promise((resolve, reject) => {
       if (pending.size === 0) port.ref();
@@ -278,7 +318,7 @@ export async function spawn(options = {}) {
         const info = await call({ ...message, chunked: !!onProgress }, transferList, { onProgress, signal });
         return new RemoteIndex(call, info);
       }
-      const info = await call({ op: 'load', bytes: source }, transfer && ArrayBuffer.isView(source) ? [source.buffer] : []);
+      const info = await call({ op: 'load', bytes: source }, transfer ? buffersOf([source]) : []);
       const index = new RemoteIndex(call, info);
       if (signal?.aborted) {
         await index.dispose();
@@ -288,13 +328,20 @@ export async function spawn(options = {}) {
     },
     threadPool() { return call({ op: 'threadPool' }); },
     unitGaussianVectors(n, dim, seed) { return call({ op: 'unitGaussianVectors', n, dim, seed }); },
-    // Frees every index of the worker and stops it; pending and later calls reject with
+    // Stops the worker at once — from this side (worker_threads terminate() / Worker
+    // terminate()), not by a message that would wait behind a running add or build — and with
+    // it every index it holds. Every pending call and every later one rejects with
     // WORKER_EXITED. Again is a no-op.
-    async terminate() {
-      if (closed) return;
-      await call({ op: 'terminate' }).catch(() => {});
-      closed = 'the worker was terminated';
-      await port.terminate();
+    terminate() {
+      if (!terminating) {
+        closed ??= 'the worker was terminated';
+        const error = new QuiverError('WORKER_EXITED', closed);
+        for (const p of pending.values()) { p.cleanup?.(); p.reject(error); }
+        pending.clear();
+        port.unref();
+        terminating = Promise.resolve(port.terminate()).then(() => {}, () => {});
+      }
+      return terminating;
     },
   };
 }
