@@ -289,9 +289,12 @@ export interface TransferOption {
   transfer?: boolean;
 }
 
-/** Worker-hosted add(): with onProgress or signal the worker adds in chunks, all or nothing
- *  (a cancelled or rejected add removes what it added; HNSW keeps those slots as tombstones
- *  until compact()). A cancelled add rejects with ABORTED. */
+/** Worker-hosted add(): with onProgress or signal the worker adds in chunks, all or nothing: a
+ *  cancelled (ABORTED) or rejected add leaves the index as it was, byte for byte (serialize()
+ *  unchanged). A flat index removes the rows it added; the other kinds (whose remove() is no
+ *  exact inverse: free lists, tombstones, a re-trained partition) keep a snapshot — the index
+ *  file, about `memoryBytes`, in the worker's JS memory — while an add of more than one chunk
+ *  runs, and a rollback loads it in place of the changed index (both briefly in the wasm heap). */
 export interface ProgressOptions {
   onProgress?: (progress: { done: number; total: number }) => void;
   signal?: AbortSignal;

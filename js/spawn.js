@@ -167,11 +167,13 @@ class RemoteIndex {
   // options: the index's add options, plus
   //   transfer    move the buffers into the worker instead of copying them
   //   onProgress  ({ done, total }) => void after each chunk of rows
-  //   signal      an AbortSignal: the add stops and the index holds what it held before;
-  //               the promise rejects with QuiverError ABORTED
+  //   signal      an AbortSignal: the add stops and the index holds what it held before,
+  //               byte for byte; the promise rejects with QuiverError ABORTED
   //   chunkSize   rows per chunk (default 1024) when onProgress or signal is given
   // With onProgress or signal the worker adds in chunks, all or nothing (a rejected or
-  // cancelled add removes the chunks it added); without them it is one call, as locally.
+  // cancelled add restores the index: worker-host.js addInChunks, which for every kind but
+  // flat keeps a snapshot of the index file while a multi-chunk add runs); without them it is
+  // one call, as locally.
   add(ids, vectors, options) {
     const [rest, transfer] = splitTransfer(options);
     const { onProgress, signal, chunkSize, ...addOptions } = rest ?? {};

@@ -130,3 +130,36 @@ test('load() of a stream, a Response and a Blob in the worker reports progress i
   const again = await w.load(chunked(bytes, 8192));
   assert.deepEqual((await again.search(query, 3)).ids, expected);
 });
+
+// Issue 23 item 10: a cancel that arrived after its add had finished went into the host's
+// "cancelled early" set and stayed there for ever (one entry per late cancel). The host is run
+// here in this thread (serve() with a recording post), so its bookkeeping can be read.
+test('the worker host keeps nothing for a cancel that comes after its call finished', async () => {
+  const { serve } = await import('../../js/worker-host.js');
+  const replies = new Map();
+  const onMessage = serve((m) => { if (!m.progress) replies.set(m.id, m); });
+  const send = async (m) => { await onMessage(m); return replies.get(m.id); };
+  assert.equal((await send({ id: 1, op: 'init', options: { variant: 'simd' } })).ok, true);
+  const { value: { handle } } = await send({ id: 2, op: 'create', kind: 'flat', options: { dim: 2 } });
+  try {
+    // Finished, then cancelled (the abort raced the reply).
+    assert.equal((await send({ id: 3, op: 'call', handle, method: 'add', args: [[1], [[1, 2]]], chunked: {} })).ok, true);
+    await onMessage({ op: 'cancel', target: 3 });
+    // Never sent at all.
+    await onMessage({ op: 'cancel', target: 99 });
+    assert.deepEqual(onMessage.pending(), { queued: 0, jobs: 0, cancels: 0 });
+    // Still queued when cancelled: it is cancelled (ABORTED) and then forgotten.
+    const busy = onMessage({ id: 4, op: 'call', handle, method: 'add', args: [[5, 6], [[1, 1], [2, 2]]], chunked: { chunkSize: 1 } });
+    const queuedAdd = onMessage({ id: 5, op: 'call', handle, method: 'add', args: [[7], [[3, 3]]], chunked: {} });
+    onMessage({ op: 'cancel', target: 5 });
+    assert.equal(onMessage.pending().cancels, 1);
+    await busy;
+    await queuedAdd;
+    assert.equal(replies.get(4).ok, true);
+    assert.equal(replies.get(5).error.code, 'ABORTED');
+    assert.deepEqual(onMessage.pending(), { queued: 0, jobs: 0, cancels: 0 });
+    assert.equal((await send({ id: 6, op: 'get', handle, property: 'size' })).value, 3);
+  } finally {
+    await send({ id: 7, op: 'terminate' });
+  }
+});
