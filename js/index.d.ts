@@ -106,9 +106,9 @@ export interface QuantizedIndexOptions extends IndexOptions {
 export interface HnswIndexOptions extends IndexOptions {
   /** Links per node (default 16). */
   M?: number;
-  /** Beam width while inserting (default 200). */
+  /** Beam width while inserting (default 200); an integer in [0, 2^20] (1048576). */
   efConstruction?: number;
-  /** Default beam width of search (default 64). */
+  /** Default beam width of search (default 64); an integer in [0, 2^20] (1048576). */
   efSearch?: number;
   /** Seed of the level draw (default 42). */
   seed?: number | bigint;
@@ -130,7 +130,8 @@ export interface HnswIndexOptions extends IndexOptions {
  * vectors and returns the best k. Absent: the kind's default. An index that keeps no f32
  * vectors (QuantizedIndex or sq8 HnswIndex with keepVectors false) rejects r ≥ 1 with
  * INVALID_ARGUMENT; where distances are exact already (FlatIndex, f32 HnswIndex) it changes
- * nothing but HnswIndex's beam width (at least k × r).
+ * nothing but HnswIndex's beam width (at least k × r). A non-negative integer with
+ * k × r ≤ 2^31 − 1 (2147483647); a larger product is refused with INVALID_ARGUMENT.
  */
 export type RerankDepth = number;
 
@@ -150,7 +151,8 @@ export interface QuantizedSearchOptions {
   probes?: number;
 }
 export interface HnswSearchOptions {
-  /** Beam width (0 or absent: the index's efSearch; raised to k, and to k × rerank). */
+  /** Beam width (0 or absent: the index's efSearch; raised to k, and to k × rerank): an integer
+   *  in [0, 2^20] (1048576); a larger value is refused with INVALID_ARGUMENT. */
   ef?: number;
   /** Only these ids may be returned. */
   allow?: Ids;
