@@ -2,6 +2,13 @@
 // Symbol.dispose / Symbol.asyncDispose, for projects whose `lib` predates them:
 /// <reference lib="esnext.disposable" />
 
+// Options, in every call (constructors, search, searchBatch, add, init, load, loadFrom, spawn,
+// the worker calls and the persistence helpers): a key the call does not take — a typo, or an
+// option of another kind or call (`probes` on a flat index, `ef` on a quantised one) — or a value
+// of the wrong type is refused with QuiverError INVALID_ARGUMENT naming the key; nothing is
+// ignored. null means "not given" everywhere: an option set to null (or undefined) gets its
+// default, and a null options argument is the same as none. The schemas are js/options.js.
+
 /** The wasm builds: SIMD128 + pthreads, SIMD128, neither. */
 export type Variant = 'simd-mt' | 'simd' | 'baseline';
 export type Metric = 'l2' | 'cosine' | 'ip';
@@ -265,8 +272,9 @@ export interface QuiverModule {
   /** An index of the class the bytes hold. */
   load(bytes: Bytes): AnyIndex;
   /** The same from a Response, ReadableStream or Blob, read into the wasm heap chunk by chunk
-   *  (the file is never whole in JS). size: its length when the source does not say. */
-  loadFrom(source: Bytes | Response | ReadableStream<Uint8Array> | Blob, options?: { size?: number }): Promise<AnyIndex>;
+   *  (the file is never whole in JS). size: its length when the source does not say (an integer ≥ 0; -1, NaN or "300" are refused). */
+  loadFrom(source: Bytes | Response | ReadableStream<Uint8Array> | Blob,
+    options?: { size?: number; onProgress?: (progress: { done: number; total?: number }) => void; signal?: AbortSignal }): Promise<AnyIndex>;
   /** Bytes of wasm memory the module has reserved. */
   heapBytes(): number;
   /** Bytes of it the staging buffers (copies of call inputs and results) keep between calls: at most 8 MiB. */
@@ -300,7 +308,7 @@ export interface TransferOption {
 export interface ProgressOptions {
   onProgress?: (progress: { done: number; total: number }) => void;
   signal?: AbortSignal;
-  /** Rows per chunk (default 1024). */
+  /** Rows per chunk (default 1024): an integer ≥ 1. */
   chunkSize?: number;
 }
 

@@ -20,6 +20,7 @@
 // process.getBuiltinModule, never an import, so browser bundles (esbuild, Vite) hold none.
 // No URL is built unless a file has to be found: workerd has no import.meta.url.
 import { QuiverError } from './errors.js';
+import { INIT_OPTIONS, readOptions } from './options.js';
 
 export const VARIANTS = ['simd-mt', 'simd', 'baseline'];
 
@@ -172,7 +173,9 @@ function unrefThreads(mod) {
   for (const worker of [...p.unusedWorkers, ...p.runningWorkers]) worker.unref?.();
 }
 
-export async function loadModule(options = {}) {
+export async function loadModule(initOptions) {
+  // Every key checked (options.js); null = not given; anything unknown is refused.
+  const options = readOptions(initOptions, INIT_OPTIONS);
   const variant = chooseVariant(options.variant ?? 'auto');
   const threads = checkThreads(options.threads);
   const timeout = checkTimeout(options.timeout);

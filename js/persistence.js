@@ -4,6 +4,7 @@
 // worker from spawn(), or, when omitted, the shared module of Quiver.load.
 import { QuiverError } from './errors.js';
 import { Quiver } from './index.js';
+import { IDB_LOAD_OPTIONS, IDB_OPTIONS, LOAD_FROM_FILE_OPTIONS, OPFS_LOAD_OPTIONS, readOptions } from './options.js';
 
 async function bytesOf(index) {
   if (!index || typeof index.serialize !== 'function') {
@@ -98,7 +99,8 @@ export async function saveToFile(index, path) {
 // regular file (a FIFO would block the read forever, a device never ends) with IO_ERROR, before
 // a byte is read. Checking the open handle (not the path first) leaves no window in which the
 // path could be swapped for something else.
-export async function loadFromFile(path, { quiver } = {}) {
+export async function loadFromFile(path, options) {
+  const { quiver } = readOptions(options, LOAD_FROM_FILE_OPTIONS);
   const { open } = nodeFs();
   const { constants } = process.getBuiltinModule('node:fs');
   const where = path instanceof URL ? path.href : String(path);
@@ -165,21 +167,24 @@ async function withStore(database, store, mode, fn) {
 
 const IDB_DEFAULTS = { database: 'quiver', store: 'indexes' };
 
-export async function saveToIndexedDB(index, key, { database = IDB_DEFAULTS.database, store = IDB_DEFAULTS.store } = {}) {
+export async function saveToIndexedDB(index, key, options) {
+  const { database = IDB_DEFAULTS.database, store = IDB_DEFAULTS.store } = readOptions(options, IDB_OPTIONS);
   checkName(key, 'key');
   const bytes = await bytesOf(index);
   await withStore(database, store, 'readwrite', (s) => s.put(bytes, key));
   return bytes.length;
 }
 
-export async function loadFromIndexedDB(key, { quiver, database = IDB_DEFAULTS.database, store = IDB_DEFAULTS.store } = {}) {
+export async function loadFromIndexedDB(key, options) {
+  const { quiver, database = IDB_DEFAULTS.database, store = IDB_DEFAULTS.store } = readOptions(options, IDB_LOAD_OPTIONS);
   checkName(key, 'key');
   const bytes = await withStore(database, store, 'readonly', (s) => s.get(key));
   if (bytes === undefined) throw new QuiverError('NOT_FOUND', `no index saved under '${key}' in IndexedDB ${database}/${store}`);
   return loadWith(quiver, bytes);
 }
 
-export async function deleteFromIndexedDB(key, { database = IDB_DEFAULTS.database, store = IDB_DEFAULTS.store } = {}) {
+export async function deleteFromIndexedDB(key, options) {
+  const { database = IDB_DEFAULTS.database, store = IDB_DEFAULTS.store } = readOptions(options, IDB_OPTIONS);
   checkName(key, 'key');
   await withStore(database, store, 'readwrite', (s) => s.delete(key));
 }
@@ -210,7 +215,8 @@ export async function saveToOpfs(index, name) {
   return bytes.length;
 }
 
-export async function loadFromOpfs(name, { quiver } = {}) {
+export async function loadFromOpfs(name, options) {
+  const { quiver } = readOptions(options, OPFS_LOAD_OPTIONS);
   checkName(name, 'name');
   const root = await opfsRoot();
   const handle = await root.getFileHandle(name).catch((e) => {

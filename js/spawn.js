@@ -10,6 +10,7 @@
 import { QuiverError } from './errors.js';
 import { isStreamSource } from './stream-load.js';
 import { MAX_TIMER_MS, checkTimeout } from './loader.js';
+import { REMOTE_ADD_OPTIONS, REMOTE_LOAD_OPTIONS, REMOTE_SEARCH_OPTIONS, SPAWN_OPTIONS, readOptions } from './options.js';
 
 const NODE_WORKER = './worker-node.js';
 const isNode = typeof process === 'object' && !!(process.versions && process.versions.node);
@@ -80,21 +81,28 @@ function transferList(buffers) {
   return out;
 }
 
-function splitTransfer(options) {
-  if (options === undefined || options === null || typeof options !== 'object') return [options, false];
-  const { transfer = false, ...rest } = options;
+// A call's options checked by its schema (options.js) before anything is posted — an unknown
+// key or a wrong type rejects here with INVALID_ARGUMENT — split into `transfer` and the rest.
+// A kind this side has no schema for (none today) sends its options for the worker to check.
+function remoteOptions(options, spec) {
+  if (!spec) return [options, false];
+  const { transfer = false, ...rest } = readOptions(options, spec);
   return [rest, transfer];
+}
+
+// fn() as a promise: a synchronous throw (a refused option) becomes a rejection.
+function settle(fn) {
+  try {
+    return fn();
+  } catch (e) {
+    return Promise.reject(e);
+  }
 }
 
 // Where spawn() looks for the worker script when no workerUrl is given: beside this file.
 // The browser's `new Worker(new URL(…, import.meta.url))` is written out literally below so
 // that Vite finds the worker and bundles it; esbuild does not follow it (README: bundlers).
 const defaultWorkerHref = () => new URL(isNode ? NODE_WORKER : './worker-browser.js', import.meta.url).href;
-
-function checkWorkerUrl(workerUrl) {
-  if (workerUrl === undefined || workerUrl instanceof URL || (typeof workerUrl === 'string' && workerUrl !== '')) return;
-  throw new QuiverError('INVALID_ARGUMENT', 'workerUrl must be a URL or a non-empty string (the worker script, e.g. a bundle of quiver-vector/worker-entry)');
-}
 
 // Browser Worker or Node worker_thread behind one { post, onMessage, onExit, ref, unref,
 // terminate } shape. workerUrl: the worker script, when it is not beside this file.
@@ -175,25 +183,29 @@ class RemoteIndex {
   // flat keeps a snapshot of the index file while a multi-chunk add runs); without them it is
   // one call, as locally.
   add(ids, vectors, options) {
-    const [rest, transfer] = splitTransfer(options);
-    const { onProgress, signal, chunkSize, ...addOptions } = rest ?? {};
-    if (onProgress !== undefined && typeof onProgress !== 'function') {
-      return Promise.reject(new QuiverError('INVALID_ARGUMENT', 'onProgress must be a function'));
-    }
-    if (signal?.aborted) return Promise.reject(aborted('add()'));
-    const args = Object.keys(addOptions).length ? [ids, vectors, addOptions] : [ids, vectors];
-    const chunked = onProgress || signal || chunkSize !== undefined ? { chunked: { chunkSize } } : {};
-    return this.#invoke('add', args, transfer ? buffersOf([ids, vectors]) : [], chunked, { onProgress, signal });
+    return settle(() => {
+      const [rest, transfer] = remoteOptions(options, REMOTE_ADD_OPTIONS[this.kind]);
+      const { onProgress, signal, chunkSize, ...addOptions } = rest ?? {};
+      if (signal?.aborted) return Promise.reject(aborted('add()'));
+      const args = Object.keys(addOptions).length ? [ids, vectors, addOptions] : [ids, vectors];
+      const chunked = onProgress || signal || chunkSize !== undefined ? { chunked: { chunkSize } } : {};
+      return this.#invoke('add', args, transfer ? buffersOf([ids, vectors]) : [], chunked, { onProgress, signal });
+    });
   }
   remove(ids) { return this.#invoke('remove', [ids]); }
   has(id) { return this.#invoke('has', [id]); }
-  search(query, k = 10, options = {}) {
-    const [rest, transfer] = splitTransfer(options);
-    return this.#invoke('search', [query, k, rest], transfer ? buffersOf([query]) : []);
+  // options: the kind's search options (checked here and again in the worker), plus transfer.
+  search(query, k = 10, options) {
+    return settle(() => {
+      const [rest, transfer] = remoteOptions(options, REMOTE_SEARCH_OPTIONS[this.kind]);
+      return this.#invoke('search', [query, k, rest], transfer ? buffersOf([query]) : []);
+    });
   }
-  searchBatch(queries, k = 10, options = {}) {
-    const [rest, transfer] = splitTransfer(options);
-    return this.#invoke('searchBatch', [queries, k, rest], transfer ? buffersOf([queries]) : []);
+  searchBatch(queries, k = 10, options) {
+    return settle(() => {
+      const [rest, transfer] = remoteOptions(options, REMOTE_SEARCH_OPTIONS[this.kind]);
+      return this.#invoke('searchBatch', [queries, k, rest], transfer ? buffersOf([queries]) : []);
+    });
   }
   serialize() { return this.#invoke('serialize', []); }
   compact(...args) { return this.#invoke('compact', args); }
@@ -211,12 +223,10 @@ if (Symbol.asyncDispose) RemoteIndex.prototype[Symbol.asyncDispose] = RemoteInde
 // the worker, plus workerUrl (where the worker script is, when a bundler did not put it
 // beside this file). Resolves once the worker's module is ready; a worker that cannot start,
 // or does not answer within `timeout` (as Quiver.init, default 30 s), rejects with LOAD_FAILED.
-export async function spawn(options = {}) {
-  if (typeof options.locateFile === 'function') {
-    throw new QuiverError('INVALID_ARGUMENT', 'spawn() cannot send a locateFile function to the worker: pass wasmUrl instead');
-  }
-  const { wasmModule, workerUrl, ...rest } = options;
-  checkWorkerUrl(workerUrl);
+export async function spawn(options) {
+  // Every key checked (options.js SPAWN_OPTIONS: the init options but locateFile, and
+  // workerUrl); null = not given; anything unknown is refused before a worker starts.
+  const { wasmModule, workerUrl, ...rest } = readOptions(options, SPAWN_OPTIONS);
   const startTimeout = checkTimeout(rest.timeout);
   const port = await startWorker(workerUrl);
   const pending = new Map();
@@ -310,11 +320,9 @@ export async function spawn(options = {}) {
     // thread), which reads it into its heap chunk by chunk: onProgress({ done, total }) in
     // bytes after each chunk, and signal stops the read (ABORTED; nothing is loaded). With
     // bytes, a load that finishes after the signal fired is freed (ABORTED).
-    async load(source, { transfer = false, signal, onProgress, size } = {}) {
+    async load(source, options) {
+      const { transfer = false, signal, onProgress, size } = readOptions(options, REMOTE_LOAD_OPTIONS);
       if (signal?.aborted) throw aborted('load()');
-      if (onProgress !== undefined && typeof onProgress !== 'function') {
-        throw new QuiverError('INVALID_ARGUMENT', 'onProgress must be a function');
-      }
       if (isStreamSource(source)) {
         const { message, transferList } = streamMessage(source, size);
         const info = await call({ ...message, chunked: !!onProgress }, transferList, { onProgress, signal });

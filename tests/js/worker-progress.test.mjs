@@ -15,6 +15,8 @@ async function worker() {
   workers.push(w);
   return w;
 }
+// HNSW's graph options; a flat index takes none (an option that does not apply is refused).
+const graph = (kind, options) => (kind === 'hnsw' ? options : {});
 const range = (from, n) => Float64Array.from({ length: n }, (_, i) => from + i);
 
 for (const kind of ['flat', 'hnsw']) {
@@ -22,13 +24,13 @@ for (const kind of ['flat', 'hnsw']) {
     const w = await worker();
     const dim = 8;
     const vectors = await w.unitGaussianVectors(1000, dim, 3);
-    const chunked = await w.create(kind, { dim, M: 8, efConstruction: 32 });
+    const chunked = await w.create(kind, { dim, ...graph(kind, { M: 8, efConstruction: 32 }) });
     const events = [];
     await chunked.add(range(1, 1000), vectors, { chunkSize: 128, onProgress: (p) => events.push(p) });
     assert.deepEqual(events.map((e) => e.done), [128, 256, 384, 512, 640, 768, 896, 1000]);
     assert.ok(events.every((e) => e.total === 1000));
     assert.equal(await chunked.size, 1000);
-    const whole = await w.create(kind, { dim, M: 8, efConstruction: 32 });
+    const whole = await w.create(kind, { dim, ...graph(kind, { M: 8, efConstruction: 32 }) });
     await whole.add(range(1, 1000), vectors);
     const query = vectors.slice(17 * dim, 18 * dim);
     assert.deepEqual((await chunked.search(query, 5)).ids, (await whole.search(query, 5)).ids);
@@ -38,7 +40,7 @@ for (const kind of ['flat', 'hnsw']) {
     const w = await worker();
     const dim = 8;
     const vectors = await w.unitGaussianVectors(3000, dim, 5);
-    const index = await w.create(kind, { dim, M: 8, efConstruction: 32 });
+    const index = await w.create(kind, { dim, ...graph(kind, { M: 8, efConstruction: 32 }) });
     await index.add(range(1, 100), vectors.slice(0, 100 * dim));
     const query = vectors.slice(50 * dim, 51 * dim);
     const before = await index.search(query, 5);
@@ -65,7 +67,7 @@ for (const kind of ['flat', 'hnsw']) {
   test(`${kind}: a chunk the index rejects rolls back the chunks before it`, async () => {
     const w = await worker();
     const dim = 4;
-    const index = await w.create(kind, { dim, M: 8 });
+    const index = await w.create(kind, { dim, ...graph(kind, { M: 8 }) });
     await index.add([1, 2], [[1, 0, 0, 0], [0, 1, 0, 0]]);
     const vectors = new Float32Array(300 * dim).fill(0.5);
     vectors[250 * dim] = NaN; // the third chunk of 100
