@@ -4,26 +4,27 @@
 //   rerank  accepted like every kind's (a depth); changes nothing — every distance is exact
 import { checked } from './errors.js';
 import { FROM_NATIVE } from './index-base.js';
-import { checkDim, checkMetric, checkOptions } from './inputs.js';
+import { checkDim } from './inputs.js';
+import { ADD_OPTIONS, INDEX_OPTIONS, SEARCH_OPTIONS, readOptions } from './options.js';
 
 // Kept for code that imported these from here.
 export { FROM_NATIVE, toBytes, withHeapBytes } from './index-base.js';
 
 export function makeFlatIndexClass(mod, staging, variantName, IndexBase) {
   class FlatIndex extends IndexBase {
-    // new FlatIndex({ dim, metric = 'l2' })
-    constructor(options = {}) {
+    // new FlatIndex({ dim, metric = 'l2' }); any other key is refused (options.js).
+    constructor(options) {
       if (options?.[FROM_NATIVE]) {
         super(options[FROM_NATIVE]);
         return;
       }
-      const { dim, metric = 'l2' } = checkOptions(options, '{ dim, metric }');
+      const { dim, metric = 'l2' } = readOptions(options, INDEX_OPTIONS.flat);
       checkDim(dim);
-      checkMetric(metric);
       super(checked(mod, mod.FlatIndex.create(dim, metric)));
     }
   }
-  FlatIndex.searchOptions = ['allow', 'rerank'];
+  FlatIndex.searchSchema = SEARCH_OPTIONS.flat;
+  FlatIndex.addSchema = ADD_OPTIONS.flat;
   FlatIndex.nativeClass = mod.FlatIndex;
   return FlatIndex;
 }

@@ -11,9 +11,10 @@
 // and add takes { threads }: pool workers the insertion may use (0 or absent: all). With
 // threads: 1 the graph depends only on the seed and the data, and equals a one-thread native
 // build (quiver build --threads 1) on the same vectors.
-import { QuiverError, checked } from './errors.js';
-import { FROM_NATIVE, checkCount } from './index-base.js';
-import { checkDim, checkMetric, checkOptions } from './inputs.js';
+import { checked } from './errors.js';
+import { FROM_NATIVE } from './index-base.js';
+import { checkDim } from './inputs.js';
+import { ADD_OPTIONS, INDEX_OPTIONS, SEARCH_OPTIONS, readOptions } from './options.js';
 
 export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
   class HnswIndex extends IndexBase {
@@ -24,33 +25,16 @@ export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
     // (sq8 only) stores each node's neighbours' 1-bit codes beside its links, so a search
     // reads and scores only the neighbours whose estimate could enter its beam (more bytes
     // per node, fewer random reads per query).
-    constructor(options = {}) {
+    constructor(options) {
       if (options?.[FROM_NATIVE]) {
         super(options[FROM_NATIVE]);
         return;
       }
+      // Every key and type is checked by the schema (options.js); any other key is refused.
       const { dim, metric = 'l2', M = 16, efConstruction = 200, efSearch = 64, seed = 42, storage = 'f32',
-        keepVectors = true, neighborCodes = false } =
-        checkOptions(options, '{ dim, metric, M, efConstruction, efSearch, seed, storage, keepVectors, neighborCodes }');
+        keepVectors = true, neighborCodes = false } = readOptions(options, INDEX_OPTIONS.hnsw);
       checkDim(dim);
-      checkMetric(metric);
-      checkCount(M, 'M');
-      checkCount(efConstruction, 'efConstruction');
-      checkCount(efSearch, 'efSearch');
-      const s = typeof seed === 'bigint' && seed >= 0n && seed <= 9007199254740991n ? Number(seed) : seed;
-      if (!Number.isSafeInteger(s) || s < 0) {
-        throw new QuiverError('INVALID_ARGUMENT', `seed must be an integer in [0, 2^53 - 1], got ${seed}`);
-      }
-      if (typeof storage !== 'string') {
-        throw new QuiverError('INVALID_ARGUMENT', `storage must be 'f32' or 'sq8', got ${storage}`);
-      }
-      if (typeof keepVectors !== 'boolean') {
-        throw new QuiverError('INVALID_ARGUMENT', `keepVectors must be true or false, got ${keepVectors}`);
-      }
-      if (typeof neighborCodes !== 'boolean') {
-        throw new QuiverError('INVALID_ARGUMENT', `neighborCodes must be true or false, got ${neighborCodes}`);
-      }
-      super(checked(mod, mod.HnswIndex.create(dim, metric, M, efConstruction, s, efSearch, storage, keepVectors,
+      super(checked(mod, mod.HnswIndex.create(dim, metric, M, efConstruction, seed, efSearch, storage, keepVectors,
         neighborCodes)));
     }
 
@@ -79,9 +63,8 @@ export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
       checked(mod, native.compact());
     }
   }
-  HnswIndex.searchOptions = ['ef', 'allow', 'rerank'];
-  HnswIndex.rerankTakesBoolean = true;
-  HnswIndex.addOptions = ['threads'];
+  HnswIndex.searchSchema = SEARCH_OPTIONS.hnsw;
+  HnswIndex.addSchema = ADD_OPTIONS.hnsw;
   HnswIndex.nativeClass = mod.HnswIndex;
   return HnswIndex;
 }

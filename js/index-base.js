@@ -6,30 +6,19 @@
 // options they take (a static list) and their own properties. The C++ side is one binding
 // template for every kind (bindings/quiver_bindings.cpp), so every call has one shape.
 import { QuiverError, checked } from './errors.js';
-import { checkK, checkOptions, toIds, toLookupId, toVectors } from './inputs.js';
+import { checkK, toIds, toLookupId, toVectors } from './inputs.js';
+import { readOptions } from './options.js';
 import { NEIGHBOR_BYTES, heapAlloc } from './staging.js';
 import { loadFromBytes } from './stream-load.js';
 
 export { NEIGHBOR_BYTES, checkK };
 
-// A non-negative integer option (ef, probes, threads, M, ...), below 2^32.
-export function checkCount(value, name) {
-  if (!Number.isInteger(value) || value < 0 || value > 4294967295) {
-    throw new QuiverError('INVALID_ARGUMENT', `${name} must be a non-negative integer, got ${value}`);
-  }
-  return value;
-}
-
-// The rerank option as the binding takes it: -1 for absent (the kind's default), else the
-// depth. `true` / `false` are HnswIndex's older switch (true: the default, false: 0), kept
-// where the kind says so.
-function rerankDepth(rerank, takesBoolean) {
-  if (rerank === undefined) return -1;
-  if (takesBoolean && typeof rerank === 'boolean') return rerank ? -1 : 0;
-  if (!Number.isInteger(rerank) || rerank < 0) {
-    throw new QuiverError('INVALID_ARGUMENT',
-      `rerank must be a non-negative integer${takesBoolean ? ' (or true / false)' : ''}, got ${rerank}`);
-  }
+// The rerank option (checked by the kind's search schema, options.js) as the binding takes it:
+// -1 for absent (the kind's default), else the depth; HnswIndex's older switch true / false
+// means absent / 0.
+function rerankDepth(rerank) {
+  if (rerank === undefined || rerank === true) return -1;
+  if (rerank === false) return 0;
   return rerank;
 }
 // new SomeIndex({ [FROM_NATIVE]: handle }) wraps a C++ index made by a loader.
@@ -91,15 +80,12 @@ export function makeIndexBase(mod, staging, variantName) {
     get size() { return this.live().size(); }
     get memoryBytes() { return this.live().memoryBytes(); }
 
-    // All-or-nothing: a bad id or vector throws and adds nothing. options.threads (where the
-    // kind lists it in addOptions): pool workers the insertion may use (0 or absent: all).
-    add(ids, vectors, options = {}) {
+    // All-or-nothing: a bad id or vector throws and adds nothing. Options: the kind's add
+    // schema (options.js); HnswIndex takes threads (pool workers the insertion may use, 0 or
+    // absent: all), the others none — any key is refused.
+    add(ids, vectors, options) {
       const native = this.live();
-      let threads = 0;
-      if (this.constructor.addOptions.includes('threads')) {
-        ({ threads = 0 } = checkOptions(options, '{ threads }'));
-        checkCount(threads, 'threads');
-      }
+      const { threads = 0 } = readOptions(options, this.constructor.addSchema);
       const idArray = toIds(ids);
       const data = toVectors(vectors, native.dim());
       if (data.length !== idArray.length * native.dim()) {
@@ -129,24 +115,22 @@ export function makeIndexBase(mod, staging, variantName) {
     }
 
     // The search options the binding takes, in its order: [ef, rerank, probes, allowPtr,
-    // allowCount]. Only the options the kind lists (static searchOptions) are read; the allow
-    // list goes to its own staging slot.
+    // allowCount]. The kind's search schema (static searchSchema, options.js) says which keys
+    // it takes and checks them: any other key is refused, never ignored. The allow list goes to
+    // its own staging slot.
     stageSearchOptions(options) {
-      const names = this.constructor.searchOptions;
-      const o = checkOptions(options, `{ ${names.join(', ')} }`);
-      const has = (name) => names.includes(name) && o[name] !== undefined;
-      const ef = has('ef') ? checkCount(o.ef, 'ef') : 0;
-      const rerank = names.includes('rerank') ? rerankDepth(o.rerank, this.constructor.rerankTakesBoolean) : -1;
-      const probes = has('probes') ? checkCount(o.probes, 'probes') : 0;
-      if (o.allow === undefined || o.allow === null) return [ef, rerank, probes, 0, 0];
-      const ids = toIds(o.allow);
-      return [ef, rerank, probes, staging.putFloat64('allow', ids), ids.length];
+      const o = readOptions(options, this.constructor.searchSchema);
+      const ef = o.ef ?? 0;
+      const rerank = rerankDepth(o.rerank);
+      const probes = o.probes ?? 0;
+      if (o.allow === undefined) return [ef, rerank, probes, 0, 0];
+      return [ef, rerank, probes, staging.putFloat64('allow', o.allow), o.allow.length];
     }
 
     // { ids: Float64Array, distances: Float32Array }: the real hits, closest first, ties by id
     // (at most k; fewer only if `allow` admits fewer). The options a kind takes are in its
     // class (searchOptions) and the package types (index.d.ts).
-    search(query, k = 10, options = {}) {
+    search(query, k = 10, options) {
       const native = this.live();
       try {
         const opts = this.stageSearchOptions(options);
@@ -159,7 +143,7 @@ export function makeIndexBase(mod, staging, variantName) {
     // { ids, distances, k, count, counts }: every row has k = min(k, size) slots, its hits
     // first, then padding (id -1, distance Infinity); counts[q] = hits in row q. Parallel in
     // simd-mt.
-    searchBatch(queries, k = 10, options = {}) {
+    searchBatch(queries, k = 10, options) {
       const native = this.live();
       try {
         const opts = this.stageSearchOptions(options);
@@ -253,11 +237,10 @@ export function makeIndexBase(mod, staging, variantName) {
 
     get disposed() { return this.#native === null; }
   }
-  // What a subclass overrides: the search options it reads (in addition to none), whether its
-  // rerank also takes true / false, the add options it reads, and its C++ class (for load).
-  IndexBase.searchOptions = ['allow'];
-  IndexBase.rerankTakesBoolean = false;
-  IndexBase.addOptions = [];
+  // What a subclass overrides: its search and add option schemas (options.js) and its C++
+  // class (for load).
+  IndexBase.searchSchema = null;
+  IndexBase.addSchema = null;
   IndexBase.nativeClass = null;
   // `using index = new FlatIndex(...)` where the engine has explicit resource management.
   if (Symbol.dispose) IndexBase.prototype[Symbol.dispose] = IndexBase.prototype.dispose;

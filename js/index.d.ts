@@ -2,6 +2,13 @@
 // Symbol.dispose / Symbol.asyncDispose, for projects whose `lib` predates them:
 /// <reference lib="esnext.disposable" />
 
+// Options, in every call (constructors, search, searchBatch, add, init, load, loadFrom, spawn,
+// the worker calls and the persistence helpers): a key the call does not take — a typo, or an
+// option of another kind or call (`probes` on a flat index, `ef` on a quantised one) — or a value
+// of the wrong type is refused with QuiverError INVALID_ARGUMENT naming the key; nothing is
+// ignored. null means "not given" everywhere: an option set to null (or undefined) gets its
+// default, and a null options argument is the same as none. The schemas are js/options.js.
+
 /** The wasm builds: SIMD128 + pthreads, SIMD128, neither. */
 export type Variant = 'simd-mt' | 'simd' | 'baseline';
 export type Metric = 'l2' | 'cosine' | 'ip';
@@ -106,9 +113,9 @@ export interface QuantizedIndexOptions extends IndexOptions {
 export interface HnswIndexOptions extends IndexOptions {
   /** Links per node (default 16). */
   M?: number;
-  /** Beam width while inserting (default 200). */
+  /** Beam width while inserting (default 200); an integer in [0, 2^20] (1048576). */
   efConstruction?: number;
-  /** Default beam width of search (default 64). */
+  /** Default beam width of search (default 64); an integer in [0, 2^20] (1048576). */
   efSearch?: number;
   /** Seed of the level draw (default 42). */
   seed?: number | bigint;
@@ -130,7 +137,8 @@ export interface HnswIndexOptions extends IndexOptions {
  * vectors and returns the best k. Absent: the kind's default. An index that keeps no f32
  * vectors (QuantizedIndex or sq8 HnswIndex with keepVectors false) rejects r ≥ 1 with
  * INVALID_ARGUMENT; where distances are exact already (FlatIndex, f32 HnswIndex) it changes
- * nothing but HnswIndex's beam width (at least k × r).
+ * nothing but HnswIndex's beam width (at least k × r). A non-negative integer with
+ * k × r ≤ 2^31 − 1 (2147483647); a larger product is refused with INVALID_ARGUMENT.
  */
 export type RerankDepth = number;
 
@@ -150,7 +158,8 @@ export interface QuantizedSearchOptions {
   probes?: number;
 }
 export interface HnswSearchOptions {
-  /** Beam width (0 or absent: the index's efSearch; raised to k, and to k × rerank). */
+  /** Beam width (0 or absent: the index's efSearch; raised to k, and to k × rerank): an integer
+   *  in [0, 2^20] (1048576); a larger value is refused with INVALID_ARGUMENT. */
   ef?: number;
   /** Only these ids may be returned. */
   allow?: Ids;
@@ -263,8 +272,9 @@ export interface QuiverModule {
   /** An index of the class the bytes hold. */
   load(bytes: Bytes): AnyIndex;
   /** The same from a Response, ReadableStream or Blob, read into the wasm heap chunk by chunk
-   *  (the file is never whole in JS). size: its length when the source does not say. */
-  loadFrom(source: Bytes | Response | ReadableStream<Uint8Array> | Blob, options?: { size?: number }): Promise<AnyIndex>;
+   *  (the file is never whole in JS). size: its length when the source does not say (an integer ≥ 0; -1, NaN or "300" are refused). */
+  loadFrom(source: Bytes | Response | ReadableStream<Uint8Array> | Blob,
+    options?: { size?: number; onProgress?: (progress: { done: number; total?: number }) => void; signal?: AbortSignal }): Promise<AnyIndex>;
   /** Bytes of wasm memory the module has reserved. */
   heapBytes(): number;
   /** Bytes of it the staging buffers (copies of call inputs and results) keep between calls: at most 8 MiB. */
@@ -279,18 +289,26 @@ export interface QuiverModule {
 
 // ---- Worker-hosted async API --------------------------------------------------------------
 
-/** `{ transfer: true }` moves the caller's buffers into the worker instead of copying them. */
+/**
+ * `{ transfer: true }` moves the caller's buffers into the worker instead of copying them (they
+ * are detached here afterwards). An input whose buffer is already detached is refused with
+ * INVALID_ARGUMENT before anything is sent (with or without transfer); a SharedArrayBuffer-backed
+ * input is sent without transfer (the worker sees the same memory; it stays usable here).
+ */
 export interface TransferOption {
   transfer?: boolean;
 }
 
-/** Worker-hosted add(): with onProgress or signal the worker adds in chunks, all or nothing
- *  (a cancelled or rejected add removes what it added; HNSW keeps those slots as tombstones
- *  until compact()). A cancelled add rejects with ABORTED. */
+/** Worker-hosted add(): with onProgress or signal the worker adds in chunks, all or nothing: a
+ *  cancelled (ABORTED) or rejected add leaves the index as it was, byte for byte (serialize()
+ *  unchanged). A flat index removes the rows it added; the other kinds (whose remove() is no
+ *  exact inverse: free lists, tombstones, a re-trained partition) keep a snapshot — the index
+ *  file, about `memoryBytes`, in the worker's JS memory — while an add of more than one chunk
+ *  runs, and a rollback loads it in place of the changed index (both briefly in the wasm heap). */
 export interface ProgressOptions {
   onProgress?: (progress: { done: number; total: number }) => void;
   signal?: AbortSignal;
-  /** Rows per chunk (default 1024). */
+  /** Rows per chunk (default 1024): an integer ≥ 1. */
   chunkSize?: number;
 }
 
@@ -336,7 +354,9 @@ export interface RemoteQuiver {
     options?: TransferOption & { signal?: AbortSignal; onProgress?: (progress: { done: number; total?: number }) => void; size?: number }): Promise<AnyRemoteIndex>;
   threadPool(): Promise<{ workers: number; running: number }>;
   unitGaussianVectors(n: number, dim: number, seed: number): Promise<Float32Array>;
-  /** Frees the worker's indexes and stops it. Again is a no-op. */
+  /** Stops the worker at once, even in the middle of an add or a build (the thread is ended from
+   *  this side, not asked to stop), and with it every index it holds. Every pending and every
+   *  later call rejects with WORKER_EXITED. Resolves once the thread has ended; again is a no-op. */
   terminate(): Promise<void>;
 }
 

@@ -19,8 +19,11 @@ import { makeQuantizedIndexClass } from './quantized-index.js';
 import { makeHnswIndexClass } from './hnsw-index.js';
 import { checked } from './errors.js';
 import { isStreamSource, loadFromBytes, loadFromSource } from './stream-load.js';
+import { INIT_FIELDS, INIT_OPTIONS, LOAD_FROM_OPTIONS, QUIVER_LOAD_OPTIONS, readOptions } from './options.js';
 
-async function init(options = {}) {
+// Options (options.js INIT_OPTIONS): variant, threads, timeout, wasmUrl, locateFile,
+// wasmBinary, wasmModule; any other key is refused with INVALID_ARGUMENT, null = not given.
+async function init(options) {
   const { mod, variant } = await loadModule(options);
   const staging = new Staging(mod);
   const IndexBase = makeIndexBase(mod, staging, variant);
@@ -46,10 +49,12 @@ async function init(options = {}) {
       return loadFromBytes(mod, classes, toBytes(bytes));
     },
     // The same from a Response, a ReadableStream or a Blob (or bytes): the file goes into the
-    // wasm heap chunk by chunk, never whole in JS (stream-load.js). options.size: its length,
-    // when the source does not say.
-    async loadFrom(source, options = {}) {
-      return isStreamSource(source) ? loadFromSource(mod, classes, source, options) : this.load(source);
+    // wasm heap chunk by chunk, never whole in JS (stream-load.js). Options: size (its length,
+    // when the source does not say: a non-negative integer), onProgress({ done, total }),
+    // signal (an AbortSignal: ABORTED, nothing loaded); any other key is refused.
+    async loadFrom(source, options) {
+      const o = readOptions(options, LOAD_FROM_OPTIONS);
+      return isStreamSource(source) ? loadFromSource(mod, classes, source, o) : this.load(source);
     },
     // Bytes of wasm memory currently reserved by the module.
     heapBytes() {
@@ -96,13 +101,19 @@ async function init(options = {}) {
 // Quiver.load call with the same variant (index.dispose() frees the index;
 // (await Quiver.shared(options)).terminate() ends the shared module's threads).
 const sharedModules = new Map();
-function shared(options = {}) {
-  const key = chooseVariant(options.variant ?? 'auto');
-  if (!sharedModules.has(key)) sharedModules.set(key, init({ ...options, variant: key }));
+async function shared(options) {
+  const o = readOptions(options, INIT_OPTIONS);
+  const key = chooseVariant(o.variant ?? 'auto');
+  if (!sharedModules.has(key)) sharedModules.set(key, init({ ...o, variant: key }));
   return sharedModules.get(key);
 }
-async function load(source, options = {}) {
-  return (await shared(options)).loadFrom(source, options);
+// options: those of init (for the shared module) and of loadFrom (size, onProgress, signal).
+async function load(source, options) {
+  const o = readOptions(options, QUIVER_LOAD_OPTIONS);
+  const initOptions = {};
+  const loadOptions = {};
+  for (const [key, value] of Object.entries(o)) (key in INIT_FIELDS ? initOptions : loadOptions)[key] = value;
+  return (await shared(initOptions)).loadFrom(source, loadOptions);
 }
 
 export const Quiver = { init, load, shared, chooseVariant, VARIANTS };

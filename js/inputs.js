@@ -30,14 +30,6 @@ export function checkDim(dim) {
   return dim;
 }
 
-// The metric name; which names exist is the C++ side's to say (INVALID_ARGUMENT otherwise).
-export function checkMetric(metric) {
-  if (typeof metric !== 'string') {
-    throw new QuiverError('INVALID_ARGUMENT', `metric must be 'l2', 'cosine' or 'ip', got ${describe(metric)}`);
-  }
-  return metric;
-}
-
 function idError(i, value) {
   return new QuiverError('INVALID_ARGUMENT',
     `id at position ${i} is not an integer in [0, 2^53 - 1] (a number or a bigint), got ${describe(value)}`);
@@ -121,12 +113,4 @@ export function toVectors(vectors, dim, what = 'vectors') {
   }
   checkNumbers(vectors, what);
   return toVectors(Float32Array.from(vectors), dim, what);
-}
-
-// An options argument: a plain object (null, a number or a string is refused).
-export function checkOptions(options, shape) {
-  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new QuiverError('INVALID_ARGUMENT', `options must be an object like ${shape}, got ${describe(options)}`);
-  }
-  return options;
 }

@@ -20,6 +20,7 @@
 // process.getBuiltinModule, never an import, so browser bundles (esbuild, Vite) hold none.
 // No URL is built unless a file has to be found: workerd has no import.meta.url.
 import { QuiverError } from './errors.js';
+import { INIT_OPTIONS, readOptions } from './options.js';
 
 export const VARIANTS = ['simd-mt', 'simd', 'baseline'];
 
@@ -121,14 +122,17 @@ function toUrl(location, base, what = 'wasmUrl') {
   return new URL(location, base());
 }
 
+// The .wasm bytes. A module that cannot be read is a module that did not load: LOAD_FAILED
+// (as the README's error table says), with the reason, like every other start-up failure.
 async function readWasm(url) {
+  const failed = (what) => new QuiverError('LOAD_FAILED', `the wasm module did not load: ${what}`);
   if (url.protocol === 'file:') {
     const { readFile } = nodeBuiltin('node:fs/promises');
-    return readFile(url).catch((e) => { throw new QuiverError('IO_ERROR', `reading ${url.href}: ${e.message}`); });
+    return readFile(url).catch((e) => { throw failed(`reading ${url.href}: ${e.message}`); });
   }
-  const response = await fetch(url).catch((e) => { throw new QuiverError('IO_ERROR', `fetching ${url.href}: ${e.message}`); });
-  if (!response.ok) throw new QuiverError('IO_ERROR', `fetching ${url.href} failed: HTTP ${response.status}`);
-  return new Uint8Array(await response.arrayBuffer());
+  const response = await fetch(url).catch((e) => { throw failed(`fetching ${url.href}: ${e.message}`); });
+  if (!response.ok) throw failed(`fetching ${url.href} failed: HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer().catch((e) => { throw failed(`reading ${url.href}: ${e.message}`); }));
 }
 
 // Bundlers may inline the small pthread worker script as a data: URL. A worker started from
@@ -169,7 +173,9 @@ function unrefThreads(mod) {
   for (const worker of [...p.unusedWorkers, ...p.runningWorkers]) worker.unref?.();
 }
 
-export async function loadModule(options = {}) {
+export async function loadModule(initOptions) {
+  // Every key checked (options.js); null = not given; anything unknown is refused.
+  const options = readOptions(initOptions, INIT_OPTIONS);
   const variant = chooseVariant(options.variant ?? 'auto');
   const threads = checkThreads(options.threads);
   const timeout = checkTimeout(options.timeout);

@@ -4,6 +4,7 @@
 // worker from spawn(), or, when omitted, the shared module of Quiver.load.
 import { QuiverError } from './errors.js';
 import { Quiver } from './index.js';
+import { IDB_LOAD_OPTIONS, IDB_OPTIONS, LOAD_FROM_FILE_OPTIONS, OPFS_LOAD_OPTIONS, readOptions } from './options.js';
 
 async function bytesOf(index) {
   if (!index || typeof index.serialize !== 'function') {
@@ -32,15 +33,52 @@ function nodeFs() {
   return process.getBuiltinModule('node:fs/promises');
 }
 
-// Writes the index file atomically: a temporary file next to the target is written, flushed
-// to disk and renamed over it, so a crash leaves either the old file or the new one.
+// Temporary names are unique per call, not per millisecond: a counter for this thread plus
+// random bytes (other threads and processes), and the file is created exclusively ('wx'), so
+// two saves never write into the same temporary file.
+let saveCounter = 0;
+function tempName(target) {
+  const { randomBytes } = process.getBuiltinModule('node:crypto');
+  saveCounter = (saveCounter + 1) % Number.MAX_SAFE_INTEGER;
+  return `${target}.${process.pid}.${saveCounter}.${randomBytes(6).toString('hex')}.tmp`;
+}
+
+// Flushes the directory entry (the rename) where the platform lets a directory be opened and
+// synced; elsewhere (Windows, some file systems) the rename is as durable as the OS makes it.
+async function syncDirectory(open, dir) {
+  let handle;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // EISDIR / EPERM / EINVAL: not supported here; the rename itself is still atomic.
+  } finally {
+    await handle?.close().catch(() => {});
+  }
+}
+
+// Writes the index file atomically: a temporary file next to the target (a name of its own for
+// every call) is written, flushed to disk and renamed over it, then the directory is flushed,
+// so a crash leaves either the old file or the new one. Concurrent saves to one path each
+// rename a whole file of their own: the path always holds one of them whole (the last rename
+// wins), never a mix, and no temporary file is left behind.
 export async function saveToFile(index, path) {
   const { open, rename, rm } = nodeFs();
+  const { dirname } = process.getBuiltinModule('node:path');
   const bytes = await bytesOf(index);
   const target = String(path instanceof URL ? decodeURIComponent(path.pathname) : path);
-  const temp = `${target}.${process.pid}.${Date.now()}.tmp`;
+  let temp;
   try {
-    const file = await open(temp, 'w');
+    let file;
+    for (let attempt = 0; !file; attempt++) {
+      temp = tempName(target);
+      try {
+        file = await open(temp, 'wx');
+      } catch (e) {
+        temp = undefined;
+        if (e.code !== 'EEXIST' || attempt >= 8) throw e;
+      }
+    }
     try {
       await file.writeFile(bytes);
       await file.sync();
@@ -48,18 +86,40 @@ export async function saveToFile(index, path) {
       await file.close();
     }
     await rename(temp, target);
+    temp = undefined;
+    await syncDirectory(open, dirname(target));
   } catch (e) {
-    await rm(temp, { force: true }).catch(() => {});
+    if (temp !== undefined) await rm(temp, { force: true }).catch(() => {});
     throw e instanceof QuiverError ? e : new QuiverError('IO_ERROR', `saving ${target}: ${e.message}`);
   }
   return bytes.length;
 }
 
-export async function loadFromFile(path, { quiver } = {}) {
-  const { readFile } = nodeFs();
-  const bytes = await readFile(path).catch((e) => {
-    throw new QuiverError(e.code === 'ENOENT' ? 'NOT_FOUND' : 'IO_ERROR', `loading ${path}: ${e.message}`);
-  });
+// Reads the file through a handle opened non-blocking and refuses anything that is not a
+// regular file (a FIFO would block the read forever, a device never ends) with IO_ERROR, before
+// a byte is read. Checking the open handle (not the path first) leaves no window in which the
+// path could be swapped for something else.
+export async function loadFromFile(path, options) {
+  const { quiver } = readOptions(options, LOAD_FROM_FILE_OPTIONS);
+  const { open } = nodeFs();
+  const { constants } = process.getBuiltinModule('node:fs');
+  const where = path instanceof URL ? path.href : String(path);
+  const fail = (e) => {
+    throw new QuiverError(e.code === 'ENOENT' ? 'NOT_FOUND' : 'IO_ERROR', `loading ${where}: ${e.message}`);
+  };
+  const file = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0)).catch(fail);
+  let bytes;
+  try {
+    const stat = await file.stat().catch(fail);
+    if (!stat.isFile()) {
+      const what = stat.isFIFO() ? 'a FIFO' : stat.isDirectory() ? 'a directory' : stat.isSocket() ? 'a socket'
+        : stat.isCharacterDevice() || stat.isBlockDevice() ? 'a device' : 'not a regular file';
+      throw new QuiverError('IO_ERROR', `loading ${where}: it is ${what}, not a regular file; nothing was read`);
+    }
+    bytes = await file.readFile().catch(fail);
+  } finally {
+    await file.close().catch(() => {});
+  }
   return loadWith(quiver, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
 }
 
@@ -107,21 +167,24 @@ async function withStore(database, store, mode, fn) {
 
 const IDB_DEFAULTS = { database: 'quiver', store: 'indexes' };
 
-export async function saveToIndexedDB(index, key, { database = IDB_DEFAULTS.database, store = IDB_DEFAULTS.store } = {}) {
+export async function saveToIndexedDB(index, key, options) {
+  const { database = IDB_DEFAULTS.database, store = IDB_DEFAULTS.store } = readOptions(options, IDB_OPTIONS);
   checkName(key, 'key');
   const bytes = await bytesOf(index);
   await withStore(database, store, 'readwrite', (s) => s.put(bytes, key));
   return bytes.length;
 }
 
-export async function loadFromIndexedDB(key, { quiver, database = IDB_DEFAULTS.database, store = IDB_DEFAULTS.store } = {}) {
+export async function loadFromIndexedDB(key, options) {
+  const { quiver, database = IDB_DEFAULTS.database, store = IDB_DEFAULTS.store } = readOptions(options, IDB_LOAD_OPTIONS);
   checkName(key, 'key');
   const bytes = await withStore(database, store, 'readonly', (s) => s.get(key));
   if (bytes === undefined) throw new QuiverError('NOT_FOUND', `no index saved under '${key}' in IndexedDB ${database}/${store}`);
   return loadWith(quiver, bytes);
 }
 
-export async function deleteFromIndexedDB(key, { database = IDB_DEFAULTS.database, store = IDB_DEFAULTS.store } = {}) {
+export async function deleteFromIndexedDB(key, options) {
+  const { database = IDB_DEFAULTS.database, store = IDB_DEFAULTS.store } = readOptions(options, IDB_OPTIONS);
   checkName(key, 'key');
   await withStore(database, store, 'readwrite', (s) => s.delete(key));
 }
@@ -152,7 +215,8 @@ export async function saveToOpfs(index, name) {
   return bytes.length;
 }
 
-export async function loadFromOpfs(name, { quiver } = {}) {
+export async function loadFromOpfs(name, options) {
+  const { quiver } = readOptions(options, OPFS_LOAD_OPTIONS);
   checkName(name, 'name');
   const root = await opfsRoot();
   const handle = await root.getFileHandle(name).catch((e) => {

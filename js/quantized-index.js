@@ -5,9 +5,10 @@
 //           keepVectors)
 //   allow   ids (array or typed array) that may be returned; others are skipped
 //   probes  a partitioned index's lists to scan (0 or absent: its default)
-import { QuiverError, checked } from './errors.js';
+import { checked } from './errors.js';
 import { FROM_NATIVE } from './index-base.js';
-import { checkDim, checkMetric, checkOptions } from './inputs.js';
+import { checkDim } from './inputs.js';
+import { ADD_OPTIONS, INDEX_OPTIONS, SEARCH_OPTIONS, readOptions } from './options.js';
 
 export function makeQuantizedIndexClass(mod, staging, variantName, IndexBase) {
   class QuantizedIndex extends IndexBase {
@@ -17,30 +18,16 @@ export function makeQuantizedIndexClass(mod, staging, variantName, IndexBase) {
     // lists: 0 (scan every code), 'auto' (min(n / 256, round(3 sqrt(n))) lists for the n trained
     // at, once 4096 vectors are in) or a count in [1, 65536] (trained once the index holds 32
     // per list).
-    constructor(options = {}) {
+    constructor(options) {
       if (options?.[FROM_NATIVE]) {
         super(options[FROM_NATIVE]);
         return;
       }
+      // Every key and type is checked by the schema (options.js); any other key is refused.
       const { dim, metric = 'l2', bits = 4, seed = 42, keepVectors = true, refineBits = 0, lists = 0 } =
-        checkOptions(options, '{ dim, metric, bits, seed, keepVectors, refineBits, lists }');
+        readOptions(options, INDEX_OPTIONS.quantized);
       checkDim(dim);
-      checkMetric(metric);
-      if (bits !== 2 && bits !== 4) throw new QuiverError('INVALID_ARGUMENT', `bits must be 2 or 4, got ${bits}`);
-      const s = typeof seed === 'bigint' && seed >= 0n && seed <= 9007199254740991n ? Number(seed) : seed;
-      if (!Number.isSafeInteger(s) || s < 0) {
-        throw new QuiverError('INVALID_ARGUMENT', `seed must be an integer in [0, 2^53 - 1], got ${seed}`);
-      }
-      if (typeof keepVectors !== 'boolean') {
-        throw new QuiverError('INVALID_ARGUMENT', `keepVectors must be true or false, got ${keepVectors}`);
-      }
-      if (!Number.isInteger(refineBits) || refineBits < 0 || refineBits > 4) {
-        throw new QuiverError('INVALID_ARGUMENT', `refineBits must be an integer in [0, 4], got ${refineBits}`);
-      }
-      if (lists !== 'auto' && !(Number.isInteger(lists) && lists >= 0 && lists <= 65536)) {
-        throw new QuiverError('INVALID_ARGUMENT', `lists must be 'auto' or an integer in [0, 65536], got ${lists}`);
-      }
-      super(checked(mod, mod.QuantizedIndex.create(dim, metric, bits, s, keepVectors, refineBits,
+      super(checked(mod, mod.QuantizedIndex.create(dim, metric, bits, seed, keepVectors, refineBits,
         lists === 'auto' ? -1 : lists)));
     }
 
@@ -54,7 +41,8 @@ export function makeQuantizedIndexClass(mod, staging, variantName, IndexBase) {
     get lists() { return this.live().lists(); }
     get defaultProbes() { return this.live().defaultProbes(); }
   }
-  QuantizedIndex.searchOptions = ['rerank', 'allow', 'probes'];
+  QuantizedIndex.searchSchema = SEARCH_OPTIONS.quantized;
+  QuantizedIndex.addSchema = ADD_OPTIONS.quantized;
   QuantizedIndex.nativeClass = mod.QuantizedIndex;
   return QuantizedIndex;
 }

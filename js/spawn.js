@@ -10,6 +10,7 @@
 import { QuiverError } from './errors.js';
 import { isStreamSource } from './stream-load.js';
 import { MAX_TIMER_MS, checkTimeout } from './loader.js';
+import { REMOTE_ADD_OPTIONS, REMOTE_LOAD_OPTIONS, REMOTE_SEARCH_OPTIONS, SPAWN_OPTIONS, readOptions } from './options.js';
 
 const NODE_WORKER = './worker-node.js';
 const isNode = typeof process === 'object' && !!(process.versions && process.versions.node);
@@ -39,28 +40,69 @@ function streamMessage(source, size) {
   return { message: { op: 'load', source: stream, size }, transferList: [stream] };
 }
 
-// Buffers a caller asked to move into the worker ({ transfer: true }).
+// Buffers a caller asked to move into the worker ({ transfer: true }): those of typed arrays
+// and ArrayBuffers among `values`.
 function buffersOf(values) {
   const out = new Set();
-  for (const v of values) if (ArrayBuffer.isView(v)) out.add(v.buffer);
+  for (const v of values) {
+    if (ArrayBuffer.isView(v)) out.add(v.buffer);
+    else if (v instanceof ArrayBuffer) out.add(v);
+  }
   return [...out];
 }
 
-function splitTransfer(options) {
-  if (options === undefined || options === null || typeof options !== 'object') return [options, false];
-  const { transfer = false, ...rest } = options;
+// Whether an ArrayBuffer has been detached (transferred or structuredClone'd away): Node 20
+// lacks ArrayBuffer.prototype.detached, but constructing a view on a detached buffer throws.
+function isDetached(buffer) {
+  if (typeof buffer.detached === 'boolean') return buffer.detached;
+  try {
+    new Uint8Array(buffer, 0, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+// The transfer list that can really be posted. postMessage() silently drops a message whose
+// transfer list holds a detached buffer (the call would never settle), so that is refused
+// here; a SharedArrayBuffer cannot be transferred (postMessage would throw) and need not be —
+// the worker sees the same memory — so it is sent without transfer. Other transferables (a
+// ReadableStream) pass as they are.
+function transferList(buffers) {
+  const out = [];
+  for (const buffer of buffers) {
+    if (typeof SharedArrayBuffer !== 'undefined' && buffer instanceof SharedArrayBuffer) continue;
+    if (buffer instanceof ArrayBuffer && isDetached(buffer)) {
+      throw new QuiverError('INVALID_ARGUMENT',
+        'an input buffer is detached (already transferred elsewhere, e.g. by an earlier { transfer: true } call); nothing was sent');
+    }
+    out.push(buffer);
+  }
+  return out;
+}
+
+// A call's options checked by its schema (options.js) before anything is posted — an unknown
+// key or a wrong type rejects here with INVALID_ARGUMENT — split into `transfer` and the rest.
+// A kind this side has no schema for (none today) sends its options for the worker to check.
+function remoteOptions(options, spec) {
+  if (!spec) return [options, false];
+  const { transfer = false, ...rest } = readOptions(options, spec);
   return [rest, transfer];
+}
+
+// fn() as a promise: a synchronous throw (a refused option) becomes a rejection.
+function settle(fn) {
+  try {
+    return fn();
+  } catch (e) {
+    return Promise.reject(e);
+  }
 }
 
 // Where spawn() looks for the worker script when no workerUrl is given: beside this file.
 // The browser's `new Worker(new URL(…, import.meta.url))` is written out literally below so
 // that Vite finds the worker and bundles it; esbuild does not follow it (README: bundlers).
 const defaultWorkerHref = () => new URL(isNode ? NODE_WORKER : './worker-browser.js', import.meta.url).href;
-
-function checkWorkerUrl(workerUrl) {
-  if (workerUrl === undefined || workerUrl instanceof URL || (typeof workerUrl === 'string' && workerUrl !== '')) return;
-  throw new QuiverError('INVALID_ARGUMENT', 'workerUrl must be a URL or a non-empty string (the worker script, e.g. a bundle of quiver-vector/worker-entry)');
-}
 
 // Browser Worker or Node worker_thread behind one { post, onMessage, onExit, ref, unref,
 // terminate } shape. workerUrl: the worker script, when it is not beside this file.
@@ -133,31 +175,37 @@ class RemoteIndex {
   // options: the index's add options, plus
   //   transfer    move the buffers into the worker instead of copying them
   //   onProgress  ({ done, total }) => void after each chunk of rows
-  //   signal      an AbortSignal: the add stops and the index holds what it held before;
-  //               the promise rejects with QuiverError ABORTED
+  //   signal      an AbortSignal: the add stops and the index holds what it held before,
+  //               byte for byte; the promise rejects with QuiverError ABORTED
   //   chunkSize   rows per chunk (default 1024) when onProgress or signal is given
   // With onProgress or signal the worker adds in chunks, all or nothing (a rejected or
-  // cancelled add removes the chunks it added); without them it is one call, as locally.
+  // cancelled add restores the index: worker-host.js addInChunks, which for every kind but
+  // flat keeps a snapshot of the index file while a multi-chunk add runs); without them it is
+  // one call, as locally.
   add(ids, vectors, options) {
-    const [rest, transfer] = splitTransfer(options);
-    const { onProgress, signal, chunkSize, ...addOptions } = rest ?? {};
-    if (onProgress !== undefined && typeof onProgress !== 'function') {
-      return Promise.reject(new QuiverError('INVALID_ARGUMENT', 'onProgress must be a function'));
-    }
-    if (signal?.aborted) return Promise.reject(aborted('add()'));
-    const args = Object.keys(addOptions).length ? [ids, vectors, addOptions] : [ids, vectors];
-    const chunked = onProgress || signal || chunkSize !== undefined ? { chunked: { chunkSize } } : {};
-    return this.#invoke('add', args, transfer ? buffersOf([ids, vectors]) : [], chunked, { onProgress, signal });
+    return settle(() => {
+      const [rest, transfer] = remoteOptions(options, REMOTE_ADD_OPTIONS[this.kind]);
+      const { onProgress, signal, chunkSize, ...addOptions } = rest ?? {};
+      if (signal?.aborted) return Promise.reject(aborted('add()'));
+      const args = Object.keys(addOptions).length ? [ids, vectors, addOptions] : [ids, vectors];
+      const chunked = onProgress || signal || chunkSize !== undefined ? { chunked: { chunkSize } } : {};
+      return this.#invoke('add', args, transfer ? buffersOf([ids, vectors]) : [], chunked, { onProgress, signal });
+    });
   }
   remove(ids) { return this.#invoke('remove', [ids]); }
   has(id) { return this.#invoke('has', [id]); }
-  search(query, k = 10, options = {}) {
-    const [rest, transfer] = splitTransfer(options);
-    return this.#invoke('search', [query, k, rest], transfer ? buffersOf([query]) : []);
+  // options: the kind's search options (checked here and again in the worker), plus transfer.
+  search(query, k = 10, options) {
+    return settle(() => {
+      const [rest, transfer] = remoteOptions(options, REMOTE_SEARCH_OPTIONS[this.kind]);
+      return this.#invoke('search', [query, k, rest], transfer ? buffersOf([query]) : []);
+    });
   }
-  searchBatch(queries, k = 10, options = {}) {
-    const [rest, transfer] = splitTransfer(options);
-    return this.#invoke('searchBatch', [queries, k, rest], transfer ? buffersOf([queries]) : []);
+  searchBatch(queries, k = 10, options) {
+    return settle(() => {
+      const [rest, transfer] = remoteOptions(options, REMOTE_SEARCH_OPTIONS[this.kind]);
+      return this.#invoke('searchBatch', [queries, k, rest], transfer ? buffersOf([queries]) : []);
+    });
   }
   serialize() { return this.#invoke('serialize', []); }
   compact(...args) { return this.#invoke('compact', args); }
@@ -175,17 +223,16 @@ if (Symbol.asyncDispose) RemoteIndex.prototype[Symbol.asyncDispose] = RemoteInde
 // the worker, plus workerUrl (where the worker script is, when a bundler did not put it
 // beside this file). Resolves once the worker's module is ready; a worker that cannot start,
 // or does not answer within `timeout` (as Quiver.init, default 30 s), rejects with LOAD_FAILED.
-export async function spawn(options = {}) {
-  if (typeof options.locateFile === 'function') {
-    throw new QuiverError('INVALID_ARGUMENT', 'spawn() cannot send a locateFile function to the worker: pass wasmUrl instead');
-  }
-  const { wasmModule, workerUrl, ...rest } = options;
-  checkWorkerUrl(workerUrl);
+export async function spawn(options) {
+  // Every key checked (options.js SPAWN_OPTIONS: the init options but locateFile, and
+  // workerUrl); null = not given; anything unknown is refused before a worker starts.
+  const { wasmModule, workerUrl, ...rest } = readOptions(options, SPAWN_OPTIONS);
   const startTimeout = checkTimeout(rest.timeout);
   const port = await startWorker(workerUrl);
   const pending = new Map();
   let nextId = 1;
   let closed = null; // why no more calls are possible
+  let terminating = null; // terminate()'s promise, once called
 
   port.unref();
   port.onMessage(({ id, ok, value, error, progress }) => {
@@ -211,6 +258,11 @@ export async function spawn(options = {}) {
   // control: { onProgress, signal } of a call that reports progress and can be cancelled.
   function call(message, transfer = [], { onProgress, signal } = {}) {
     if (closed) return Promise.reject(new QuiverError('WORKER_EXITED', closed));
+    try {
+      transfer = transferList(transfer);
+    } catch (e) {
+      return Promise.reject(e);
+    }
     const id = nextId++;
     return new Promise((resolve, reject) => {
       if (pending.size === 0) port.ref();
@@ -268,17 +320,15 @@ export async function spawn(options = {}) {
     // thread), which reads it into its heap chunk by chunk: onProgress({ done, total }) in
     // bytes after each chunk, and signal stops the read (ABORTED; nothing is loaded). With
     // bytes, a load that finishes after the signal fired is freed (ABORTED).
-    async load(source, { transfer = false, signal, onProgress, size } = {}) {
+    async load(source, options) {
+      const { transfer = false, signal, onProgress, size } = readOptions(options, REMOTE_LOAD_OPTIONS);
       if (signal?.aborted) throw aborted('load()');
-      if (onProgress !== undefined && typeof onProgress !== 'function') {
-        throw new QuiverError('INVALID_ARGUMENT', 'onProgress must be a function');
-      }
       if (isStreamSource(source)) {
         const { message, transferList } = streamMessage(source, size);
         const info = await call({ ...message, chunked: !!onProgress }, transferList, { onProgress, signal });
         return new RemoteIndex(call, info);
       }
-      const info = await call({ op: 'load', bytes: source }, transfer && ArrayBuffer.isView(source) ? [source.buffer] : []);
+      const info = await call({ op: 'load', bytes: source }, transfer ? buffersOf([source]) : []);
       const index = new RemoteIndex(call, info);
       if (signal?.aborted) {
         await index.dispose();
@@ -288,13 +338,20 @@ export async function spawn(options = {}) {
     },
     threadPool() { return call({ op: 'threadPool' }); },
     unitGaussianVectors(n, dim, seed) { return call({ op: 'unitGaussianVectors', n, dim, seed }); },
-    // Frees every index of the worker and stops it; pending and later calls reject with
+    // Stops the worker at once — from this side (worker_threads terminate() / Worker
+    // terminate()), not by a message that would wait behind a running add or build — and with
+    // it every index it holds. Every pending call and every later one rejects with
     // WORKER_EXITED. Again is a no-op.
-    async terminate() {
-      if (closed) return;
-      await call({ op: 'terminate' }).catch(() => {});
-      closed = 'the worker was terminated';
-      await port.terminate();
+    terminate() {
+      if (!terminating) {
+        closed ??= 'the worker was terminated';
+        const error = new QuiverError('WORKER_EXITED', closed);
+        for (const p of pending.values()) { p.cleanup?.(); p.reject(error); }
+        pending.clear();
+        port.unref();
+        terminating = Promise.resolve(port.terminate()).then(() => {}, () => {});
+      }
+      return terminating;
     },
   };
 }

@@ -38,6 +38,19 @@ function streamOf(source, size) {
   return { stream: source, hint: size };
 }
 
+// A stream chunk as bytes: a Uint8Array, another typed array or DataView (its bytes), or an
+// ArrayBuffer. Anything else (a string, a number, an array of numbers) is refused with
+// INVALID_ARGUMENT rather than converted into bytes it does not hold.
+function chunkBytes(value, n) {
+  if (value instanceof Uint8Array) return value;
+  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  if (value instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && value instanceof SharedArrayBuffer)) {
+    return new Uint8Array(value);
+  }
+  const what = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? (value.constructor?.name ?? 'an object') : typeof value;
+  throw new QuiverError('INVALID_ARGUMENT', `stream chunk ${n} is ${what}, not bytes (a Uint8Array, a typed array or an ArrayBuffer); nothing was loaded`);
+}
+
 function heapU8(mod) {
   return new Uint8Array(mod.wasmMemory ? mod.wasmMemory.buffer : mod.HEAPU8.buffer);
 }
@@ -94,6 +107,7 @@ export async function loadFromSource(mod, classes, source, { size, onProgress, s
     if (body) {
       reader = body.getReader();
       let done = 0;
+      let chunks = 0;
       for (;;) {
         if (signal?.aborted) throw new QuiverError('ABORTED', `the load was cancelled after ${done} bytes; nothing was loaded`);
         let next;
@@ -106,8 +120,7 @@ export async function loadFromSource(mod, classes, source, { size, onProgress, s
           reader = null;
           break;
         }
-        const value = next.value;
-        const chunk = value instanceof Uint8Array ? value : new Uint8Array(value.buffer ?? value, value.byteOffset ?? 0, value.byteLength);
+        const chunk = chunkBytes(next.value, chunks++);
         push(mod, stream, chunk);
         done += chunk.length;
         onProgress?.({ done, total });

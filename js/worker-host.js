@@ -31,11 +31,24 @@ function kindOf(q, index) {
 const DEFAULT_CHUNK_ROWS = 1024;
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+// Kinds whose remove() is an exact inverse of add(): after removing the rows an add put in,
+// serialize() gives the same bytes as before it (and later adds the same bytes as without
+// it). The flat index is one. The others are not: the quantised index keeps removed slots on
+// its free list, and a partitioned one may have been re-trained by the add (500 vectors in 1
+// list can come back in 16); HNSW keeps removed nodes as tombstones and their links changed
+// the graph.
+const EXACT_REMOVE = new Set(['flat']);
+
 // add() in chunks, all or nothing: after each chunk a progress message goes out and queued
-// messages (a cancel) get their turn. A cancel, or a chunk the index rejects, removes the
-// chunks already added, so the index holds what it held before (an HNSW index keeps the
-// removed nodes as tombstones, reusable slots, until compact()).
-async function addInChunks(index, [ids, vectors, options], { chunkRows = DEFAULT_CHUNK_ROWS, job, progress }) {
+// messages (a cancel) get their turn. A cancel, or a chunk the index rejects, puts the index
+// back as it was before the add, byte for byte (serialize() gives the same file):
+//   - a flat index removes the rows already added (remove() is its exact inverse);
+//   - any other kind, when the add takes more than one chunk, first keeps a snapshot —
+//     serialize(), about the size of the index file, in the worker's JS memory for as long as
+//     the add runs — and a rollback loads the snapshot into a new index (so the wasm heap holds
+//     the grown index and the restored one for a moment) that replaces the changed one under
+//     the same handle (`replace`). A one-chunk add needs neither: add() is all or nothing.
+async function addInChunks(index, [ids, vectors, options], { kind, chunkRows = DEFAULT_CHUNK_ROWS, job, progress, replace }) {
   const idArray = toIds(ids);
   const data = toVectors(vectors, index.dim);
   const dim = index.dim;
@@ -46,6 +59,7 @@ async function addInChunks(index, [ids, vectors, options], { chunkRows = DEFAULT
     throw new QuiverError('INVALID_ARGUMENT', `chunkSize must be a positive integer, got ${chunkRows}`);
   }
   const total = idArray.length;
+  const snapshot = total > chunkRows && !EXACT_REMOVE.has(kind) ? index.serialize() : null;
   let done = 0;
   try {
     while (done < total) {
@@ -58,7 +72,10 @@ async function addInChunks(index, [ids, vectors, options], { chunkRows = DEFAULT
       await nextTask();
     }
   } catch (e) {
-    if (done > 0) index.remove(idArray.subarray(0, done));
+    if (done > 0) {
+      if (snapshot) replace(snapshot);
+      else index.remove(idArray.subarray(0, done));
+    }
     throw e;
   }
 }
@@ -68,6 +85,7 @@ export function serve(post) {
   let q = null;
   const indexes = new Map();
   const jobs = new Map(); // id of a chunked add or a streamed load -> { cancelled, abort? }
+  const queued = new Set(); // ids of messages waiting in the queue (not started yet)
   const cancelledEarly = new Set(); // cancels that arrived while their job was still queued
   let nextHandle = 1;
   // Operations run one after another (a chunked add yields between chunks; nothing else may
@@ -122,7 +140,13 @@ export function serve(post) {
         const job = { cancelled: cancelledEarly.delete(id) };
         jobs.set(id, job);
         const progress = (p) => post({ id, progress: p }, []);
-        return addInChunks(index, args, { chunkRows: chunked.chunkSize ?? DEFAULT_CHUNK_ROWS, job, progress })
+        // The snapshot back in place of the changed index, under the same handle.
+        const replace = (bytes) => {
+          const restored = q.load(bytes);
+          indexes.set(handle, restored);
+          index.dispose();
+        };
+        return addInChunks(index, args, { kind: kindOf(q, index), chunkRows: chunked.chunkSize ?? DEFAULT_CHUNK_ROWS, job, progress, replace })
           .finally(() => jobs.delete(id));
       }
       return index[method](...args);
@@ -149,6 +173,7 @@ export function serve(post) {
 
   async function run(message) {
     const { id, op } = message;
+    queued.delete(id);
     try {
       if (!ops[op]) throw new QuiverError('INVALID_ARGUMENT', `unknown worker operation ${op}`);
       if (!q && op !== 'init') throw new QuiverError('INVALID_ARGUMENT', 'the worker has not been initialised');
@@ -158,16 +183,25 @@ export function serve(post) {
       const code = e instanceof QuiverError ? e.code : 'INTERNAL';
       const text = e instanceof QuiverError ? e.message : `${e?.name ?? 'Error'}: ${e?.message ?? e}`;
       post({ id, ok: false, error: { code, message: text } }, []);
+    } finally {
+      cancelledEarly.delete(id); // a cancel for a call that took none (not an add or a load)
     }
   }
 
-  return function onMessage(message) {
+  // A cancel for a running job stops it; one for a call still queued is kept until that call
+  // starts (and dropped when it ends); one for a call that has finished (its reply may be on
+  // its way) or was never sent is ignored, so nothing is kept for ever.
+  function onMessage(message) {
     if (message.op === 'cancel') {
       const job = jobs.get(message.target);
-      if (job) { job.cancelled = true; job.abort?.(); } else cancelledEarly.add(message.target);
+      if (job) { job.cancelled = true; job.abort?.(); } else if (queued.has(message.target)) cancelledEarly.add(message.target);
       return queue;
     }
+    queued.add(message.id);
     queue = queue.then(() => run(message));
     return queue;
-  };
+  }
+  // What the host holds between calls (for tests: every count is 0 once the caller is idle).
+  onMessage.pending = () => ({ queued: queued.size, jobs: jobs.size, cancels: cancelledEarly.size });
+  return onMessage;
 }

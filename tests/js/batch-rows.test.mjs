@@ -93,7 +93,8 @@ for (const variant of VARIANTS) {
       const q = await load(variant);
       const index = new q.FlatIndex({ dim: 2 });
       index.add([1, 2], [[0, 0], [1, 1]]);
-      for (const bad of [null, 5, 'allow']) {
+      // null options are no options (options.js: null = not given); other non-objects are refused.
+      for (const bad of [5, 'allow', [1]]) {
         assert.throws(() => index.search([0, 0], 1, bad), (e) => e instanceof QuiverError && e.code === 'INVALID_ARGUMENT');
       }
       assert.throws(() => index.search([0, 0], 1, { allow: ['1'] }),

@@ -201,7 +201,7 @@ for (const variant of VARIANTS) {
       rejects(() => index.add([-3], v), 'INVALID_ARGUMENT');
       rejects(() => index.add([2 ** 53], v), 'INVALID_ARGUMENT');
       rejects(() => index.add([1], v, { threads: -1 }), 'INVALID_ARGUMENT', 'threads');
-      rejects(() => index.add([1], v, null), 'INVALID_ARGUMENT');
+      rejects(() => index.add([1], v, 'fast'), 'INVALID_ARGUMENT');  // (null options = none)
       rejects(() => index.remove([10, 424242]), 'UNKNOWN_ID');
       rejects(() => index.remove([3]), 'UNKNOWN_ID');  // already removed
       rejects(() => index.remove([10, 10]), 'DUPLICATE_ID');
@@ -211,7 +211,7 @@ for (const variant of VARIANTS) {
       rejects(() => index.search(new Float32Array(w.dim - 1), 3), 'DIMENSION_MISMATCH');
       rejects(() => index.search(v, 3, { ef: -1 }), 'INVALID_ARGUMENT', 'ef');
       rejects(() => index.search(v, 3, { ef: 2.5 }), 'INVALID_ARGUMENT', 'ef');
-      rejects(() => index.search(v, 3, null), 'INVALID_ARGUMENT');
+      rejects(() => index.search(v, 3, 'fast'), 'INVALID_ARGUMENT');
       rejects(() => index.searchBatch(new Float32Array(w.dim + 1), 3), 'DIMENSION_MISMATCH');
       assert.deepEqual(snapshot(), before);
       assert.equal(index.size, 299);

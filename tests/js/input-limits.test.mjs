@@ -121,9 +121,13 @@ for (const variant of VARIANTS) {
         for (const dim of [2 ** 32 + 16, 2 ** 24 + 1, 0, -8, 1.5, '8', null, undefined, 8n]) {
           rejects(() => new Cls({ dim }), 'INVALID_ARGUMENT');
         }
-        for (const metric of [5, null, {}, 'manhattan', 'L2']) {
+        for (const metric of [5, {}, 'manhattan', 'L2']) {
           rejects(() => new Cls({ dim: 4, metric }), 'INVALID_ARGUMENT');
         }
+        // null = not given (options.js): the default metric.
+        const plain = new Cls({ dim: 4, metric: null });
+        assert.equal(plain.metric, 'l2');
+        plain.dispose();
         for (const options of [null, 4, 'dim']) rejects(() => new Cls(options), 'INVALID_ARGUMENT');
       }
       const index = new q.FlatIndex({ dim: 2 ** 4 });

@@ -73,11 +73,14 @@ test('wasmUrl: a filesystem path, a file: URL and an http: URL', async () => {
     const base = `http://127.0.0.1:${server.address().port}`;
     works(await init({ variant: 'simd', wasmUrl: `${base}/assets/q.wasm` }));
     assert.deepEqual(requests, ['/assets/q.wasm']);
-    await assert.rejects(Quiver.init({ variant: 'simd', wasmUrl: `${base}/gone.wasm` }), is('IO_ERROR'));
+    // A .wasm that cannot be fetched or read is a module that did not load: LOAD_FAILED, as the
+    // README's error table says (issue 23 item 10; it was IO_ERROR).
+    await assert.rejects(Quiver.init({ variant: 'simd', wasmUrl: `${base}/gone.wasm` }),
+      (e) => is('LOAD_FAILED')(e) && /gone\.wasm/.test(e.message) && /404/.test(e.message));
   } finally {
     server.close();
   }
-  await assert.rejects(Quiver.init({ variant: 'simd', wasmUrl: missing }), is('IO_ERROR'));
+  await assert.rejects(Quiver.init({ variant: 'simd', wasmUrl: missing }), (e) => is('LOAD_FAILED')(e) && /ENOENT/.test(e.message));
 });
 
 test('locateFile is asked for quiver.wasm (and pthread-worker.js in simd-mt)', async () => {

@@ -11,7 +11,10 @@
 //     allowed, distinct ids in distance order, exact distances where the kind promises them,
 //     and reach a recall floor against the exact answer;
 //   - searchBatch rows equal search() of the same query, padded with id -1 / Infinity;
-//   - serialize + load gives an index that answers the same; the wasm heap stays bounded.
+//   - serialize + load gives an index that answers the same; the wasm heap stays bounded;
+//   - an option key the call does not take (a misspelling, another kind's option, a random
+//     string) is refused with INVALID_ARGUMENT, on search, searchBatch, add and construction,
+//     and changes nothing; null options and null option values mean "not given".
 // Everything is seeded (fast-check prints the seed and the shrunk sequence of a failure).
 import fc from 'fast-check';
 import assert from 'node:assert/strict';
@@ -85,6 +88,42 @@ const arbEf = fc.oneof(
 );
 const arbAllow = fc.option(arbIds(8), { freq: 3 });
 
+// An option key that a call may not take: misspellings, options of other calls and kinds,
+// keys that name Object.prototype members, and random strings; with a value that is never
+// null or undefined (those mean "not given"). Injected into search, searchBatch, add and a
+// construction; refused with INVALID_ARGUMENT unless the call does take that key (then the
+// key is left out: a valid key with a random value is the other generators' job).
+const arbExtraOption = fc.record({
+  key: fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom('alow', 'allowed', 'probe', 'probes', 'ef', 'efs', 'Ef', 'rerank_', 'reRank',
+      'refine_bits', 'refineBits', 'threads', 'thread', 'm', 'M', 'list', 'lists', 'bits', 'seed', 'dim', 'metric',
+      'storage', 'transfer', 'signal', 'chunkSize', 'k', 'size', 'constructor', 'toString', '__proto__', 'hasOwnProperty') },
+    { weight: 1, arbitrary: fc.string({ minLength: 0, maxLength: 6 }) },
+  ),
+  value: fc.constantFrom(0, 1, 3, 'x', true, false, [1], {}, -1, NaN),
+});
+const arbMaybeExtra = fc.option(arbExtraOption, { freq: 4, nil: undefined });
+
+// The keys each call takes, per kind (js/options.js): the model's copy of the schemas.
+const TAKES = {
+  search: { flat: ['allow', 'rerank'], quantized: ['allow', 'rerank', 'probes'], hnsw: ['allow', 'ef', 'rerank'] },
+  add: { flat: [], quantized: [], hnsw: ['threads'] },
+  construct: {
+    flat: ['dim', 'metric'],
+    quantized: ['dim', 'metric', 'bits', 'seed', 'keepVectors', 'refineBits', 'lists'],
+    hnsw: ['dim', 'metric', 'M', 'efConstruction', 'efSearch', 'seed', 'storage', 'keepVectors', 'neighborCodes'],
+  },
+};
+const family = (kind) => (kind.startsWith('hnsw') ? 'hnsw' : kind);
+// Whether `extra` is a key the call refuses (and so must be injected and fail).
+const refuses = (call, kind, extra) => extra !== undefined && !TAKES[call][family(kind)].includes(extra.key);
+// options with the extra key added: an own property, even for '__proto__'.
+function withExtra(options, extra) {
+  const out = options === null || options === undefined ? {} : { ...options };
+  Object.defineProperty(out, extra.key, { value: extra.value, enumerable: true, writable: true, configurable: true });
+  return out;
+}
+
 function arbSearchOptions(kind) {
   const fields = { allow: arbAllow };
   if (kind === 'quantized') {
@@ -108,10 +147,11 @@ function arbOp(kind) {
     { weight: 4, arbitrary: fc.record({ op: fc.constant('add'), form: fc.constantFrom('array', 'u32', 'f64'),
       items: fc.uniqueArray(fc.record({ id: fc.integer({ min: 0, max: ID_POOL }), row: arbRow }), { selector: (it) => it.id, maxLength: 12, size: 'max' }),
       fault: fc.constant('ok') }) },
-    { weight: 6, arbitrary: fc.record({ op: fc.constant('add'), form: arbIdForm, items: fc.array(fc.record({ id: arbIdValue, row: arbRow }), { maxLength: 6, size: 'max' }), fault: arbRowFault }) },
+    { weight: 6, arbitrary: fc.record({ op: fc.constant('add'), form: arbIdForm, items: fc.array(fc.record({ id: arbIdValue, row: arbRow }), { maxLength: 6, size: 'max' }), fault: arbRowFault, extra: arbMaybeExtra }) },
+    { weight: 1, arbitrary: fc.record({ op: fc.constant('construct'), extra: arbExtraOption }) },
     { weight: 2, arbitrary: fc.record({ op: fc.constant('remove'), ids: arbIds(4) }) },
-    { weight: 6, arbitrary: fc.record({ op: fc.constant('search'), row: arbRow, fault: arbRowFault, k: arbK, options: arbSearchOptions(kind) }) },
-    { weight: 3, arbitrary: fc.record({ op: fc.constant('searchBatch'), rows: fc.array(arbRow, { maxLength: 4 }), fault: arbRowFault, k: arbK, options: arbSearchOptions(kind) }) },
+    { weight: 6, arbitrary: fc.record({ op: fc.constant('search'), row: arbRow, fault: arbRowFault, k: arbK, options: arbSearchOptions(kind), extra: arbMaybeExtra }) },
+    { weight: 3, arbitrary: fc.record({ op: fc.constant('searchBatch'), rows: fc.array(arbRow, { maxLength: 4 }), fault: arbRowFault, k: arbK, options: arbSearchOptions(kind), extra: arbMaybeExtra }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('has'), id: fc.oneof(arbIdValue, fc.constantFrom('1', [1], 1n)) }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('reload'), how: fc.constantFrom('module', 'class', 'buffer', 'copy') }) },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('dispose') }) },
@@ -299,7 +339,8 @@ function searchFaults(model, kind, k, options) {
   const faults = new Set();
   if (k !== undefined && !(Number.isInteger(k) && k >= 1 && k <= MAX_K)) faults.add('INVALID_K');
   let allowed = null;
-  if (options === null || typeof options !== 'object') {
+  if (options === null) options = {}; // null options are no options (null = not given)
+  if (typeof options !== 'object') {
     faults.add('INVALID_ARGUMENT');
     return { faults, allowed };
   }
@@ -312,7 +353,7 @@ function searchFaults(model, kind, k, options) {
       else allowed = new Set(built.ids);
     }
   }
-  if (kind === 'quantized' && options.rerank !== undefined) {
+  if (kind === 'quantized' && options.rerank !== undefined && options.rerank !== null) {
     const r = options.rerank;
     if (!(Number.isInteger(r) && r >= 0)) faults.add('INVALID_ARGUMENT');
     else if (r > 0 && !model.config.keepVectors) faults.add('INVALID_ARGUMENT');
@@ -320,7 +361,7 @@ function searchFaults(model, kind, k, options) {
   if (kind.startsWith('hnsw')) {
     const { ef, rerank } = options;
     if (ef !== undefined && !(Number.isInteger(ef) && ef >= 0 && ef <= MAX_EF)) faults.add('INVALID_ARGUMENT');
-    if (rerank !== undefined && typeof rerank !== 'boolean' && !(Number.isInteger(rerank) && rerank >= 0)) {
+    if (rerank !== undefined && rerank !== null && typeof rerank !== 'boolean' && !(Number.isInteger(rerank) && rerank >= 0)) {
       faults.add('INVALID_ARGUMENT');
     } else if (Number.isInteger(rerank) && rerank > 0 && kind === 'hnsw-sq8' && !model.config.keepVectors) {
       faults.add('INVALID_ARGUMENT'); // a depth needs the kept f32 vectors
@@ -437,6 +478,17 @@ function checkState(ctx, what) {
   for (const id of [MAX_ID, 2 ** 32 + 5, 2 ** 32 - 1]) assert.equal(index.has(id), model.live.has(id), `${what}: has(${id})`);
 }
 
+// The options a call is sent: `options` plus the extra key when the call refuses it (then
+// INVALID_ARGUMENT joins the faults; options that are not an object are refused anyway and
+// get no key). Counts the injections in stats.unknownOptions.
+function injectExtra(ctx, call, options, extra, faults) {
+  if (!refuses(call, ctx.config.kind, extra)) return options;
+  if (options !== null && options !== undefined && typeof options !== 'object') return options;
+  faults.add('INVALID_ARGUMENT');
+  ctx.stats.unknownOptions = (ctx.stats.unknownOptions ?? 0) + 1;
+  return withExtra(options, extra);
+}
+
 function step(ctx, op, label) {
   const { q, model, config } = ctx;
   const { kind } = config;
@@ -452,7 +504,9 @@ function step(ctx, op, label) {
         if (hasDuplicates(built.ids) || built.ids.some((id) => model.live.has(id))) faults.add('DUPLICATE_ID');
       }
       // Rows count against ids: the JS layer reports a mismatch before the C++ sees either.
-      accepted = expectOutcome(label, attempt(label, () => ctx.index.add(built.arg, vec.arg)), faults);
+      const sent = op.extra === undefined ? undefined : injectExtra(ctx, 'add', undefined, op.extra, faults);
+      accepted = expectOutcome(label, attempt(label, () => (sent === undefined ? ctx.index.add(built.arg, vec.arg)
+        : ctx.index.add(built.arg, vec.arg, sent))), faults);
       if (accepted) built.ids.forEach((id, i) => model.live.set(id, vec.rows[i]));
       break;
     }
@@ -472,7 +526,8 @@ function step(ctx, op, label) {
       const vec = model.vectors([op.row], op.fault, 1);
       const { faults, allowed, options } = searchFaults(model, kind, op.k, op.options);
       for (const f of vec.faults) faults.add(f);
-      const result = attempt(label, () => ctx.index.search(vec.arg, op.k, options ?? op.options));
+      const sent = injectExtra(ctx, 'search', options ?? op.options, op.extra, faults);
+      const result = attempt(label, () => ctx.index.search(vec.arg, op.k, sent));
       accepted = expectOutcome(label, result, faults);
       if (accepted) checkHits(ctx, label, vec.rows[0], op.k, allowed, options, result[1]);
       break;
@@ -481,7 +536,8 @@ function step(ctx, op, label) {
       const vec = model.vectors(op.rows, op.fault);
       const { faults, allowed, options } = searchFaults(model, kind, op.k, op.options);
       for (const f of vec.faults) faults.add(f);
-      const result = attempt(label, () => ctx.index.searchBatch(vec.arg, op.k, options ?? op.options));
+      const sent = injectExtra(ctx, 'search', options ?? op.options, op.extra, faults);
+      const result = attempt(label, () => ctx.index.searchBatch(vec.arg, op.k, sent));
       accepted = expectOutcome(label, result, faults);
       if (accepted) checkBatch(ctx, label, vec.rows, op.k, allowed, options, result[1]);
       break;
@@ -525,6 +581,19 @@ function step(ctx, op, label) {
     }
     case 'compact': {
       ctx.index.compact();
+      break;
+    }
+    case 'construct': {
+      // A new index of this kind with the sequence's options plus a key it does not take:
+      // refused (INVALID_ARGUMENT naming the key), nothing created; the current index is untouched.
+      const Cls = kind === 'flat' ? q.FlatIndex : kind === 'quantized' ? q.QuantizedIndex : q.HnswIndex;
+      if (!refuses('construct', kind, op.extra)) break;
+      const base = { dim: config.dim, metric: config.metric };
+      const result = attempt(label, () => new Cls(withExtra(base, op.extra)));
+      if (result[0] === 'ok') result[1].dispose();
+      accepted = expectOutcome(label, result, new Set(['INVALID_ARGUMENT']));
+      assert.ok(result[1].message.includes(`'${op.extra.key}'`), `${label}: the message does not name '${op.extra.key}': ${result[1].message}`);
+      ctx.stats.unknownOptions = (ctx.stats.unknownOptions ?? 0) + 1;
       break;
     }
     default:
@@ -585,7 +654,7 @@ export function runSequence(q, config, ops, stats) {
     }
     stats.steps += ops.length;
     stats.sequences += 1;
-    for (const key of ['accepted', 'rejected', 'liveSum']) stats[key] = (stats[key] ?? 0) + (local[key] ?? 0);
+    for (const key of ['accepted', 'rejected', 'liveSum', 'unknownOptions']) stats[key] = (stats[key] ?? 0) + (local[key] ?? 0);
   }
   for (const key of PER_SEQUENCE_FLOOR) {
     const r = local.recall[key];

@@ -34,6 +34,8 @@ for (const { variant, runs, maxSteps } of PLAN) {
           numRuns: Math.max(1, Math.round(runs * SCALE)),
         });
         assert.equal(stats.sequences >= runs * SCALE, true);
+        // Unknown and inapplicable option keys were sent (and refused, changing nothing).
+        assert.ok(stats.unknownOptions > 0, 'no call carried an unknown option key');
         // Across the whole run the approximate kinds stay above their floors too.
         for (const [key, r] of Object.entries(stats.recall)) {
           assert.ok(r.sum / r.n >= RECALL_FLOORS[key], `${key}: mean recall ${(r.sum / r.n).toFixed(3)} over ${r.n} searches`);

@@ -159,7 +159,7 @@ for (const variant of VARIANTS) {
       rejects(() => index.search(new Float32Array(dim - 1), 3), 'DIMENSION_MISMATCH');
       rejects(() => index.search(v, 3, { rerank: -1 }), 'INVALID_ARGUMENT');
       rejects(() => index.search(v, 3, { rerank: 0.5 }), 'INVALID_ARGUMENT');
-      rejects(() => index.search(v, 3, null), 'INVALID_ARGUMENT');
+      rejects(() => index.search(v, 3, 'fast'), 'INVALID_ARGUMENT');  // (null options = none)
       rejects(() => index.searchBatch(new Float32Array(dim + 1), 3), 'DIMENSION_MISMATCH');
       assert.deepEqual(index.serialize(), before);
       assert.equal(index.size, 59);

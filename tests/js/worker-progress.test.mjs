@@ -15,6 +15,8 @@ async function worker() {
   workers.push(w);
   return w;
 }
+// HNSW's graph options; a flat index takes none (an option that does not apply is refused).
+const graph = (kind, options) => (kind === 'hnsw' ? options : {});
 const range = (from, n) => Float64Array.from({ length: n }, (_, i) => from + i);
 
 for (const kind of ['flat', 'hnsw']) {
@@ -22,13 +24,13 @@ for (const kind of ['flat', 'hnsw']) {
     const w = await worker();
     const dim = 8;
     const vectors = await w.unitGaussianVectors(1000, dim, 3);
-    const chunked = await w.create(kind, { dim, M: 8, efConstruction: 32 });
+    const chunked = await w.create(kind, { dim, ...graph(kind, { M: 8, efConstruction: 32 }) });
     const events = [];
     await chunked.add(range(1, 1000), vectors, { chunkSize: 128, onProgress: (p) => events.push(p) });
     assert.deepEqual(events.map((e) => e.done), [128, 256, 384, 512, 640, 768, 896, 1000]);
     assert.ok(events.every((e) => e.total === 1000));
     assert.equal(await chunked.size, 1000);
-    const whole = await w.create(kind, { dim, M: 8, efConstruction: 32 });
+    const whole = await w.create(kind, { dim, ...graph(kind, { M: 8, efConstruction: 32 }) });
     await whole.add(range(1, 1000), vectors);
     const query = vectors.slice(17 * dim, 18 * dim);
     assert.deepEqual((await chunked.search(query, 5)).ids, (await whole.search(query, 5)).ids);
@@ -38,7 +40,7 @@ for (const kind of ['flat', 'hnsw']) {
     const w = await worker();
     const dim = 8;
     const vectors = await w.unitGaussianVectors(3000, dim, 5);
-    const index = await w.create(kind, { dim, M: 8, efConstruction: 32 });
+    const index = await w.create(kind, { dim, ...graph(kind, { M: 8, efConstruction: 32 }) });
     await index.add(range(1, 100), vectors.slice(0, 100 * dim));
     const query = vectors.slice(50 * dim, 51 * dim);
     const before = await index.search(query, 5);
@@ -65,7 +67,7 @@ for (const kind of ['flat', 'hnsw']) {
   test(`${kind}: a chunk the index rejects rolls back the chunks before it`, async () => {
     const w = await worker();
     const dim = 4;
-    const index = await w.create(kind, { dim, M: 8 });
+    const index = await w.create(kind, { dim, ...graph(kind, { M: 8 }) });
     await index.add([1, 2], [[1, 0, 0, 0], [0, 1, 0, 0]]);
     const vectors = new Float32Array(300 * dim).fill(0.5);
     vectors[250 * dim] = NaN; // the third chunk of 100
@@ -129,4 +131,37 @@ test('load() of a stream, a Response and a Blob in the worker reports progress i
   // The worker still loads after the cancelled one.
   const again = await w.load(chunked(bytes, 8192));
   assert.deepEqual((await again.search(query, 3)).ids, expected);
+});
+
+// Issue 23 item 10: a cancel that arrived after its add had finished went into the host's
+// "cancelled early" set and stayed there for ever (one entry per late cancel). The host is run
+// here in this thread (serve() with a recording post), so its bookkeeping can be read.
+test('the worker host keeps nothing for a cancel that comes after its call finished', async () => {
+  const { serve } = await import('../../js/worker-host.js');
+  const replies = new Map();
+  const onMessage = serve((m) => { if (!m.progress) replies.set(m.id, m); });
+  const send = async (m) => { await onMessage(m); return replies.get(m.id); };
+  assert.equal((await send({ id: 1, op: 'init', options: { variant: 'simd' } })).ok, true);
+  const { value: { handle } } = await send({ id: 2, op: 'create', kind: 'flat', options: { dim: 2 } });
+  try {
+    // Finished, then cancelled (the abort raced the reply).
+    assert.equal((await send({ id: 3, op: 'call', handle, method: 'add', args: [[1], [[1, 2]]], chunked: {} })).ok, true);
+    await onMessage({ op: 'cancel', target: 3 });
+    // Never sent at all.
+    await onMessage({ op: 'cancel', target: 99 });
+    assert.deepEqual(onMessage.pending(), { queued: 0, jobs: 0, cancels: 0 });
+    // Still queued when cancelled: it is cancelled (ABORTED) and then forgotten.
+    const busy = onMessage({ id: 4, op: 'call', handle, method: 'add', args: [[5, 6], [[1, 1], [2, 2]]], chunked: { chunkSize: 1 } });
+    const queuedAdd = onMessage({ id: 5, op: 'call', handle, method: 'add', args: [[7], [[3, 3]]], chunked: {} });
+    onMessage({ op: 'cancel', target: 5 });
+    assert.equal(onMessage.pending().cancels, 1);
+    await busy;
+    await queuedAdd;
+    assert.equal(replies.get(4).ok, true);
+    assert.equal(replies.get(5).error.code, 'ABORTED');
+    assert.deepEqual(onMessage.pending(), { queued: 0, jobs: 0, cancels: 0 });
+    assert.equal((await send({ id: 6, op: 'get', handle, property: 'size' })).value, 3);
+  } finally {
+    await send({ id: 7, op: 'terminate' });
+  }
 });

@@ -174,7 +174,7 @@ test('load options reach the worker: a precompiled module and a wasm path', asyn
     await index.add([1, 2], [[0, 0], [1, 1]]);
     assert.deepEqual([...(await index.search([1, 1], 1)).ids], [2]);
   }
-  await assert.rejects(spawn({ variant: 'simd', wasmUrl: '/nowhere/quiver.wasm' }), is('IO_ERROR'));
+  await assert.rejects(spawn({ variant: 'simd', wasmUrl: '/nowhere/quiver.wasm' }), is('LOAD_FAILED'));
 });
 
 test('a process that never calls terminate() still exits once its calls are done', () => {
