@@ -362,7 +362,7 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
   size_t allowed_target = 0;
   if (filtered) {
     for (size_t i = 0; i < probes; ++i) allowed_target += ivf.size(order[i]);
-    allowed_target = std::min(std::max(allowed_target, quantized::kDefaultMinScanned), allowed_total);
+    allowed_target = std::min(std::max(allowed_target, min_scanned), allowed_total);
   }
   size_t scanned = 0, allowed_scanned = 0;
   float dist[kBlockVectors];

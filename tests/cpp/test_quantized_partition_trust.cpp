@@ -77,9 +77,9 @@ Outcome load_fault(const Bytes& b) {
 }
 bool corrupt(const Outcome& o) { return !o.ok && o.code == ErrorCode::Corrupt; }
 
-test::Workload embedding(size_t n, size_t dim) {
-  return test::with_ids(n, dim, embedding_like_vectors(n, dim, 100, 42, 43),
-                        embedding_like_vectors(100, dim, 100, 42, 13, EmbeddingRole::query), 1, 0);
+test::Workload embedding(size_t n, size_t dim, size_t topics = 100) {
+  return test::with_ids(n, dim, embedding_like_vectors(n, dim, topics, 42, 43),
+                        embedding_like_vectors(100, dim, topics, 42, 13, EmbeddingRole::query), 1, 0);
 }
 
 QuantizedIndex partitioned(const test::Workload& w, Metric metric, unsigned bits = 4, unsigned refine_bits = 3) {
@@ -162,11 +162,14 @@ double recall_at(const QuantizedIndex& index, const test::Workload& w, const std
 }
 
 TEST(PartitionInnerProduct, RanksListsAsCosineDoesOnUnitVectors) {
-  const test::Workload w = embedding(17000, 64);  // unit rows; lists auto: trained at 16,384, 64 lists
+  // Unit rows at 384 dimensions and 1,000 topics, where centroid norms differ most (at 64 to
+  // 128 dimensions -<q, c> alone ranked as well as cosine's order); lists auto: trained at
+  // 8,192, 32 lists. Before the spread term: ip 0.674 against cosine 0.850 at 4 probes.
+  const test::Workload w = embedding(9000, 384, 1000);
   const std::vector<Neighbor> truth = test::exact_top_k(w, Metric::cosine, 10);
   const QuantizedIndex cosine = partitioned(w, Metric::cosine), ip = partitioned(w, Metric::ip);
-  ASSERT_EQ(ip.lists(), 64u);
-  for (size_t probes : {2, 4, 8, 16, 32}) {
+  ASSERT_EQ(ip.lists(), 32u);
+  for (size_t probes : {2, 4, 8, 16}) {
     const double rc = recall_at(cosine, w, truth, probes), ri = recall_at(ip, w, truth, probes);
     EXPECT_GE(ri, rc - 0.02) << "probes " << probes << ": ip " << ri << ", cosine " << rc;
     std::printf("[ recall   ] probes %2zu: cosine %.3f, ip %.3f\n", probes, rc, ri);
