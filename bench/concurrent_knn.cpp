@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "bench_env.hpp"
-#include "parallel/index_cache.hpp"
+#include "serve/index_cache.hpp"
 #include "parallel/thread_pool.hpp"
 
 #if !defined(QUIVER_THREADS)

@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "alloc_counter.hpp"
-#include "io/datasets.hpp"
+#include "tools/datasets.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/quiver.hpp"
 #include "recall_bench.hpp"

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/validate.hpp"
+#include "base/validate.hpp"
 #include "errors.hpp"
 #include "quiver/metric.hpp"
 

@@ -19,9 +19,9 @@
 
 #include "errors.hpp"
 #include "index_stream.hpp"
-#include "index/hnsw_state.hpp"
-#include "index/quantized_state.hpp"
-#include "io/format.hpp"
+#include "index/hnsw/hnsw_state.hpp"
+#include "index/quantized/quantized_state.hpp"
+#include "container/format.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/quiver.hpp"
 

@@ -51,7 +51,7 @@ elseif(QUIVER_SANITIZE)
 endif()
 
 add_compile_options(${QUIVER_ALL_FLAGS})
-# Internal invariant checks (QUIVER_DCHECK, src/core/check.hpp): on in debug and sanitizer
+# Internal invariant checks (QUIVER_DCHECK, src/base/check.hpp): on in debug and sanitizer
 # builds, compiled out of release builds.
 if(CMAKE_BUILD_TYPE STREQUAL "Debug" OR QUIVER_SANITIZE OR QUIVER_FUZZ)
   add_compile_definitions(QUIVER_DEBUG_CHECKS=1)

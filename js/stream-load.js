@@ -1,5 +1,5 @@
 // Loading an index file — from bytes, a Response (fetch, R2, the Cache API), a ReadableStream
-// or a Blob — through the C++ stream loader (src/io/stream_loader.hpp, bindings/index_stream.hpp):
+// or a Blob — through the C++ stream loader (src/container/stream_loader.hpp, bindings/index_stream.hpp):
 // the bytes go into the wasm heap one bounded slice at a time (the stream's own 256 KiB staging
 // block), never as a whole file. A flat index is decoded straight into its storage as the
 // slices arrive, so the heap holds the index and one slice; the quantised and HNSW kinds are

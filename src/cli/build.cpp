@@ -15,7 +15,7 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/option_kinds.hpp"
-#include "index/quantized_impl.hpp"  // quantized::kMaxLists, the most lists an index takes
+#include "index/quantized/quantized_impl.hpp"  // quantized::kMaxLists, the most lists an index takes
 #include "quiver/quiver.hpp"
 
 namespace quiver::cli {

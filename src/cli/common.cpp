@@ -12,7 +12,7 @@
 #include <sys/resource.h>
 #include <unordered_set>
 
-#include "core/rng.hpp"
+#include "base/rng.hpp"
 #include "quiver/error.hpp"
 
 namespace quiver::cli {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "io/datasets.hpp"
+#include "tools/datasets.hpp"
 #include "quiver/any_index.hpp"
 #include "quiver/index_file.hpp"
 #include "quiver/isa.hpp"

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <unistd.h>
 
-#include "io/file.hpp"
+#include "container/file.hpp"
 
 namespace quiver::cli {
 namespace {

@@ -19,7 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/check.hpp"
+#include "base/check.hpp"
 #include "quiver/isa.hpp"
 
 namespace quiver::quant {

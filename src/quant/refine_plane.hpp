@@ -32,8 +32,8 @@
 #include <string>
 #include <vector>
 
-#include "core/aligned_buffer.hpp"
-#include "core/row_blocks.hpp"
+#include "base/aligned_buffer.hpp"
+#include "base/row_blocks.hpp"
 #include "quant/codebook.hpp"
 #include "quant/refine_codebook.hpp"
 #include "quiver/metric.hpp"

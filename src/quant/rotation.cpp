@@ -4,7 +4,7 @@
 #include <cstring>
 #include <utility>
 
-#include "core/rng.hpp"
+#include "base/rng.hpp"
 
 namespace quiver::quant {
 namespace {

@@ -15,7 +15,8 @@ function(run)
 endfunction()
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
-if(EXISTS ${prefix}/include/simd OR EXISTS ${prefix}/include/quiver/../io)
+if(EXISTS ${prefix}/include/simd OR EXISTS ${prefix}/include/base OR EXISTS ${prefix}/include/container
+   OR EXISTS ${prefix}/include/index)
   message(FATAL_ERROR "internal headers were installed")
 endif()
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/cpp -B ${consumer} -G ${GENERATOR}

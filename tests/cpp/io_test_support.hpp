@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "io/crc32c.hpp"
+#include "container/crc32c.hpp"
 #include "quiver/error.hpp"
 
 namespace quiver::test {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "io/datasets.hpp"
+#include "tools/datasets.hpp"
 #include "quiver/error.hpp"
 
 namespace quiver::io {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/check.hpp"
+#include "base/check.hpp"
 #include "quiver/error.hpp"
 
 namespace quiver {

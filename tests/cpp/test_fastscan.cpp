@@ -7,8 +7,8 @@
 #include <cstring>
 #include <vector>
 
-#include "core/aligned_buffer.hpp"
-#include "core/rng.hpp"
+#include "base/aligned_buffer.hpp"
+#include "base/rng.hpp"
 #include "quant/codebook.hpp"
 #include "quant/fastscan.hpp"
 #include "quant/rotation.hpp"

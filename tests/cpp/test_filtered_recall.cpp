@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "core/rng.hpp"
+#include "base/rng.hpp"
 #include "quiver/quiver.hpp"
 #include "workload_test_support.hpp"
 

@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/rng.hpp"
+#include "base/rng.hpp"
 #include "quiver/quiver.hpp"
 #include "test_support.hpp"
 

@@ -14,8 +14,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "index/hnsw_search.hpp"
-#include "index/hnsw_state.hpp"
+#include "index/hnsw/hnsw_search.hpp"
+#include "index/hnsw/hnsw_state.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/quiver.hpp"
 #include "quiver/workload.hpp"

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "hnsw_test_support.hpp"
-#include "index/hnsw_search.hpp"
-#include "index/hnsw_state.hpp"
-#include "io/format.hpp"
+#include "index/hnsw/hnsw_search.hpp"
+#include "index/hnsw/hnsw_state.hpp"
+#include "container/format.hpp"
 #include "io_test_support.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/quiver.hpp"

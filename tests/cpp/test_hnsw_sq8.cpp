@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "hnsw_test_support.hpp"
-#include "io/format.hpp"
+#include "container/format.hpp"
 #include "io_test_support.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/quiver.hpp"

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "hnsw_test_support.hpp"
-#include "index/hnsw_state.hpp"
-#include "io/stream_loader.hpp"
+#include "index/hnsw/hnsw_state.hpp"
+#include "container/stream_loader.hpp"
 #include "quiver/quiver.hpp"
 
 namespace quiver {

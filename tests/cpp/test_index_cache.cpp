@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "parallel/index_cache.hpp"
+#include "serve/index_cache.hpp"
 #include "quiver/error.hpp"
 #include "quiver/flat_index.hpp"
 #include "quiver/workload.hpp"

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "io/crc32c.hpp"
-#include "io/format.hpp"
+#include "container/crc32c.hpp"
+#include "container/format.hpp"
 #include "quiver/quiver.hpp"
 #include "io_test_support.hpp"
 #include "test_support.hpp"

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "io/hnsw_format.hpp"
+#include "index/hnsw/hnsw_format.hpp"
 #include "io_test_support.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/quiver.hpp"

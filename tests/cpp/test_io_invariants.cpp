@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "io/format.hpp"
+#include "container/format.hpp"
 #include "io_test_support.hpp"
 #include "quiver/quiver.hpp"
 

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <vector>
 
-#include "core/rng.hpp"
+#include "base/rng.hpp"
 #include "quiver/error.hpp"
 #include "quiver/isa.hpp"
 #include "simd/kernels.hpp"

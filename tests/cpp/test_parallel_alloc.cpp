@@ -8,7 +8,7 @@
 #include <new>
 #include <vector>
 
-#include "parallel/index_cache.hpp"
+#include "serve/index_cache.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/flat_index.hpp"
 #include "quiver/workload.hpp"

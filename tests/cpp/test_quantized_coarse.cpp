@@ -10,8 +10,8 @@
 #include <cstring>
 #include <vector>
 
-#include "core/rng.hpp"
-#include "index/quantized_coarse.hpp"
+#include "base/rng.hpp"
+#include "index/quantized/partition/quantized_coarse.hpp"
 
 namespace quiver::quantized {
 namespace {

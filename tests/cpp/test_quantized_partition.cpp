@@ -10,8 +10,8 @@
 #include <set>
 #include <vector>
 
-#include "index/quantized_impl.hpp"
-#include "io/format.hpp"
+#include "index/quantized/quantized_impl.hpp"
+#include "container/format.hpp"
 #include "io_test_support.hpp"
 #include "quantized_test_support.hpp"
 #include "quiver/quiver.hpp"

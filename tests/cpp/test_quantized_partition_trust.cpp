@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "io/format.hpp"
-#include "io/stream_loader.hpp"
+#include "container/format.hpp"
+#include "container/stream_loader.hpp"
 #include "io_test_support.hpp"
 #include "quiver/quiver.hpp"
 #include "workload_test_support.hpp"

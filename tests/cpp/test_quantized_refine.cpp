@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/row_blocks.hpp"
-#include "io/format.hpp"
+#include "base/row_blocks.hpp"
+#include "container/format.hpp"
 #include "io_test_support.hpp"
 #include "quantized_test_support.hpp"
 #include "quiver/quiver.hpp"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "quiver/workload.hpp"
-#include "index/quantized_state.hpp"
+#include "index/quantized/quantized_state.hpp"
 #include "quiver/quantized_index.hpp"
 
 namespace quiver {

@@ -1,4 +1,4 @@
-// RowBlocks (src/core/row_blocks.hpp): chunked fixed-stride rows that grow without moving, and
+// RowBlocks (src/base/row_blocks.hpp): chunked fixed-stride rows that grow without moving, and
 // the flat index built on them.
 #include <gtest/gtest.h>
 
@@ -6,8 +6,8 @@
 #include <numeric>
 #include <vector>
 
-#include "core/memory_ceiling.hpp"
-#include "core/row_blocks.hpp"
+#include "base/memory_ceiling.hpp"
+#include "base/row_blocks.hpp"
 #include "quiver/hnsw_index.hpp"
 #include "quiver/flat_index.hpp"
 #include "quiver/workload.hpp"

@@ -1,4 +1,4 @@
-// index::SlotTable on its own (src/index/slot_table.hpp): the id <-> slot contract every
+// index::SlotTable on its own (src/index/common/slot_table.hpp): the id <-> slot contract every
 // index kind builds on — the all-or-nothing add and its undo, free-list order, compaction of
 // the flat kind, the slot limit, tombstone ids, loading and renumbering.
 // It lives in quiver_alloc_tests because the undo test makes one allocation fail, which needs
@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "alloc_counter.hpp"
-#include "core/rng.hpp"
-#include "core/validate.hpp"
-#include "index/slot_table.hpp"
+#include "base/rng.hpp"
+#include "base/validate.hpp"
+#include "index/common/slot_table.hpp"
 #include "quiver/error.hpp"
 
 namespace quiver {

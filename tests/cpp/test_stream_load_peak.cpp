@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "alloc_counter.hpp"
-#include "io/stream_loader.hpp"
+#include "container/stream_loader.hpp"
 #include "quiver/quiver.hpp"
 #include "workload_test_support.hpp"
 

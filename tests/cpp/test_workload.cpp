@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/rng.hpp"
+#include "base/rng.hpp"
 #include "quiver/workload.hpp"
 #include "test_support.hpp"
 

@@ -10,7 +10,7 @@
 #include <set>
 #include <vector>
 
-#include "core/rng.hpp"
+#include "base/rng.hpp"
 #include "quiver/error.hpp"
 #include "quiver/flat_index.hpp"
 #include "quiver/workload.hpp"

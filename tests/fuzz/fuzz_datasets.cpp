@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "io/datasets.hpp"
+#include "tools/datasets.hpp"
 #include "quiver/error.hpp"
 
 using namespace quiver::io;

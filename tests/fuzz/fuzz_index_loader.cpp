@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "io/flat_format.hpp"
-#include "io/hnsw_format.hpp"
-#include "io/quantized_format.hpp"
-#include "io/stream_loader.hpp"
+#include "index/flat/flat_format.hpp"
+#include "index/hnsw/hnsw_format.hpp"
+#include "index/quantized/quantized_format.hpp"
+#include "container/stream_loader.hpp"
 #include "quiver/quiver.hpp"
 
 namespace {

@@ -12,7 +12,7 @@ import { QuiverError } from '../../js/index.js';
 import { crc32c } from './support.mjs';
 import { KNOWN_CODES } from './property-support.mjs';
 
-// Byte layout (src/io/format.hpp): 16-byte preamble (magic, versions, header size H), the
+// Byte layout (src/container/format.hpp): 16-byte preamble (magic, versions, header size H), the
 // header, S section-table entries of 32 bytes, then the CRC-32C of everything before it.
 const PREAMBLE = 16;
 const TABLE_ENTRY = 32;

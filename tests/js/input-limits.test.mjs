@@ -20,7 +20,7 @@ function rejects(fn, code) {
   });
 }
 
-// Recomputes the section and header CRCs of an edited index file (layout: src/io/format.hpp).
+// Recomputes the section and header CRCs of an edited index file (layout: src/container/format.hpp).
 function fixCrcs(b) {
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const headerBytes = v.getUint32(12, true);

@@ -12,7 +12,7 @@ import { cli, crc32c, fnv1a, moduleLoader, readFbin, requireCli, runCli, workDir
 const work = workDir('quiver-io-test-');
 const load = moduleLoader();
 
-// Recomputes the table CRCs and the header CRC of an edited file (layout: src/io/format.hpp).
+// Recomputes the table CRCs and the header CRC of an edited file (layout: src/container/format.hpp).
 function fixCrcs(b) {
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const hb = v.getUint32(12, true);

@@ -1,0 +1,171 @@
+// The coarse quantiser (quantized_coarse.hpp): centroid scores in a fixed summation order, and
+// deterministic k-means. Compiled at the baseline like all non-kernel code.
+#include "index/quantized/partition/quantized_coarse.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "base/rng.hpp"
+#include "parallel/thread_pool.hpp"
+
+namespace quiver::quantized {
+
+CoarseQuantizer::CoarseQuantizer(size_t lists, size_t dim, std::vector<float> centroids, std::vector<float> spreads)
+    : lists_(lists), dim_(dim), spreads_(std::move(spreads)) {
+  cols_.resize(lists * dim);
+  norms_.resize(lists);
+  for (size_t c = 0; c < lists; ++c) {
+    double n2 = 0.0;
+    for (size_t d = 0; d < dim; ++d) {
+      const float v = centroids[c * dim + d];
+      cols_[column_at(c, d)] = v;
+      n2 += double(v) * v;
+    }
+    norms_[c] = static_cast<float>(n2);
+  }
+}
+
+std::vector<float> CoarseQuantizer::centroids() const {
+  std::vector<float> rows(lists_ * dim_);
+  for (size_t c = 0; c < lists_; ++c) {
+    for (size_t d = 0; d < dim_; ++d) rows[c * dim_ + d] = cols_[column_at(c, d)];
+  }
+  return rows;
+}
+
+size_t CoarseQuantizer::memory_bytes() const noexcept {
+  return (cols_.capacity() + norms_.capacity() + spreads_.capacity()) * sizeof(float);
+}
+
+// out[c] = sum over d of x[d] * c[d], d ascending: the same order for every c, however the
+// compiler vectorises across the centroids of a tile. A full tile's sums stay in registers for
+// the whole pass over the dimension (one load, multiply and add per centroid and coordinate,
+// reading the tile's columns in address order), where a pass per coordinate over all the
+// centroids would load and store every running sum once per coordinate.
+template <size_t W>
+static void tile_dots(const float* x, const float* tile, size_t dim, float* out) noexcept {
+  float acc[W] = {};
+  for (size_t d = 0; d < dim; ++d) {
+    const float xd = x[d];
+    const float* col = tile + d * W;
+    for (size_t j = 0; j < W; ++j) acc[j] += xd * col[j];
+  }
+  for (size_t j = 0; j < W; ++j) out[j] = acc[j];
+}
+
+static void dots(const float* x, const float* cols, size_t lists, size_t dim, float* out) noexcept {
+  constexpr size_t kTile = CoarseQuantizer::kTile;
+  size_t c0 = 0;
+  for (; c0 + kTile <= lists; c0 += kTile) tile_dots<kTile>(x, cols + c0 * dim, dim, out + c0);
+  const size_t w = lists - c0;  // the last, narrower tile
+  if (w == 0) return;
+  const float* tile = cols + c0 * dim;
+  float* o = out + c0;
+  std::fill(o, o + w, 0.0f);
+  for (size_t d = 0; d < dim; ++d) {
+    const float xd = x[d];
+    const float* col = tile + d * w;
+    for (size_t j = 0; j < w; ++j) o[j] += xd * col[j];
+  }
+}
+
+void CoarseQuantizer::l2_scores(const float* x, float* out) const noexcept {
+  dots(x, cols_.data(), lists_, dim_, out);
+  for (size_t c = 0; c < lists_; ++c) out[c] = norms_[c] - 2.0f * out[c];
+}
+
+void CoarseQuantizer::ip_scores(const float* x, float* out) const noexcept {
+  dots(x, cols_.data(), lists_, dim_, out);
+  double n2 = 0.0;
+  for (size_t d = 0; d < dim_; ++d) n2 += double(x[d]) * x[d];
+  const float inv = n2 > 0.0 ? static_cast<float>(1.0 / std::sqrt(n2)) : 0.0f;
+  if (spreads_.empty()) {
+    for (size_t c = 0; c < lists_; ++c) out[c] = -out[c] * inv;
+  } else {
+    for (size_t c = 0; c < lists_; ++c) out[c] = -out[c] * inv - spreads_[c];
+  }
+}
+
+float CoarseQuantizer::l2_score(const float* x, size_t c) const noexcept {
+  float acc = 0.0f;  // tile_dots' order: d ascending from 0
+  for (size_t d = 0; d < dim_; ++d) acc += x[d] * cols_[column_at(c, d)];
+  return norms_[c] - 2.0f * acc;
+}
+
+uint32_t CoarseQuantizer::nearest(const float* x, float* scores) const noexcept {
+  l2_scores(x, scores);
+  uint32_t best = 0;
+  for (size_t c = 1; c < lists_; ++c) {
+    if (scores[c] < scores[best]) best = uint32_t(c);  // NaN cannot arise: inputs are finite
+  }
+  return best;
+}
+
+std::vector<float> train_kmeans(size_t dim, size_t lists, size_t n, const std::function<void(size_t, float*)>& get,
+                                uint64_t seed, int iterations) {
+  // Initial centroids: `lists` distinct training vectors, by a seeded partial Fisher–Yates.
+  std::vector<uint32_t> pick(n);
+  for (size_t i = 0; i < n; ++i) pick[i] = uint32_t(i);
+  core::Rng rng(seed ^ 0x1f0c0a5e5eedULL);
+  for (size_t i = 0; i < lists; ++i) {
+    const size_t j = i + size_t(rng.next() % uint64_t(n - i));
+    std::swap(pick[i], pick[j]);
+  }
+  std::vector<float> centroids(lists * dim);
+  for (size_t c = 0; c < lists; ++c) get(pick[c], centroids.data() + c * dim);
+  pick = {};
+
+  std::vector<uint32_t> assign(n);
+  std::vector<double> sums(lists * dim);
+  std::vector<size_t> counts(lists);
+  std::vector<float> x(dim);
+  constexpr size_t kChunk = 256;  // rows per task; results do not depend on the thread count
+  const size_t chunks = (n + kChunk - 1) / kChunk;
+  for (int it = 0; it < iterations; ++it) {
+    const CoarseQuantizer q(lists, dim, centroids);
+    // Assignment: each row on its own, so any split over threads gives the same answer.
+    parallel::process_pool().parallel_for(chunks, [&](size_t chunk, size_t) {
+      std::vector<float> row(dim), scores(lists);
+      const size_t end = std::min(n, (chunk + 1) * kChunk);
+      for (size_t i = chunk * kChunk; i < end; ++i) {
+        get(i, row.data());
+        assign[i] = q.nearest(row.data(), scores.data());
+      }
+    });
+    // Update, in row order (double sums: the same bits everywhere).
+    std::fill(sums.begin(), sums.end(), 0.0);
+    std::fill(counts.begin(), counts.end(), size_t(0));
+    for (size_t i = 0; i < n; ++i) {
+      get(i, x.data());
+      double* s = sums.data() + size_t(assign[i]) * dim;
+      for (size_t d = 0; d < dim; ++d) s[d] += x[d];
+      ++counts[assign[i]];
+    }
+    for (size_t c = 0; c < lists; ++c) {
+      if (counts[c] == 0) continue;
+      for (size_t d = 0; d < dim; ++d) centroids[c * dim + d] = static_cast<float>(sums[c * dim + d] / double(counts[c]));
+    }
+    // An empty cluster takes half of the largest: both centroids move a little apart from
+    // the large one's position (alternating signs per coordinate), so the next round splits it.
+    for (size_t c = 0; c < lists; ++c) {
+      if (counts[c] != 0) continue;
+      size_t big = 0;
+      for (size_t j = 1; j < lists; ++j) {
+        if (counts[j] > counts[big]) big = j;
+      }
+      constexpr float kSplit = 1.0f / 1024.0f;
+      for (size_t d = 0; d < dim; ++d) {
+        const float v = centroids[big * dim + d];
+        const float e = (d % 2 == 0) ? kSplit : -kSplit;
+        centroids[c * dim + d] = v * (1.0f + e);
+        centroids[big * dim + d] = v * (1.0f - e);
+      }
+      counts[c] = counts[big] / 2;
+      counts[big] -= counts[c];
+    }
+  }
+  return centroids;
+}
+
+}  // namespace quiver::quantized

@@ -1,0 +1,448 @@
+// Search, the quantised index's third job, in two steps with a seam between them:
+//   1. scan: every 32-vector block of codes is scored with the query's 8-bit tables by the
+//      dispatched fast-scan kernel (quant/fastscan.hpp), skipping blocks the allow-list rules
+//      out; the best `depth` slots are kept as candidates (id, estimate, slot).
+//   2. re-score: the candidates get the codes' better estimate — the refine plane's
+//      (quant/refine_plane.hpp), else float-table scores of the same codes — and with an exact
+//      rerank r >= 1 the best k * r of them exact distances from the kept f32 vectors; the
+//      best k are returned.
+// Also the per-thread scratch (warm searches allocate nothing) and the per-call checks.
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
+#include "base/topk.hpp"
+#include "base/validate.hpp"
+#include "index/quantized/quantized_impl.hpp"
+#include "index/common/search_params.hpp"
+#include "quiver/error.hpp"
+
+namespace quiver {
+namespace quantized {
+
+using quant::kGroupTableBytes;
+
+void Scratch::reserve(size_t dim, size_t subq, size_t groups, size_t cand, size_t blocks) {
+  for (QueryLane& lane : lanes) {
+    if (lane.query.size() < dim) {
+      lane.query.resize(dim);
+      lane.rotated.resize(dim);
+    }
+    if (lane.ftables.size() < subq * 16) {
+      lane.ftables.resize(subq * 16);
+      lane.lows.resize(subq);
+    }
+    lane.tables.reserve(groups * kGroupTableBytes, 0);
+    if (lane.candidates.size() < cand) lane.candidates.resize(cand);
+  }
+  if (rot_tmp.size() < dim) rot_tmp.resize(dim);
+  if (allow_mask.size() < blocks) allow_mask.resize(blocks, 0);
+}
+
+void Scratch::reserve_lists(size_t lists) {
+  if (list_order.size() < lists) {
+    list_scores.resize(lists);
+    list_order.resize(lists);
+    block_base.resize(lists + 1);
+  }
+}
+
+Scratch& thread_scratch() {
+  static thread_local Scratch scratch;
+  return scratch;
+}
+
+}  // namespace quantized
+
+using quant::kBlockVectors;
+using quantized::Candidate;
+using quantized::QueryTables;
+using quantized::Scratch;
+
+namespace {
+
+// The partitioned scan's candidates: the best `depth` by (distance, id), like core::BasicTopK,
+// but without reading the id of every hit. Slots of a partitioned scan come in list order, so
+// their ids are scattered over the slot table and each read was a cache miss (two thirds of
+// the scan loop's own time in a profile); the order only needs an id to break an exact tie of
+// distances, so ties read it then, and finish() fills in the ids of the kept candidates.
+class PartitionCandidates {
+ public:
+  PartitionCandidates(Candidate* slots, size_t k, const uint64_t* ids) noexcept : slots_(slots), k_(k), before_{ids} {}
+
+  float threshold() const noexcept { return size_ < k_ ? INFINITY : slots_[0].distance; }
+
+  void push(const Candidate& c) noexcept {
+    Candidate candidate = c;
+    if (std::isnan(candidate.distance)) candidate.distance = INFINITY;  // as core::BasicTopK
+    if (size_ < k_) {
+      slots_[size_++] = candidate;
+      std::push_heap(slots_, slots_ + size_, before_);
+    } else if (before_(candidate, slots_[0])) {
+      std::pop_heap(slots_, slots_ + size_, before_);
+      slots_[size_ - 1] = candidate;
+      std::push_heap(slots_, slots_ + size_, before_);
+    }
+  }
+
+  // Sorts the kept candidates best first, gives them their ids, returns how many there are.
+  size_t finish() noexcept {
+    std::sort_heap(slots_, slots_ + size_, before_);
+    for (size_t i = 0; i < size_; ++i) slots_[i].id = before_.ids[slots_[i].slot];
+    return size_;
+  }
+
+ private:
+  struct Before {  // (distance, id) order, the id read from the slot table on a tie only
+    const uint64_t* ids;
+    bool operator()(const Candidate& a, const Candidate& b) const noexcept {
+      return a.distance < b.distance || (a.distance == b.distance && ids[a.slot] < ids[b.slot]);
+    }
+  };
+  Candidate* slots_;
+  size_t k_;
+  size_t size_ = 0;
+  Before before_;
+};
+
+constexpr size_t kRefineFactor = 2;  // 8-bit candidates per result, re-scored in float
+// Candidates per result re-scored from the refine plane when the call gives no depth: the
+// fast-scan codes alone rank the true top 10 inside their top 40 (recall ~0.999 on the
+// clustered workload at 100k), and re-scoring 40 rows costs far less than the scan.
+constexpr size_t kRefinePlaneDepth = 4;
+}  // namespace
+
+float QuantizedIndex::Impl::refine_distance(const QueryTables& t, const float* rotated_query, const Candidate& c) const {
+  size_t lane = c.lane;
+  const uint8_t* block = c.block != nullptr ? c.block : code_block(c.slot, lane);
+  const float offset = c.block != nullptr ? c.offset : offset_of(c.slot);
+  const quant::CoarseCodes coarse_codes{block + lane, kBlockVectors};
+  const float score = refine_codec.score(rotated_query, coarse_codes, refine.row(c.slot));
+  return (t.c0 + offset) + refine.scale(c.slot) * score;
+}
+
+float QuantizedIndex::Impl::exact_distance(const float* query, uint32_t slot) const {
+  const float* x = vectors.row(slot);
+  switch (metric) {
+    case Metric::l2: return kernels.l2sq_f32(query, x, dim);
+    case Metric::ip: return -kernels.dot_f32(query, x, dim);
+    case Metric::cosine: return kernels.cos_f32(query, x, dim);
+  }
+  return 0.0f;
+}
+
+size_t QuantizedIndex::Impl::set_allow_mask(const QuantizedSearchParams& p, Scratch& s, bool on) const {
+  size_t allowed = 0;  // distinct allowed slots (an id given twice sets its bit once)
+  for (size_t i = 0; i < p.allow_count; ++i) {
+    uint32_t slot;
+    if (!slots.find(p.allow[i], slot)) continue;
+    size_t word_index, lane;
+    if (partitioned()) {  // block_base set by search_partitioned
+      const uint32_t pos = *slot_pos.row(slot);
+      word_index = s.block_base[*slot_list.row(slot)] + pos / kBlockVectors;
+      lane = pos % kBlockVectors;
+    } else {
+      word_index = slot / kBlockVectors;
+      lane = slot % kBlockVectors;
+    }
+    uint32_t& word = s.allow_mask[word_index];
+    const uint32_t bit = 1u << lane;
+    allowed += (word & bit) == 0;
+    word = on ? (word | bit) : 0u;
+  }
+  return allowed;
+}
+
+// Float score of one slot's codes against the float tables (the 8-bit tables' reference).
+// Four partial sums in a fixed order: no long dependency chain, same bits everywhere.
+float QuantizedIndex::Impl::float_score(uint32_t slot, const float* ft) const {
+  size_t v;
+  const uint8_t* block = code_block(slot, v);
+  float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  const size_t pairs = subq / 2;
+  for (size_t p = 0; p < pairs; ++p) {
+    const uint8_t byte = block[p * kBlockVectors + v];
+    sum[(2 * p) & 3] += ft[(2 * p) * 16 + (byte & 15)];
+    sum[(2 * p + 1) & 3] += ft[(2 * p + 1) * 16 + (byte >> 4)];
+  }
+  if (subq % 2) sum[0] += ft[(subq - 1) * 16 + (block[pairs * kBlockVectors + v] & 15)];
+  return (sum[0] + sum[1]) + (sum[2] + sum[3]);
+}
+
+// Candidates: the 8-bit scan keeps kRefineFactor * k (kRefinePlaneDepth * k with a refine
+// plane), re-scored by the codes' better estimate (float tables of the same codes, or the refine
+// plane), so the 8-bit tables' rounding does not decide the final order. A rerank r >= 1 keeps
+// max(k * r, that depth): rerank then re-scores the best k * r *by the better estimate*, so it
+// never ranks from fewer or worse candidates than rerank 0 does (with only k * r 8-bit
+// candidates, rerank 1 lost recall to rerank 0).
+size_t QuantizedIndex::Impl::candidate_depth(size_t k, const QuantizedSearchParams& p) const {
+  const size_t rerank = p.rerank.value_or(0);  // the quantised default is 0 (check_search validated it)
+  const size_t code_depth = k * (refine_codec.enabled() ? kRefinePlaneDepth : kRefineFactor);
+  return std::min(rerank > 0 ? std::max(index::rerank_candidates(k, rerank), code_depth) : code_depth, live());
+}
+
+void QuantizedIndex::Impl::search_many(const float* const* queries, size_t nq, size_t k, Neighbor* const* outs,
+                                       size_t* counts, const QuantizedSearchParams& p, Scratch& s) const {
+  if (partitioned()) {
+    for (size_t i = 0; i < nq; ++i) counts[i] = search_partitioned(queries[i], k, outs[i], p, s);
+    return;
+  }
+  const size_t depth = candidate_depth(k, p);
+  s.reserve(dim, subq, groups, depth, blocks());
+  QueryTables t[quant::kMaxQueriesPerPass];
+  const uint8_t* table_ptrs[quant::kMaxQueriesPerPass];
+  core::BasicTopK<Candidate> tops[quant::kMaxQueriesPerPass] = {
+      {s.lanes[0].candidates.data(), depth}, {s.lanes[1].candidates.data(), depth},
+      {s.lanes[2].candidates.data(), depth}, {s.lanes[3].candidates.data(), depth}};
+  for (size_t i = 0; i < nq; ++i) {
+    t[i] = build_tables(queries[i], s.lanes[i], s.rot_tmp.data(), needs_float_tables(p));
+    table_ptrs[i] = s.lanes[i].tables.data();
+  }
+  const bool filtered = p.allow != nullptr;
+  if (filtered) set_allow_mask(p, s, true);
+
+  const size_t nblocks = blocks();
+  const size_t used = slots.used();
+  float dist[quant::kMaxQueriesPerPass * kBlockVectors];
+  uint32_t hits[quant::kMaxQueriesPerPass];
+  quant::BlockScoring bs[quant::kMaxQueriesPerPass];
+  for (size_t b = 0; b < nblocks; ++b) {
+    uint32_t allowed = ~0u;
+    if (filtered) {
+      allowed = s.allow_mask[b];
+      if (allowed == 0) continue;  // no allowed id in this block
+    }
+    const size_t base = b * kBlockVectors;
+    // A block's 32 offsets and scales never straddle two chunks (kSlotsPerScalarChunk is a
+    // multiple of 32).
+    const float* off = offset.row(base);
+    const float* sc = scale.row(base);
+    const uint8_t* block = codes.row(b);
+    for (size_t i = 0; i < nq; ++i) {
+      // Dead and padding slots score +inf and never enter, even while the heap has room.
+      bs[i] = {t[i].c0, t[i].bias, t[i].step, std::min(tops[i].threshold(), FLT_MAX)};
+    }
+    if (p.float_tables) {
+      for (size_t i = 0; i < nq; ++i) {
+        hits[i] = 0;
+        for (size_t v = 0; v < kBlockVectors; ++v) {
+          const bool alive = base + v < used && slots.id_at(uint32_t(base + v)) != kNoId;
+          const float score = alive ? float_score(uint32_t(base + v), s.lanes[i].ftables.data()) : 0.0f;
+          float& d = dist[i * kBlockVectors + v];
+          d = (t[i].c0 + off[v]) + sc[v] * score;
+          hits[i] |= uint32_t(d <= bs[i].threshold) << v;
+        }
+      }
+    } else if (nq == 1) {
+      hits[0] = fastscan.scan_block(block, table_ptrs[0], groups, off, sc, bs[0], dist);
+    } else {
+      fastscan.scan_block_multi(block, table_ptrs, nq, groups, off, sc, bs, dist, hits);
+    }
+    for (size_t i = 0; i < nq; ++i) {
+      uint32_t h = hits[i] & allowed;
+      while (h) {
+        const unsigned v = unsigned(__builtin_ctz(h));
+        h &= h - 1;
+        const uint64_t id = slots.id_at(uint32_t(base + v));
+        if (p.predicate != nullptr && !p.predicate(p.predicate_ctx, id)) continue;
+        tops[i].push(id, dist[i * kBlockVectors + v], uint32_t(base + v));
+      }
+    }
+  }
+  if (filtered) set_allow_mask(p, s, false);
+
+  for (size_t i = 0; i < nq; ++i) {
+    const size_t found = tops[i].finish();
+    counts[i] = rescore(queries[i], t[i], s.lanes[i], found, k, p, outs[i]);
+  }
+}
+
+// The seam between the scan and the final list: the scan's `found` candidates (lane.candidates,
+// best first by their 8-bit estimate) are re-scored in place by the code stage — the refine
+// plane, else float tables of the same codes (with float_tables the scan's scores already are)
+// — then, for an exact rerank r >= 1, the best k * r of them by that estimate get exact
+// distances from the kept vectors; the best k go to out.
+size_t QuantizedIndex::Impl::rescore(const float* query, const QueryTables& t, quantized::QueryLane& lane,
+                                     size_t found, size_t k, const QuantizedSearchParams& p, Neighbor* out) const {
+  Candidate* cand = lane.candidates.data();
+  const size_t rerank = p.rerank.value_or(0);
+  if (refine_codec.enabled() && (rerank > 0 || !p.float_tables)) {  // the refine plane
+    // Every candidate's row is a cache miss of its own (rows are per slot, scattered): ask for
+    // them all first, so the misses overlap instead of stalling one candidate at a time.
+    for (size_t c = 0; c < found; ++c) {
+      const uint8_t* row = refine.row(cand[c].slot);
+      for (size_t b = 0; b < refine.row_bytes(); b += 64) __builtin_prefetch(row + b);
+    }
+    for (size_t c = 0; c < found; ++c) cand[c].distance = refine_distance(t, lane.rotated.data(), cand[c]);
+  } else if (!p.float_tables) {  // float-table scores of the same codes
+    for (size_t c = 0; c < found; ++c) {
+      const uint32_t slot = cand[c].slot;
+      cand[c].distance = (t.c0 + offset_of(slot)) + scale_of(slot) * float_score(slot, lane.ftables.data());
+    }
+  }
+  core::TopK best(out, std::min(k, found));
+  if (rerank > 0 && keep_vectors) {  // exact distances for the best k * r by the code estimate
+    const size_t exact = std::min(found, index::rerank_candidates(k, rerank));
+    if (exact < found) {
+      // Ties to the lower id, as the final list breaks them: the same set on every target.
+      std::nth_element(cand, cand + exact, cand + found, [](const Candidate& a, const Candidate& b) {
+        return a.distance < b.distance || (a.distance == b.distance && a.id < b.id);
+      });
+    }
+    const float* q = metric == Metric::cosine ? lane.query.data() : query;
+    for (size_t c = 0; c < exact; ++c) best.push(cand[c].id, exact_distance(q, cand[c].slot));
+  } else {
+    for (size_t c = 0; c < found; ++c) best.push(cand[c].id, cand[c].distance);
+  }
+  return best.finish();
+}
+
+size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Neighbor* out,
+                                                const QuantizedSearchParams& p, Scratch& s) const {
+  const size_t depth = candidate_depth(k, p);
+  const size_t nlists = ivf.lists();
+  const bool filtered = p.allow != nullptr;
+  s.reserve(dim, subq, groups, depth, filtered ? blocks() : 0);  // the allow mask, only if used
+  s.reserve_lists(nlists);
+  quantized::QueryLane& lane = s.lanes[0];
+  const QueryTables t = build_tables(query, lane, s.rot_tmp.data(), needs_float_tables(p));
+  PartitionCandidates top(lane.candidates.data(), depth, slots.slot_ids());
+
+  // Probe order: nearest centroid first (ties to the lower list), from the rotated query
+  // (unit length under cosine) against the centroids in the same space; fixed-order scalar
+  // sums (quantized_coarse.cpp), so every ISA probes the same lists.
+  // Only the first lists of the order are ever needed (`probes` of them, more only while an
+  // allow-list keeps the candidates short), so they are sorted on demand: order[0, sorted) is
+  // final, and the rest holds the other lists in no particular order. The comparison is a
+  // total order (score, then list), so the prefix is the same as a full sort's.
+  uint32_t* order = s.list_order.data();
+  for (size_t l = 0; l < nlists; ++l) order[l] = uint32_t(l);
+  size_t sorted = nlists;
+  const float* score = s.list_scores.data();
+  const auto nearer = [score](uint32_t a, uint32_t b) { return score[a] < score[b] || (score[a] == score[b] && a < b); };
+  if (coarse.trained()) {
+    if (metric == Metric::ip) {
+      coarse.ip_scores(lane.rotated.data(), s.list_scores.data());
+    } else {
+      coarse.l2_scores(lane.rotated.data(), s.list_scores.data());
+    }
+    sorted = 0;
+  }
+  const auto sort_through = [&](size_t i) {  // makes order[i] final
+    if (i < sorted) return;
+    const size_t upto = std::min(nlists, std::max(i + 1, 2 * sorted));
+    std::partial_sort(order + sorted, order + upto, order + nlists, nearer);
+    sorted = upto;
+  };
+
+  // Allow-list: one mask word per block of every list, at block_base[list] + block.
+  size_t allowed_total = 0;
+  if (filtered) {
+    uint32_t* base = s.block_base.data();
+    base[0] = 0;
+    for (size_t l = 0; l < nlists; ++l) base[l + 1] = base[l] + uint32_t(ivf.blocks(l));
+    allowed_total = set_allow_mask(p, s, true);
+  }
+
+  // The default (probes 0) also scans at least quantized::kDefaultMinScanned vectors: on a
+  // small index the lists are few vectors each and round(1.5 sqrt(lists)) of them miss too many
+  // neighbours, while scanning a few thousand codes costs little.
+  const size_t probes = std::min(p.probes > 0 ? p.probes : default_probes(), nlists);
+  const size_t min_scanned = p.probes > 0 ? 0 : quantized::kDefaultMinScanned;
+  sort_through(probes - 1);
+  // When to stop (past `probes` lists, and never before the candidates are full):
+  //  - unfiltered (or a predicate only): once min_scanned vectors were scanned;
+  //  - with an allow-list: once as many *allowed* vectors were scored as an unfiltered search
+  //    scores — the sizes of the `probes` nearest lists, at least min_scanned — or every
+  //    allowed vector was. Stopping at a full candidate heap instead (the old rule) lost a
+  //    third of the neighbours under a 1 % allow-list: the few allowed vectors of the nearest
+  //    lists fill the heap, while the allowed set's true neighbours lie in lists further out.
+  //    A small allow-list is thus scored exactly (every block without an allowed vector is
+  //    skipped), a large one costs about 1 / selectivity times the unfiltered scan.
+  size_t allowed_target = 0;
+  if (filtered) {
+    for (size_t i = 0; i < probes; ++i) allowed_target += ivf.size(order[i]);
+    allowed_target = std::min(std::max(allowed_target, min_scanned), allowed_total);
+  }
+  size_t scanned = 0, allowed_scanned = 0;
+  float dist[kBlockVectors];
+  // Natively the scan waits on memory: each block (codes, offsets, scales, slots: one
+  // allocation) is 6 KB at d = 384 in a list far from the last one, and the first loads of
+  // every block stalled. So while one block is scored the next one is fetched: this list's
+  // next block, else the next probed list's first. (Nothing in wasm, which has no prefetch.)
+  const size_t block_span = block_bytes() + 3 * kBlockVectors * sizeof(float);
+  const auto fetch_block = [block_span](const uint8_t* bytes) {
+    for (size_t at = 0; at < block_span; at += 64) __builtin_prefetch(bytes + at);
+  };
+  for (size_t i = 0; i < nlists; ++i) {
+    if (filtered ? allowed_scanned >= allowed_total ||
+                       (i >= probes && allowed_scanned >= allowed_target && top.threshold() < INFINITY)
+                 : i >= probes && scanned >= min_scanned && top.threshold() < INFINITY) {
+      break;
+    }
+    sort_through(i);
+    const uint32_t l = order[i];
+    scanned += ivf.size(l);
+    const size_t nblocks = ivf.blocks(l);
+    for (size_t b = 0; b < nblocks; ++b) {
+      uint32_t allowed = ~0u;
+      if (filtered) {
+        allowed = s.allow_mask[s.block_base[l] + b];
+        if (allowed == 0) continue;
+        allowed_scanned += size_t(__builtin_popcount(allowed));
+      }
+      if (b + 1 < nblocks) {
+        fetch_block(ivf.codes(l, b + 1));
+      } else if (i + 1 < sorted && i + 1 < probes && ivf.blocks(order[i + 1]) > 0) {
+        fetch_block(ivf.codes(order[i + 1], 0));
+      }
+      const float* off = ivf.offsets(l, b);
+      const float* sc = ivf.scales(l, b);
+      const uint32_t* slot_of = ivf.slots(l, b);
+      // Padding positions score +inf and never enter, even while the heap has room.
+      const quant::BlockScoring bs{t.c0, t.bias, t.step, std::min(top.threshold(), FLT_MAX)};
+      uint32_t hits;
+      if (p.float_tables) {
+        hits = 0;
+        const size_t in_block = std::min(kBlockVectors, ivf.size(l) - b * kBlockVectors);
+        for (size_t v = 0; v < kBlockVectors; ++v) {
+          const float score = v < in_block ? float_score(slot_of[v], lane.ftables.data()) : 0.0f;
+          dist[v] = (t.c0 + off[v]) + sc[v] * score;
+          hits |= uint32_t(dist[v] <= bs.threshold) << v;
+        }
+      } else {
+        hits = fastscan.scan_block(ivf.codes(l, b), lane.tables.data(), groups, off, sc, bs, dist);
+      }
+      hits &= allowed;
+      const uint8_t* codes_of_block = ivf.codes(l, b);
+      while (hits) {
+        const unsigned v = unsigned(__builtin_ctz(hits));
+        hits &= hits - 1;
+        if (p.predicate != nullptr && !p.predicate(p.predicate_ctx, slots.id_at(slot_of[v]))) continue;
+        top.push({0, dist[v], slot_of[v], v, codes_of_block, off[v]});
+      }
+    }
+  }
+  if (filtered) set_allow_mask(p, s, false);
+  return rescore(query, t, lane, top.finish(), k, p, out);
+}
+
+size_t QuantizedIndex::Impl::search_one(const float* query, size_t k, Neighbor* out, const QuantizedSearchParams& p,
+                                        Scratch& s) const {
+  size_t count = 0;
+  search_many(&query, 1, k, &out, &count, p, s);
+  return count;
+}
+
+void QuantizedIndex::Impl::check_search(size_t k, const QuantizedSearchParams& p) const {
+  core::check_k(k);
+  if (live() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
+  index::check_search_params(p);
+  // A depth needs something to re-score with: the kept vectors, else the refine plane.
+  const bool can_rescore = keep_vectors || refine_codec.enabled();
+  index::rerank_depth(p, 0, can_rescore ? index::Rescoring::kept_vectors : index::Rescoring::impossible,
+                      "the f32 vectors or a refine plane, but this index was created with keep_vectors = false "
+                      "and refine_bits = 0");
+}
+
+}  // namespace quiver
