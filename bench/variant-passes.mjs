@@ -1,4 +1,4 @@
-// Evidence for issue 15's variant anomaly (README, HNSW index): one HNSW index file searched by
+// Evidence for issue 15's variant anomaly (docs/hnsw.md): one HNSW index file searched by
 // the wasm variants under Node in fresh processes, one query per call, in passes over the same
 // queries right after the load, so a slow start (V8 runs wasm first in its baseline compiler,
 // Liftoff, and recompiles a function with TurboFan only once it is hot) shows as slow early passes,

@@ -123,7 +123,7 @@ function toUrl(location, base, what = 'wasmUrl') {
 }
 
 // The .wasm bytes. A module that cannot be read is a module that did not load: LOAD_FAILED
-// (as the README's error table says), with the reason, like every other start-up failure.
+// (as the error table in docs/api.md says), with the reason, like every other start-up failure.
 async function readWasm(url) {
   const failed = (what) => new QuiverError('LOAD_FAILED', `the wasm module did not load: ${what}`);
   if (url.protocol === 'file:') {

@@ -101,7 +101,7 @@ function settle(fn) {
 
 // Where spawn() looks for the worker script when no workerUrl is given: beside this file.
 // The browser's `new Worker(new URL(…, import.meta.url))` is written out literally below so
-// that Vite finds the worker and bundles it; esbuild does not follow it (README: bundlers).
+// that Vite finds the worker and bundles it; esbuild does not follow it (docs/api.md: bundlers).
 const defaultWorkerHref = () => new URL(isNode ? NODE_WORKER : './worker-browser.js', import.meta.url).href;
 
 // Browser Worker or Node worker_thread behind one { post, onMessage, onExit, ref, unref,

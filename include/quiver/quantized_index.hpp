@@ -35,7 +35,7 @@ struct QuantizedIndexOptions {
   // (ceil(dim / 8) * refine_bits + 4 bytes per vector; 148 at dim 384 and 3 bits), that
   // re-score the scan's candidates without the f32 vectors. 3 is the choice for codes-only
   // search (4-bit codes: recall@10 ~0.97 on the clustered workload where the codes alone give
-  // ~0.80; README, "Codes-only refine plane").
+  // ~0.80; docs/quantized.md, "Codes-only refine plane").
   unsigned refine_bits = 0;
   // Partitions (inverted lists over the fast-scan blocks; a search scans only the `probes`
   // lists whose centroids are nearest the query). 0: not partitioned, every search scans every

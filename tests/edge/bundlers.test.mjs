@@ -46,7 +46,7 @@ test('an esbuild --platform=browser bundle answers in Chromium, with and without
   assert.equal(r.status, 0, describeRun(r));
   assert.doesNotMatch(r.stderr, /warning|node:/i, r.stderr);
   assert.doesNotMatch(readFileSync(join(app, 'dist', 'app.js'), 'utf8'), /from\s*["']node:|import\(["']node:/);
-  // The files the bundle loads at run time sit next to it (README: esbuild).
+  // The files the bundle loads at run time sit next to it (docs/api.md: esbuild).
   placeBundleRuntime(pkg, join(app, 'dist'));
   for (const isolated of [false, true]) {
     const server = await startServer({ root: join(app, 'dist'), isolated });

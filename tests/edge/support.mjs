@@ -62,7 +62,7 @@ export function installCopy(dir) {
 }
 
 // The files an esbuild bundle of the package loads at run time, put beside it in `dist` as the
-// README's esbuild recipe says (the wasm builds and simd-mt's pthread worker script), and a page
+// the esbuild recipe in docs/api.md says (the wasm builds and simd-mt's pthread worker script), and a page
 // that runs dist/app.js.
 export function placeBundleRuntime(pkg, dist) {
   cpSync(join(pkg, 'js', 'wasm'), join(dist, 'wasm'), { recursive: true });

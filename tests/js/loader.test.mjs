@@ -74,7 +74,7 @@ test('wasmUrl: a filesystem path, a file: URL and an http: URL', async () => {
     works(await init({ variant: 'simd', wasmUrl: `${base}/assets/q.wasm` }));
     assert.deepEqual(requests, ['/assets/q.wasm']);
     // A .wasm that cannot be fetched or read is a module that did not load: LOAD_FAILED, as the
-    // README's error table says (issue 23 item 10; it was IO_ERROR).
+    // the error table in docs/api.md says (issue 23 item 10; it was IO_ERROR).
     await assert.rejects(Quiver.init({ variant: 'simd', wasmUrl: `${base}/gone.wasm` }),
       (e) => is('LOAD_FAILED')(e) && /gone\.wasm/.test(e.message) && /404/.test(e.message));
   } finally {

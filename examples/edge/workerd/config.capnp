@@ -1,4 +1,4 @@
-# workerd config for examples/edge/workerd/worker.mjs. Build first (README, "Edge runtimes"):
+# workerd config for examples/edge/workerd/worker.mjs. Build first (docs/edge.md):
 #   npx esbuild worker.mjs --bundle --format=esm --platform=browser --conditions=workerd,worker \
 #     --external:quiver-vector/wasm/* --outfile=build/worker.js
 #   cp <project>/node_modules/quiver-vector/js/wasm/simd/quiver.wasm build/   # and your index as build/index.qvr
