@@ -269,6 +269,47 @@ TEST_P(IndexContract, AnyIndexLoadsTheKindAFileHoldsAndAnswersTheSame) {
   EXPECT_EQ(any.message, typed.message);
 }
 
+// One call with several faults reports the same one in every kind, for search and search_batch
+// alike: the spine's order is k, then the shared parameters, then an empty index, then the
+// queries (issue 24: flat checked k, parameters, queries; quantised queries, then the rest).
+TEST_P(IndexContract, SeveralFaultsReportTheSameFirstOneInEveryKind) {
+  auto index = make();
+  std::vector<float> nan_queries = ordinary(3);
+  nan_queries[kDim + 1] = NAN;  // the second query
+  std::vector<Neighbor> out(3 * 10);
+  AnySearchParams bad_allow;
+  bad_allow.allow = nullptr;
+  bad_allow.allow_count = 2;  // a count without a list: INVALID_ARGUMENT
+  const auto code_of = [&](size_t k, const std::vector<float>& q, size_t nq, const AnySearchParams& p, bool batch) {
+    return failure_of([&] {
+      if (batch) {
+        index->search_batch(q.data(), nq, k, out.data(), p);
+      } else {
+        index->search(q.data(), k, out.data(), p);
+      }
+    }).code;
+  };
+  std::vector<float> nan_one(nan_queries.begin() + kDim, nan_queries.begin() + 2 * kDim);
+  for (bool batch : {false, true}) {
+    SCOPED_TRACE(batch ? "search_batch" : "search");
+    const std::vector<float>& q = batch ? nan_queries : nan_one;
+    const size_t nq = batch ? 3 : 1;
+    // Empty index.
+    EXPECT_EQ(code_of(0, q, nq, bad_allow, batch), ErrorCode::InvalidK);
+    EXPECT_EQ(code_of(5, q, nq, bad_allow, batch), ErrorCode::InvalidArgument);
+    EXPECT_EQ(code_of(5, q, nq, {}, batch), ErrorCode::EmptyIndex);
+  }
+  index->add(ids_from(1, 20), ordinary(20));
+  for (bool batch : {false, true}) {
+    SCOPED_TRACE(batch ? "search_batch" : "search");
+    const std::vector<float>& q = batch ? nan_queries : nan_one;
+    const size_t nq = batch ? 3 : 1;
+    EXPECT_EQ(code_of(0, q, nq, bad_allow, batch), ErrorCode::InvalidK);
+    EXPECT_EQ(code_of(5, q, nq, bad_allow, batch), ErrorCode::InvalidArgument);
+    EXPECT_EQ(code_of(5, q, nq, {}, batch), ErrorCode::NonFinite);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllKinds, IndexContract, testing::ValuesIn(all_cases()), case_name);
 
 // ---- the shared search parameters (quiver/search_params.hpp): predicate and rerank ----

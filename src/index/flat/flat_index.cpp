@@ -19,6 +19,7 @@
 #include "base/topk.hpp"
 #include "base/validate.hpp"
 #include "index/flat/flat_state.hpp"
+#include "index/common/batch.hpp"
 #include "index/common/search_params.hpp"
 #include "index/common/slot_table.hpp"
 #include "parallel/thread_pool.hpp"
@@ -289,11 +290,11 @@ void FlatIndex::get(uint64_t id, float* out) const {
 }
 
 size_t FlatIndex::search(const float* query, size_t k, Neighbor* out, const FlatSearchParams& params) const {
-  core::check_k(k);
+  core::check_k(k);  // the spine's order (index/common/batch.hpp): k, parameters, empty, query
   index::check_search_params(params);
-  impl_->check_query(query);
   core::ReadLock lock(impl_->rw);
   if (impl_->count == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
+  impl_->check_query(query);
   return impl_->search_one(query, std::min(k, impl_->count), out, params);
 }
 
@@ -312,25 +313,17 @@ size_t FlatIndex::search_batch(const float* queries, size_t nq, size_t k, Neighb
                                const FlatSearchParams& params) const {
   core::check_k(k);
   index::check_search_params(params);
-  core::check_vectors(queries, nq, impl_->dim, impl_->metric, "query");
-  // The pool's workers scan under this thread's shared lock (the call returns when they are done).
   core::ReadLock lock(impl_->rw);
   if (impl_->count == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
-  const size_t kk = std::min(k, impl_->count);
-  // One task per query on the process pool; output rows are disjoint and each query runs the
-  // same scan as search(), so the results equal the serial ones. Small batches stay inline.
+  core::check_vectors(queries, nq, impl_->dim, impl_->metric, "query");
   const Impl& m = *impl_;
-  auto one = [&](size_t q) {
-    Neighbor* row = out + q * k;
-    const size_t got = m.search_one(queries + q * m.dim, kk, row, params);
-    for (size_t j = got; j < kk; ++j) row[j] = Neighbor{kNoId, INFINITY};
-  };
+  const size_t kk = std::min(k, m.count);
+  // One query per task; a batch whose whole scan is small stays inline.
   const size_t scored = params.allow != nullptr ? std::min(params.allow_count, m.count) : m.count;
-  if (nq < 2 || double(nq) * double(scored) * double(m.dim) < kParallelBatchWork) {
-    for (size_t q = 0; q < nq; ++q) one(q);
-    return kk;
-  }
-  parallel::process_pool().parallel_for(nq, [&](size_t q, size_t) { one(q); });
+  const bool small = double(nq) * double(scored) * double(m.dim) < kParallelBatchWork;
+  index::run_batch(nq, k, kk, 1, small, out, [&](size_t q, size_t, size_t* counts) {
+    counts[0] = m.search_one(queries + q * m.dim, kk, out + q * k, params);
+  });
   return kk;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/validate.hpp"
+#include "index/common/batch.hpp"
 #include "index/hnsw/hnsw_graph.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/error.hpp"
@@ -195,17 +196,9 @@ size_t HnswIndex::search_batch(const float* queries, size_t nq, size_t k, Neighb
   m.rerank_depth(params);  // throws for a depth without kept vectors
   core::check_vectors(queries, nq, m.dim, m.metric, "query");
   const size_t kk = std::min(k, m.live());
-  auto one = [&](size_t q) {
-    Neighbor* row = out + q * k;
-    const size_t got = m.search_one(queries + q * m.dim, k, row, params, thread_context());
-    for (size_t j = got; j < kk; ++j) row[j] = Neighbor{kNoId, INFINITY};
-  };
-  if (nq < kParallelBatch) {
-    for (size_t q = 0; q < nq; ++q) one(q);
-  } else {
-    // The pool's workers run under this thread's shared lock (the pool call orders them).
-    parallel::process_pool().parallel_for(nq, [&](size_t q, size_t) { one(q); });
-  }
+  index::run_batch(nq, k, kk, 1, nq < kParallelBatch, out, [&](size_t q, size_t, size_t* counts) {
+    counts[0] = m.search_one(queries + q * m.dim, k, out + q * k, params, thread_context());
+  });
   return kk;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "base/validate.hpp"
+#include "index/common/batch.hpp"
 #include "index/quantized/quantized_impl.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/error.hpp"
@@ -211,9 +212,9 @@ std::vector<uint8_t> QuantizedIndex::codes(uint64_t id) const {
 
 size_t QuantizedIndex::search(const float* query, size_t k, Neighbor* out,
                               const QuantizedSearchParams& params) const {
-  core::check_vectors(query, 1, impl_->dim, impl_->metric, "query");
   core::ReadLock lock(impl_->rw);
-  impl_->check_search(k, params);
+  impl_->check_search(k, params);  // k, parameters, empty, rerank (the spine's order)
+  core::check_vectors(query, 1, impl_->dim, impl_->metric, "query");
   return impl_->search_one(query, k, out, params, thread_scratch());
 }
 
@@ -230,32 +231,22 @@ std::vector<Neighbor> QuantizedIndex::search(const std::vector<float>& query, si
 
 size_t QuantizedIndex::search_batch(const float* queries, size_t nq, size_t k, Neighbor* out,
                                     const QuantizedSearchParams& params) const {
-  core::check_vectors(queries, nq, impl_->dim, impl_->metric, "query");
-  // The pool's workers search under this thread's shared lock (the call returns when they are done).
-  core::ReadLock lock(impl_->rw);
-  impl_->check_search(k, params);
-  const size_t kk = std::min(k, impl_->live());
-  // Queries go through the codes kMaxQueriesPerPass at a time; the passes are spread over the
-  // process thread pool (each worker thread has its own scratch).
-  // Partitioned, each query probes its own lists: one query per task.
-  const size_t per_pass = impl_->partitioned() ? 1 : quant::kMaxQueriesPerPass;
-  const size_t passes = (nq + per_pass - 1) / per_pass;
   const Impl& m = *impl_;
-  parallel::process_pool().parallel_for(passes, [&](size_t pass, size_t) {
-    const size_t first = pass * per_pass;
-    const size_t n = std::min(per_pass, nq - first);
+  core::ReadLock lock(m.rw);
+  m.check_search(k, params);
+  core::check_vectors(queries, nq, m.dim, m.metric, "query");
+  const size_t kk = std::min(k, m.live());
+  // Unpartitioned, queries go through the codes kMaxQueriesPerPass at a time (each worker
+  // thread has its own scratch); partitioned, each query probes its own lists: one per task.
+  const size_t per_task = m.partitioned() ? 1 : quant::kMaxQueriesPerPass;
+  index::run_batch(nq, k, kk, per_task, false, out, [&](size_t first, size_t n, size_t* counts) {
     const float* qs[quant::kMaxQueriesPerPass];
     Neighbor* outs[quant::kMaxQueriesPerPass];
-    size_t counts[quant::kMaxQueriesPerPass];
     for (size_t i = 0; i < n; ++i) {
       qs[i] = queries + (first + i) * m.dim;
       outs[i] = out + (first + i) * k;
     }
     m.search_many(qs, n, kk, outs, counts, params, thread_scratch());
-    // Rows the filter left short: explicit "no result" slots (neighbor.hpp), never stale data.
-    for (size_t i = 0; i < n; ++i) {
-      for (size_t j = counts[i]; j < kk; ++j) outs[i][j] = Neighbor{kNoId, INFINITY};
-    }
   });
   return kk;
 }

@@ -435,9 +435,9 @@ size_t QuantizedIndex::Impl::search_one(const float* query, size_t k, Neighbor* 
 }
 
 void QuantizedIndex::Impl::check_search(size_t k, const QuantizedSearchParams& p) const {
-  core::check_k(k);
-  if (live() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
+  core::check_k(k);  // the spine's order (index/common/batch.hpp): k, parameters, empty, own rules
   index::check_search_params(p);
+  if (live() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
   // A depth needs something to re-score with: the kept vectors, else the refine plane.
   const bool can_rescore = keep_vectors || refine_codec.enabled();
   index::rerank_depth(p, 0, can_rescore ? index::Rescoring::kept_vectors : index::Rescoring::impossible,
