@@ -13,6 +13,22 @@
 
 namespace quiver::test {
 
+// Targets where a test runs several times slower than natively: sanitizer builds (about 7x),
+// aarch64 under qemu-user, wasm without SIMD. Suites that measure recall over many searches
+// run fewer of them there (the floors stay the same).
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__) || defined(__aarch64__) || \
+    (defined(__EMSCRIPTEN__) && !defined(__wasm_simd128__))
+inline constexpr bool kSlowTarget = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+inline constexpr bool kSlowTarget = true;
+#else
+inline constexpr bool kSlowTarget = false;
+#endif
+#else
+inline constexpr bool kSlowTarget = false;
+#endif
+
 // n base rows and their ids, and queries, all of dimension dim.
 struct Workload {
   size_t n, dim;
