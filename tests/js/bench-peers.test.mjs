@@ -124,7 +124,7 @@ test('resume is refused unless it is the same kind of run on the same code', () 
   assert.match(resumeRefusal(file, { ...ok, quick: true }), /full run and this one is not/);
   assert.match(resumeRefusal(file, { ...ok, knobs: { k: 10, M: 32 } }), /knobs differ/);
   assert.match(resumeRefusal({ ...file, commit: 'abc1234 (with uncommitted changes)' }, ok), /does not name the exact code/);
-  assert.match(resumeRefusal(file, { ...ok, codeChanges: () => ['src/index/hnsw/hnsw_build.cpp'] }), /code changed since its commit abc1234 \(src\/index\/hnsw_build\.cpp\)/);
+  assert.match(resumeRefusal(file, { ...ok, codeChanges: () => ['src/index/hnsw/hnsw_build.cpp'] }), /code changed since its commit abc1234 \(src\/index\/hnsw\/hnsw_build\.cpp\)/);
   assert.match(resumeRefusal(file, { ...ok, codeChanges: () => { throw new Error('bad revision'); } }), /cannot be compared.*bad revision/);
 });
 
