@@ -3,11 +3,14 @@
 // <stem>.md: machine, load, commit; install status of every peer; per workload the headline
 // table — for each library and index, the first swept setting with recall@10 ≥ 0.95 (or its best
 // recall when none reaches it), with build time, memory and batch QPS — then every swept point,
-// and each library's noted quirks. <stem>-<workload>.svg: QPS (log) against recall@10.
+// and each library's noted quirks. Plots, QPS (log) against recall@10 (lib/plot.mjs):
+// <stem>-<workload>.svg one line per library, its best configuration (lib/plot.mjs BEST_RULE);
+// <stem>-<workload>-all.svg every configuration. Rendering is all this does: run it again on a
+// committed JSON to redraw its .md and plots, nothing is measured.
 // A partial file (a run that stopped, to be resumed with RESUME=) renders what it holds and
 // lists the job x workload pairs still to run.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { recallQpsSvg } from '../recall-qps-svg.mjs';
+import { BEST_RULE, TARGET, peerPanels, renderPanel } from './lib/plot.mjs';
 import { missingPairs } from './lib/progress.mjs';
 import { estimateTable } from './lib/estimate.mjs';
 import { workloadList } from './lib/data.mjs';
@@ -23,10 +26,7 @@ const name = stem.split('/').pop();
 const fmt = (x, d = 0) => (x == null || Number.isNaN(x) ? '—' : Number(x).toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }));
 const mib = (b) => (b == null ? '—' : `${fmt(b / 2 ** 20, 1)} MiB`);
 const label = (r) => `${r.library} ${r.target}`;
-// Plot legend: Quiver's target without the Node version; a peer by its name alone.
-const short = (r) => (r.library === 'quiver' ? `quiver ${r.target.split(' (')[0]}` : r.library);
 const setting = (row) => (row.param ? `${row.param} ${row.value}` : '—');
-const TARGET = 0.95;
 
 const md = [`# Peers: Quiver and the libraries users pick instead (${name})`, ''];
 if (report.quick) md.push('**QUICK run (2,000-row workloads): a smoke test of the harness; the numbers mean nothing.**', '');
@@ -62,7 +62,6 @@ for (const w of report.workloads) {
     'wasm memory size after the build, which includes earlier indexes of the same process: it never shrinks).', '');
   md.push('| library | target | index | setting | recall@10 | QPS | mean µs | p99 µs | batch QPS (threads) | build s (1 / all) | RSS / reported | bytes/vector |',
     '|:--|:--|:--|:--|--:|--:|--:|--:|--:|--:|--:|--:|');
-  const series = [];
   for (const p of missing.filter((x) => x.workload === w.name)) {
     md.push(`| ${p.job} | — | — | not run yet | — | — | — | — | — | — | — | — |`);
   }
@@ -83,10 +82,15 @@ for (const w of report.workloads) {
       md.push(`| ${r.library} | ${r.target} | ${c.config} | ${hit ? setting(p) : p.param ? `not reached (best: ${setting(p)})` : 'not reached (one setting)'} | ` +
         `${p.recall.toFixed(3)} | ${fmt(p.qps)} | ${fmt(p.mean_us, 1)} | ${fmt(p.p99_us, 1)} | ${batch} | ${buildS} | ${memory} | ` +
         `${b1.library_bytes ? fmt(b1.library_bytes / w.rows) : '—'} |`);
-      series.push({ name: `${short(r)} ${c.config}`, points: c.rows.map((x) => ({ recall: x.recall, qps: x.qps })) });
     }
   }
-  md.push('', `Plot: [${name}-${w.name}.svg](${name}-${w.name}.svg).`, '');
+  const plotted = runs.some((r) => r.status === 'ok' && r.configs?.length);
+  const panels = plotted ? peerPanels(report, w, runs, { allFile: `${name}-${w.name}-all.svg` }) : null;
+  if (panels) {
+    md.push('', `Plots: [${name}-${w.name}.svg](${name}-${w.name}.svg) — one line per library (each Quiver target counts as one), ` +
+      `its best configuration: ${BEST_RULE}; [${name}-${w.name}-all.svg](${name}-${w.name}-all.svg) — every configuration. ` +
+      `Best configurations: ${panels.main.series.map((s) => s.name).join('; ')}.`, '');
+  } else md.push('');
   md.push('<details><summary>Every swept point</summary>', '', '| library | target | index | setting | recall@10 | QPS | mean µs | p99 µs | batch QPS (threads) |',
     '|:--|:--|:--|:--|--:|--:|--:|--:|--:|');
   for (const r of runs.filter((x) => x.status === 'ok')) {
@@ -98,10 +102,11 @@ for (const w of report.workloads) {
     }
   }
   md.push('', '</details>', '');
-  if (series.length) {
-    const file = `${stem}-${w.name}.svg`;
-    writeFileSync(file, recallQpsSvg([{ title: `${w.name} ${fmt(w.rows)} × ${w.dim}: QPS (log, 1 thread) vs recall@10`, series }], { legend: 'right' }));
-    svgs.push(file);
+  if (panels) {
+    const { main, all } = panels;
+    writeFileSync(`${stem}-${w.name}.svg`, renderPanel(main));
+    writeFileSync(`${stem}-${w.name}-all.svg`, renderPanel(all));
+    svgs.push(`${stem}-${w.name}.svg`, `${stem}-${w.name}-all.svg`);
   }
 }
 

@@ -1,6 +1,7 @@
 // The peer benchmark harness's own logic (bench/peers/): recall from returned ids, the workload
 // file readers, and the report — headline = first swept setting reaching recall 0.95, a failed
-// peer listed with its reason, one plot per workload; stopping and resuming a run (partial
+// peer listed with its reason, per workload a plot of each library's best configuration and one
+// of every configuration, both legible (distinct styles, legend inside the picture); stopping and resuming a run (partial
 // files, same-code check) and the full-run estimate. No peer library is needed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { loadWorkload, readFbin, readIbin, recallAtK } from '../../bench/peers/lib/data.mjs';
 import { codeChangesSince, donePairs, missingPairs, pairKey, recordResult, resumeRefusal, writeJsonAtomic } from '../../bench/peers/lib/progress.mjs';
 import { estimateFullRun, estimatePairSeconds, estimateTable } from '../../bench/peers/lib/estimate.mjs';
+import { bestConfig, peerPanels, renderPanel } from '../../bench/peers/lib/plot.mjs';
+import { textWidth } from '../../bench/recall-qps-svg.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -90,11 +93,83 @@ test('report: headline is the first setting reaching 0.95, failures keep their r
     assert.match(row('small'), /not reached \(best: ef 32\) \| 0\.800 \|/);
     assert.match(md, /\| lib-b \|.*\*\*failed\*\*.*install failed: no network/);
     assert.match(md, /- \*\*lib-a wasm\*\* \(1\.0\): a quirk\./);
-    const svg = readFileSync(`${dir}/peers-test-embedding.svg`, 'utf8');
-    assert.match(svg, /lib-a hnsw/);
-    assert.match(svg, /lib-a small/);
+    // Main plot: lib-a's best configuration only (hnsw: 7,000 QPS at 0.951); the other plot: both.
+    assert.deepEqual(seriesOf(readFileSync(`${dir}/peers-test-embedding.svg`, 'utf8')).map((s) => s.name), ['lib-a: hnsw (7,000 QPS at 0.951)']);
+    assert.deepEqual(seriesOf(readFileSync(`${dir}/peers-test-embedding-all.svg`, 'utf8')).map((s) => s.name), ['hnsw', 'small']);
+    assert.match(md, /Plots: \[peers-test-embedding\.svg\]\(peers-test-embedding\.svg\) — one line per library.*\[peers-test-embedding-all\.svg\]/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// ---- Plots (lib/plot.mjs, recall-qps-svg.mjs) ----
+
+// The series of a rendered plot, as its <g class="series"> elements name them.
+const seriesOf = (svg) => [...svg.matchAll(/<g class="series" data-name="([^"]*)" data-color="([^"]*)" data-marker="([^"]*)">([\s\S]*?)<\/g>/g)]
+  .map(([, name, color, marker, body]) => ({ name: name.replace(/&amp;/g, '&'), color, marker, body }));
+const num = (s, attr) => Number(s.match(new RegExp(`\\b${attr}="([-\\d.]+)"`))[1]);
+
+test('best configuration: the fastest point at recall ≥ 0.95 over all configurations, else the highest recall', () => {
+  const rows = (...pts) => pts.map(([recall, qps]) => ({ recall, qps }));
+  const a = { config: 'a', rows: rows([0.9, 9000], [0.96, 3000], [0.99, 1000]) };
+  const b = { config: 'b', rows: rows([0.95, 2000], [0.97, 2500]) };   // its fastest hit is not its first
+  const fast = { config: 'fast', rows: rows([0.94, 50000]) };          // never reaches 0.95
+  assert.deepEqual([bestConfig([b, a, fast]).config.config, bestConfig([b, a, fast]).point.qps], ['a', 3000]);
+  assert.deepEqual([bestConfig([b, fast]).config.config, bestConfig([b, fast]).point.qps], ['b', 2500]);
+  const low = { config: 'low', rows: rows([0.5, 900], [0.8, 100]) };
+  const best = bestConfig([fast, low]);
+  assert.deepEqual([best.config.config, best.reached, best.point.recall], ['fast', false, 0.94]);
+  assert.equal(bestConfig([{ config: 'x', rows: rows([0.8, 10]) }, { config: 'y', rows: rows([0.8, 20]) }]).config.config, 'y');
+});
+
+test('plots of the committed peers run: one line per library, none alike, Quiver apart, everything inside the picture', () => {
+  const report = JSON.parse(readFileSync(`${root}bench/results/peers-20261201T0556Z.json`, 'utf8'));
+  for (const w of report.workloads) {
+    const runs = report.results.filter((r) => r.workload === w.name);
+    const ok = runs.filter((r) => r.status === 'ok');
+    const { main, all } = peerPanels(report, w, runs);
+    // One series per library that ran, Quiver's first; every configuration in the other plot.
+    assert.deepEqual(main.series.map((s) => s.library).sort(), ok.map((r) => r.job).sort());
+    assert.deepEqual(main.series.slice(0, 3).map((s) => s.library), ['quiver-native', 'quiver-wasm-simd', 'quiver-wasm-simd-mt']);
+    assert.equal(all.series.length, ok.reduce((n, r) => n + r.configs.length, 0));
+    for (const [p, distinctEach] of [[main, true], [all, false]]) {
+      const svg = renderPanel(p);
+      const drawn = seriesOf(svg);
+      assert.deepEqual(drawn.map((s) => s.name).sort(), p.series.map((s) => s.name).sort());
+      if (distinctEach) {
+        // Main plot: every line its own colour and its own marker.
+        assert.equal(new Set(drawn.map((s) => s.color)).size, drawn.length, `${w.name}: colours repeat`);
+        assert.equal(new Set(drawn.map((s) => s.marker)).size, drawn.length, `${w.name}: markers repeat`);
+        // Quiver bold and solid, the peers thinner and dashed.
+        for (const s of drawn) {
+          const quiver = s.name.startsWith('quiver ');
+          const width = num(s.body, 'stroke-width');
+          if (s.body.includes('<polyline')) {
+            assert.equal(/<polyline[^>]*stroke-dasharray/.test(s.body), !quiver, s.name);
+            assert.ok(quiver ? width >= 2.4 : width < 2, s.name);
+          }
+        }
+      } else {
+        assert.equal(new Set(drawn.map((s) => `${s.color} ${s.marker}`)).size, drawn.length, `${w.name}: a colour + marker pair repeats`);
+      }
+      // The legend box, its labels (at the estimated text width), the caption and every point lie
+      // inside the picture.
+      const [, width, height] = svg.match(/viewBox="0 0 ([\d.]+) ([\d.]+)"/).map(Number);
+      const legend = svg.match(/<g class="legend">\n<rect ([^>]*)\/>([\s\S]*?)\n<\/g>/);
+      const box = { x: num(legend[1], 'x'), y: num(legend[1], 'y'), w: num(legend[1], 'width'), h: num(legend[1], 'height') };
+      assert.ok(box.x >= 0 && box.y >= 0 && box.x + box.w <= width && box.y + box.h <= height, `${w.name}: legend outside the picture`);
+      for (const [, x, text] of legend[2].matchAll(/<text x="([\d.]+)"[^>]*>([^<]*)<\/text>/g)) {
+        assert.ok(Number(x) + textWidth(text) <= box.x + box.w, `${w.name}: "${text}" runs out of the legend box`);
+      }
+      for (const [, text] of svg.matchAll(/<text class="caption" x="12"[^>]*>([^<]*)<\/text>/g)) {
+        assert.ok(12 + textWidth(text, 10.5) <= width, `${w.name}: caption line too long`);
+      }
+      for (const s of drawn) {
+        for (const [, x, y] of s.body.matchAll(/(-?[\d.]+),(-?[\d.]+)/g)) {
+          assert.ok(+x >= 0 && +x <= width && +y >= 0 && +y <= height, `${w.name}: ${s.name} point outside`);
+        }
+      }
+    }
   }
 });
 
@@ -230,7 +305,8 @@ test('report of a partial file: what it holds, the pairs not run yet, and the re
     assert.match(md, /\| lib-a \| native \| hnsw \| ef 16 \| 0\.970 \|/);
     assert.match(md, /\| lib-b \| — \| — \| not run yet \|/);
     assert.match(md, /\| lib-a \| seed \| ok \| 10\.0 \| 0\.2 → — \|/);
-    assert.ok(readFileSync(`${dir}/peers-partial-seed.svg`, 'utf8').includes('lib-a hnsw'));
+    assert.ok(readFileSync(`${dir}/peers-partial-seed.svg`, 'utf8').includes('lib-a: hnsw'));
+    assert.ok(readFileSync(`${dir}/peers-partial-seed-all.svg`, 'utf8').includes('data-name="hnsw"'));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
