@@ -47,10 +47,10 @@ size_t Graph::search_one(const float* query, size_t k, Neighbor* out, const Hnsw
   core::TopK best(out, k);
 
   const bool filtered = p.allow != nullptr;
+  size_t allowed = 0;
   if (filtered) {
     c.reserve_allowed(used);
     c.next_allow_epoch();
-    size_t allowed = 0;
     for (size_t i = 0; i < p.allow_count; ++i) {
       uint32_t slot;
       if (!slots.find(p.allow[i], slot) || c.allowed[slot] == c.allow_epoch) continue;
@@ -99,6 +99,19 @@ size_t Graph::search_one(const float* query, size_t k, Neighbor* out, const Hnsw
     });
   } else {
     nt = level0([&](uint32_t s) { return dead[s] == 0; });
+  }
+  // The beam came back short of min(k, eligible): the graph around the query is mostly
+  // tombstones or ids the allow-list rules out, and the bounded candidate heap ran dry before
+  // the beam met k eligible nodes (seen with 99.75 % of the nodes removed and not compacted).
+  // Score every eligible node exactly instead, so an unfiltered search returns min(k, size)
+  // results and an allow-list min(k, allowed). (Not for a predicate: it cannot be counted.)
+  const size_t eligible_count = filtered ? allowed : live();
+  if (p.predicate == nullptr && nt < std::min(k, eligible_count)) {
+    for (uint32_t s = 0; s < used; ++s) {
+      if (dead[s] != 0 || (filtered && c.allowed[s] != c.allow_epoch)) continue;
+      best.push(slots.id_at(s), rescore ? final_dist(s, 0.0f) : dist(q, pt(s)));
+    }
+    return best.finish();
   }
   if (rescore && rescored < nt) {
     // Only the best `rescored` by code distance are re-scored; the rest are dropped (their
