@@ -45,6 +45,18 @@ const CRC_TABLE = (() => {
   return t;
 })();
 
+// start(options) spawns a worker with `spawnWorker` and remembers it; every worker it started
+// is terminated after the test file.
+export function workerStarter(spawnWorker) {
+  const workers = [];
+  after(async () => { for (const w of workers) await w.terminate(); });
+  return async (options) => {
+    const w = await spawnWorker(options);
+    workers.push(w);
+    return w;
+  };
+}
+
 export function crc32c(bytes) {
   let c = 0xffffffff;
   for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);

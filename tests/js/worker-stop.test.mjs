@@ -7,15 +7,10 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, QuiverError } from '../../js/main.js';
+import { workerStarter } from './support.mjs';
 
 const is = (code) => (e) => e instanceof QuiverError && e.code === code;
-const workers = [];
-after(async () => { for (const w of workers) await w.terminate(); });
-async function start(options) {
-  const w = await spawn(options);
-  workers.push(w);
-  return w;
-}
+const start = workerStarter(spawn);
 
 // A bound that detects a hang (a promise that never settles), not a speed goal.
 const HANG_MS = 5000;

@@ -9,16 +9,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Quiver, QuiverError, spawn as spawnFromMain } from '../../js/main.js';
 import { spawn } from 'quiver-vector/worker';
-import { moduleLoader, root } from './support.mjs';
+import { moduleLoader, root, workerStarter } from './support.mjs';
 
 const load = moduleLoader();
-const workers = [];
-after(async () => { for (const w of workers) await w.terminate(); });
-async function start(options) {
-  const w = await spawn(options);
-  workers.push(w);
-  return w;
-}
+const start = workerStarter(spawn);
 const is = (code) => (e) => e instanceof QuiverError && e.code === code;
 
 test('quiver-vector/worker, Quiver.spawn and the main export are the same function', () => {
