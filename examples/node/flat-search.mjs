@@ -1,7 +1,7 @@
 // Smallest Node use of Quiver: build an exact index and search it.
 // Run from the repository root after `npm run demo` or `npm test` has built the modules:
 //   node examples/node/flat-search.mjs
-import { Quiver } from '../../js/index.js';
+import { Quiver } from 'quiver-vector';
 
 const q = await Quiver.init();
 const dim = 64;
