@@ -1,4 +1,4 @@
-// IndexStream: the binding of io::StreamLoader (src/container/stream_loader.hpp). JS copies each slice
+// IndexStream: the binding of io::StreamLoader (src/index/common/stream_loader.hpp). JS copies each slice
 // of an index file into the stream's own staging block (buffer(), capacity() bytes) and calls
 // push(n); finish() names the kind the file held, and <Kind>Index.fromStream(stream) takes the
 // index out. The file is never whole in the heap (flat), or only once (the other kinds).
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "errors.hpp"
-#include "container/stream_loader.hpp"
+#include "index/common/stream_loader.hpp"
 #include "quiver/quiver.hpp"
 
 namespace quiver::bindings {

@@ -19,6 +19,7 @@
 
 #include "errors.hpp"
 #include "index_stream.hpp"
+#include "index/common/kind_registry.hpp"
 #include "index/hnsw/hnsw_state.hpp"
 #include "index/quantized/quantized_state.hpp"
 #include "container/format.hpp"
@@ -290,6 +291,16 @@ std::string index_kind_of(uintptr_t bytes, size_t size) {
   return guarded(std::string(), [&] { return std::string(index_kind_name(io::index_kind_of(ptr<const uint8_t>(bytes), size))); });
 }
 
+// The kinds this module has, from the index kind registry, in its order: "flat,quantized,hnsw".
+// The JS kind table (which class wraps which kind) is checked against it when the module loads.
+std::string index_kind_names() {
+  return guarded(std::string(), [] {
+    std::string names;
+    for (const IndexKindEntry* e : index_kinds()) names += (names.empty() ? "" : ",") + std::string(e->name);
+    return names;
+  });
+}
+
 std::string active_isa_name() {
   return guarded(std::string(), [] { return std::string(isa_name(active_isa())); });
 }
@@ -320,6 +331,7 @@ EMSCRIPTEN_BINDINGS(quiver) {
   function("availableIsas", &available_isa_names);
   function("fillUnitGaussian", &fill_unit_gaussian);
   function("indexKindOf", &index_kind_of);
+  function("indexKinds", &index_kind_names);
   function("lastErrorCode", &last_error_code);
   function("lastErrorMessage", &last_error_message);
 

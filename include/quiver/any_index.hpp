@@ -82,7 +82,7 @@ class AnyIndex {
   std::vector<Neighbor> search(const std::vector<float>& query, size_t k, const AnySearchParams& params = {}) const;
 };
 
-// ---- what differs per kind (src/index/common/any_index.cpp) ----
+// ---- what differs per kind (src/index/<kind>/<kind>_kind.cpp) ----
 
 FlatSearchParams kind_params(const FlatIndex&, const AnySearchParams& p);
 QuantizedSearchParams kind_params(const QuantizedIndex&, const AnySearchParams& p);
@@ -95,6 +95,13 @@ inline IndexKind kind_of(const HnswIndex&) noexcept { return IndexKind::hnsw; }
 std::string describe(const FlatIndex& index);
 std::string describe(const QuantizedIndex& index);
 std::string describe(const HnswIndex& index);
+
+// The kind's description, found by argument-dependent lookup (so a kind registered outside
+// namespace quiver brings its own overload), where a member named describe would hide it.
+template <typename Index>
+std::string describe_index(const Index& index) {
+  return describe(index);
+}
 
 // ---- one adapter for every kind ----
 
@@ -115,7 +122,7 @@ class IndexAdapter final : public AnyIndex {
   size_t size() const noexcept override { return index_.size(); }
   bool contains(uint64_t id) const noexcept override { return index_.contains(id); }
   size_t memory_bytes() const noexcept override { return index_.memory_bytes(); }
-  std::string describe() const override { return quiver::describe(index_); }
+  std::string describe() const override { return describe_index(index_); }
 
   void add(const uint64_t* ids, const float* vectors, size_t n) override { index_.add(ids, vectors, n); }
   void remove(const uint64_t* ids, size_t n) override { index_.remove(ids, n); }

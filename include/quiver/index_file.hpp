@@ -31,12 +31,18 @@
 
 namespace quiver {
 
+// The built-in kinds' numbers in the file header. A program may register more kinds
+// (src/index/common/kind_registry.hpp); the functions below answer for every kind it has.
 enum class IndexKind : uint32_t { flat = 1, quantized = 2, hnsw = 3 };
 
-// "flat", "quantized", "hnsw".
+// "flat", "quantized", "hnsw" (a registered kind's name; "unknown" for a number no kind has).
 const char* index_kind_name(IndexKind kind) noexcept;
-// Parses "flat", "quantized", "hnsw"; throws Error(InvalidArgument) otherwise.
+// Parses a kind's name; throws Error(InvalidArgument) naming the kinds there are otherwise.
 IndexKind parse_index_kind(const std::string& name);
+// Whether this program has the kind with this header number.
+bool is_known_index_kind(uint32_t id) noexcept;
+// The kinds this program has, for messages: "1 flat, 2 quantized, 3 hnsw".
+std::string known_index_kinds();
 
 struct IndexFileSection {
   std::string tag;      // four characters, e.g. "VECS"

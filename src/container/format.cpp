@@ -368,9 +368,10 @@ void check_file_size(const Head& head, uint64_t have) {
 
 void check_header_fields(Head& head) {
   // 8. header fields
-  if (head.raw_kind < 1 || head.raw_kind > 3) {
+  // The kinds this program has: the index kind registry answers (quiver/index_file.hpp).
+  if (!is_known_index_kind(head.raw_kind)) {
     fail(ErrorCode::UnknownIndexKind, "unknown index kind " + std::to_string(head.raw_kind) +
-                                          " (this reader knows 1 flat, 2 quantized, 3 hnsw)");
+                                          " (this reader knows " + known_index_kinds() + ")");
   }
   head.header.kind = IndexKind(head.raw_kind);
   if (head.raw_metric > 2) fail(ErrorCode::Corrupt, "unknown metric " + std::to_string(head.raw_metric));
@@ -517,23 +518,6 @@ IndexKind index_kind_of(const uint8_t* data, size_t size) { return Reader(data, 
 }  // namespace quiver::io
 
 namespace quiver {
-
-const char* index_kind_name(IndexKind kind) noexcept {
-  switch (kind) {
-    case IndexKind::flat: return "flat";
-    case IndexKind::quantized: return "quantized";
-    case IndexKind::hnsw: return "hnsw";
-  }
-  return "unknown";
-}
-
-IndexKind parse_index_kind(const std::string& name) {
-  if (name == "flat") return IndexKind::flat;
-  if (name == "quantized") return IndexKind::quantized;
-  if (name == "hnsw") return IndexKind::hnsw;
-  throw Error(ErrorCode::InvalidArgument,
-              "unknown index kind '" + name + "' (expected flat, quantized or hnsw)");
-}
 
 IndexFileInfo inspect_index(const uint8_t* data, size_t size) { return io::Reader(data, size).info(); }
 

@@ -15,7 +15,7 @@
 
 #include "hnsw_test_support.hpp"
 #include "index/hnsw/hnsw_state.hpp"
-#include "container/stream_loader.hpp"
+#include "index/common/stream_loader.hpp"
 #include "quiver/quiver.hpp"
 
 namespace quiver {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "container/format.hpp"
-#include "container/stream_loader.hpp"
+#include "index/common/stream_loader.hpp"
 #include "io_test_support.hpp"
 #include "quiver/quiver.hpp"
 #include "workload_test_support.hpp"

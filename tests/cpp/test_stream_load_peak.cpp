@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "alloc_counter.hpp"
-#include "container/stream_loader.hpp"
+#include "index/common/stream_loader.hpp"
 #include "quiver/quiver.hpp"
 #include "workload_test_support.hpp"
 

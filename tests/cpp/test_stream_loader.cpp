@@ -1,4 +1,4 @@
-// The stream loader (src/container/stream_loader.hpp): a file pushed in chunks of any size loads into
+// The stream loader (src/index/common/stream_loader.hpp): a file pushed in chunks of any size loads into
 // the same index as the whole bytes, and every damaged file is rejected with the same error
 // (code and message) as the whole-file loader gives for the same bytes.
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 
 #include "index_files_v1_embedded.hpp"
 #include "container/format.hpp"
-#include "container/stream_loader.hpp"
+#include "index/common/stream_loader.hpp"
 #include "io_test_support.hpp"
 #include "quiver/quiver.hpp"
 

@@ -13,7 +13,7 @@
 #include "index/flat/flat_format.hpp"
 #include "index/hnsw/hnsw_format.hpp"
 #include "index/quantized/quantized_format.hpp"
-#include "container/stream_loader.hpp"
+#include "index/common/stream_loader.hpp"
 #include "quiver/quiver.hpp"
 
 namespace {

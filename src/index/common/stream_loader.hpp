@@ -7,7 +7,7 @@
 //   io::StreamLoader loader({isa});
 //   while (have bytes) loader.push(chunk, n);     // throws once the load has surely failed
 //   IndexKind kind = loader.finish();             // throws the file's first fault
-//   FlatIndex index = loader.take_flat();         // or take_quantized() / take_hnsw()
+//   std::unique_ptr<AnyIndex> index = loader.take();   // or take_flat() / take_quantized() / ...
 //
 // All or nothing, and the same answer as the whole-file loader: a damaged file is rejected
 // with the error code (and message) that FlatIndex::load of the same bytes gives, because the
@@ -18,16 +18,14 @@
 // `exact_size`, a head that disagrees with it). Once any fault is known, decoding stops and the
 // partial index is freed: the rest of the stream is only counted and checksummed.
 //
-// An HNSW file is decoded piecewise too (io::HnswDecoder: links, codes and vectors straight
-// into the graph's node storage), and so is a quantised file (io::QuantizedDecoder: codes,
-// scalars, kept vectors and refine rows straight into the index's chunked storage or, when
-// partitioned, its lists; peak: the index plus 8 bytes a slot for the ids, 12 when
-// partitioned). A partitioned quantised file written before the partition was stored ahead of
-// the codes (its LIST section last: a slot's list is unknown when its codes arrive) is not
-// decoded piecewise: the stream is gathered into one block — sized from the head (or
-// `size_hint`), never larger than the bytes that really arrive — and handed to its loader at
-// finish(). That is the file plus the index at the peak, but never the file twice; saving
-// such an index again writes the streamable order.
+// Every kind is decoded through its SectionDecoder from the index kind registry
+// (kind_registry.hpp): the flat rows, HNSW links, codes and vectors, and the quantised codes,
+// scalars, kept vectors and refine rows go straight into the index's storage. A kind's open()
+// may decline a file (a partitioned quantised file written before the partition was stored
+// ahead of the codes: a slot's list is unknown when its codes arrive); the stream is then
+// gathered into one block — sized from the head (or `size_hint`), never larger than the bytes
+// that really arrive — and handed to the kind's whole-file load() at finish(). That is the file
+// plus the index at the peak, but never the file twice.
 #pragma once
 
 #include <cstddef>
@@ -38,17 +36,12 @@
 #include <vector>
 
 #include "container/format.hpp"
+#include "index/common/kind_registry.hpp"
+#include "quiver/any_index.hpp"
 #include "quiver/error.hpp"
-#include "quiver/flat_index.hpp"
-#include "quiver/hnsw_index.hpp"
 #include "quiver/isa.hpp"
-#include "quiver/quantized_index.hpp"
 
 namespace quiver::io {
-
-class FlatDecoder;
-class HnswDecoder;
-class QuantizedDecoder;
 
 struct StreamOptions {
   Isa isa = Isa::scalar;
@@ -58,8 +51,8 @@ struct StreamOptions {
   // The stream's length, when the caller knows it for sure (bytes in memory, a Blob): a head
   // that declares another size is rejected at once, before anything is allocated.
   std::optional<uint64_t> exact_size;
-  // A likely length (Content-Length): the quantised gathering block is sized from it
-  // when it matches the head, instead of growing.
+  // A likely length (Content-Length): a kind's decoder, and the gathering block, are sized
+  // from it when it matches the head, instead of growing.
   std::optional<uint64_t> size_hint;
   ReadOptions read;
 };
@@ -77,9 +70,14 @@ class StreamLoader {
   // The stream has ended. Throws the file's first fault (in the whole-file loader's order);
   // otherwise the index is ready to take.
   IndexKind finish();
-  FlatIndex take_flat();
-  QuantizedIndex take_quantized();
-  HnswIndex take_hnsw();
+  // The index finish() loaded (once). take<Index>() for a concrete kind: Error(InvalidArgument)
+  // if the stream held another kind.
+  std::unique_ptr<AnyIndex> take();
+  template <typename Index>
+  Index take_as(const char* kind_name);
+  FlatIndex take_flat() { return take_as<FlatIndex>("flat"); }
+  QuantizedIndex take_quantized() { return take_as<QuantizedIndex>("quantized"); }
+  HnswIndex take_hnsw() { return take_as<HnswIndex>("hnsw"); }
 
   uint64_t bytes_seen() const noexcept { return seen_; }
   // Bytes the loader itself holds now (head, gathering block; not the index it builds).
@@ -102,18 +100,26 @@ class StreamLoader {
   std::vector<Region> regions_;  // gaps and payloads after the head, in file order
   size_t region_ = 0;            // the region holding byte seen_
   uint32_t crc_ = 0;             // of the current payload so far
-  std::unique_ptr<FlatDecoder> flat_;
-  std::unique_ptr<HnswDecoder> hnsw_;
-  std::unique_ptr<QuantizedDecoder> quantized_;
-  std::vector<uint8_t> whole_;   // the quantised file, gathered
+  const IndexKindEntry* kind_ = nullptr;      // the head's kind, once its checks passed
+  std::unique_ptr<SectionDecoder> decoder_;  // the kind's, unless the file is gathered
+  std::vector<uint8_t> whole_;               // a file its kind does not stream, gathered
   bool gathering_ = false;
   std::optional<Error> fault_;
   uint64_t fault_rank_ = 0;
   bool final_ = false;           // the fault can no longer be outranked: push() throws it
   std::optional<IndexKind> ready_;
-  std::optional<FlatIndex> flat_index_;
-  std::optional<QuantizedIndex> quantized_index_;
-  std::optional<HnswIndex> hnsw_index_;
+  std::unique_ptr<AnyIndex> index_;  // loaded by finish(), until taken
 };
+
+template <typename Index>
+Index StreamLoader::take_as(const char* kind_name) {
+  auto* typed = dynamic_cast<IndexAdapter<Index>*>(index_.get());
+  if (typed == nullptr) {
+    throw Error(ErrorCode::InvalidArgument, std::string("the stream did not load a ") + kind_name + " index");
+  }
+  Index index = std::move(typed->index());
+  index_.reset();
+  return index;
+}
 
 }  // namespace quiver::io

@@ -7,7 +7,7 @@
 //   step 9      section table            rank (9, entry, 0); padding before entry i: (9, i, 1)
 //   step 10     section CRCs             rank (10, section)
 //   then        the kind's head checks   rank (11); its contents: rank (12)
-#include "container/stream_loader.hpp"
+#include "index/common/stream_loader.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -15,9 +15,6 @@
 #include <utility>
 
 #include "container/crc32c.hpp"
-#include "index/flat/flat_format.hpp"
-#include "index/hnsw/hnsw_format.hpp"
-#include "index/quantized/quantized_format.hpp"
 
 namespace quiver::io {
 namespace {
@@ -54,9 +51,7 @@ void StreamLoader::note(uint64_t r, const Error& error) {
 }
 
 void StreamLoader::drop_work() noexcept {
-  flat_.reset();
-  hnsw_.reset();
-  quantized_.reset();
+  decoder_.reset();
   std::vector<uint8_t>().swap(whole_);
   gathering_ = false;
 }
@@ -128,22 +123,18 @@ void StreamLoader::on_head() {
   if (fault_) return;
   try {
     if (options_.expected_kind) expect_kind(head_.header, *options_.expected_kind);
-    if (head_.header.kind == IndexKind::flat) {
-      // With the length known for sure the head's sizes are real: allocate once. Otherwise
-      // the rows are allocated chunk by chunk as they arrive.
-      flat_ = std::make_unique<FlatDecoder>(head_, options_.isa, options_.exact_size.has_value());
-    } else if (head_.header.kind == IndexKind::hnsw) {
-      hnsw_ = std::make_unique<HnswDecoder>(head_, options_.isa);  // grows with the rows that arrive
-    } else {
-      // The length as the caller knows it (or expects it: Content-Length) agrees with the head:
-      // its sizes can be allocated at once, instead of growing by copies as the bytes arrive.
-      const bool known = (options_.exact_size && *options_.exact_size == head_.file_bytes) ||
+    kind_ = &index_kind(head_.header.kind);  // the container accepted only kinds there are
+    // The length as the caller knows it (or expects it: Content-Length) agrees with the head:
+    // a decoder may allocate its sizes at once, instead of growing as the bytes arrive.
+    StreamHints hints;
+    hints.exact_size = options_.exact_size.has_value();
+    hints.length_known = (options_.exact_size && *options_.exact_size == head_.file_bytes) ||
                          (options_.size_hint && *options_.size_hint == head_.file_bytes);
-      if ((quantized_ = QuantizedDecoder::open(head_, options_.isa, known)) != nullptr) return;
-      gathering_ = true;
-      if (head_.file_bytes > SIZE_MAX) throw out_of_memory("gathering the index file");
-      whole_.reserve(known ? size_t(head_.file_bytes) : size_t(std::min<uint64_t>(head_.file_bytes, kGatherStart)));
-    }
+    if ((decoder_ = kind_->open(head_, options_.isa, hints)) != nullptr) return;
+    gathering_ = true;
+    if (head_.file_bytes > SIZE_MAX) throw out_of_memory("gathering the index file");
+    whole_.reserve(hints.length_known ? size_t(head_.file_bytes)
+                                      : size_t(std::min<uint64_t>(head_.file_bytes, kGatherStart)));
   } catch (const std::bad_alloc&) {
     note(rank(11), out_of_memory("gathering the index file"));
   } catch (const Error& e) {
@@ -197,9 +188,7 @@ void StreamLoader::consume(const uint8_t* data, size_t n, uint64_t pos) {
     } else {
       crc_ = crc32c_update(crc_, data, take);
       try {
-        if (flat_) flat_->feed(head_.sections[r.section].tag, data, take);
-        if (hnsw_) hnsw_->feed(head_.sections[r.section].tag, data, take);
-        if (quantized_) quantized_->feed(head_.sections[r.section].tag, data, take);
+        if (decoder_) decoder_->feed(head_.sections[r.section].tag, data, take);
       } catch (const Error& e) {
         note(rank(12), e);
       }
@@ -222,15 +211,11 @@ IndexKind StreamLoader::finish() {
   if (region_ != regions_.size()) throw Error(ErrorCode::Internal, "stream loader: a section was not closed");
   const IndexKind kind = head_.header.kind;
   try {
-    if (flat_) {
-      flat_index_.emplace(flat_->finish());
-    } else if (hnsw_) {
-      hnsw_index_.emplace(hnsw_->finish());
-    } else if (quantized_) {
-      quantized_index_.emplace(quantized_->finish());
+    if (decoder_) {
+      index_ = decoder_->finish();
     } else {
       const Reader reader(whole_.data(), whole_.size(), options_.read);
-      if (kind == IndexKind::quantized) quantized_index_.emplace(load_quantized(reader, options_.isa));
+      index_ = kind_->load(reader, options_.isa);
     }
   } catch (const std::bad_alloc&) {
     drop_work();
@@ -244,31 +229,9 @@ IndexKind StreamLoader::finish() {
   return kind;
 }
 
-namespace {
-[[noreturn]] void not_ready(const char* kind) {
-  throw Error(ErrorCode::InvalidArgument, std::string("the stream did not load a ") + kind + " index");
-}
-}  // namespace
-
-FlatIndex StreamLoader::take_flat() {
-  if (!flat_index_) not_ready("flat");
-  FlatIndex index = std::move(*flat_index_);
-  flat_index_.reset();
-  return index;
-}
-
-QuantizedIndex StreamLoader::take_quantized() {
-  if (!quantized_index_) not_ready("quantized");
-  QuantizedIndex index = std::move(*quantized_index_);
-  quantized_index_.reset();
-  return index;
-}
-
-HnswIndex StreamLoader::take_hnsw() {
-  if (!hnsw_index_) not_ready("hnsw");
-  HnswIndex index = std::move(*hnsw_index_);
-  hnsw_index_.reset();
-  return index;
+std::unique_ptr<AnyIndex> StreamLoader::take() {
+  if (index_ == nullptr) throw Error(ErrorCode::InvalidArgument, "the stream has no index to take");
+  return std::move(index_);
 }
 
 }  // namespace quiver::io

@@ -1,0 +1,10 @@
+// The flat kind's entry in the index kind registry (index/common/kind_registry.hpp).
+#pragma once
+
+#include "index/common/kind_registry.hpp"
+
+namespace quiver {
+
+extern const IndexKindEntry flat_kind;
+
+}  // namespace quiver

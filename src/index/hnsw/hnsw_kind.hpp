@@ -1,0 +1,10 @@
+// The HNSW kind's entry in the index kind registry (index/common/kind_registry.hpp).
+#pragma once
+
+#include "index/common/kind_registry.hpp"
+
+namespace quiver {
+
+extern const IndexKindEntry hnsw_kind;
+
+}  // namespace quiver
