@@ -14,7 +14,7 @@
 #include "quiver/any_index.hpp"
 #include "quiver/flat_index.hpp"
 #include "quiver/isa.hpp"
-#include "quiver/workload.hpp"
+#include "tools/workload.hpp"
 
 #if defined(QUIVER_BENCH_QUANTISED) && __has_include("quiver/quantized_index.hpp")
 #include "quiver/quantized_index.hpp"

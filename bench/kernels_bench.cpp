@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "quiver/isa.hpp"
-#include "quiver/workload.hpp"
+#include "tools/workload.hpp"
 #include "simd/kernels.hpp"
 
 namespace {

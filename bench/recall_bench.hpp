@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "quiver/quiver.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver::bench {
 

@@ -20,6 +20,7 @@
 
 #include "quiver/quiver.hpp"
 #include "recall_bench.hpp"
+#include "tools/workload.hpp"
 
 using namespace quiver;
 using namespace quiver::bench;

@@ -25,6 +25,7 @@
 #include "container/format.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/quiver.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver::bindings {
 namespace {

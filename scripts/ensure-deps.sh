@@ -8,7 +8,7 @@ APT_PACKAGES=(
   googletest libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
   emscripten node-acorn
   g++-aarch64-linux-gnu qemu-user
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev clang-format
   chromium   # browser tests (driven by playwright-core from npm, never a downloaded browser)
 )
 

@@ -1,12 +1,16 @@
 // Smallest C++ use of Quiver: build an exact index over random unit vectors and search it.
 #include <cstdio>
+#include <random>
 #include <vector>
 
 #include "quiver/quiver.hpp"
 
 int main() {
   const size_t dim = 64, n = 1000;
-  std::vector<float> vectors = quiver::unit_gaussian_vectors(n, dim, /*seed=*/1);
+  std::mt19937 rng(1);
+  std::normal_distribution<float> normal;
+  std::vector<float> vectors(n * dim);
+  for (float& x : vectors) x = normal(rng);  // cosine: the index normalises each row
   std::vector<uint64_t> ids(n);
   for (size_t i = 0; i < n; ++i) ids[i] = 100 + i;
 

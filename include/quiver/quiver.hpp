@@ -12,4 +12,3 @@
 #include "quiver/quantized_index.hpp"
 #include "quiver/search_params.hpp"
 #include "quiver/version.hpp"
-#include "quiver/workload.hpp"

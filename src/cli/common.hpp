@@ -16,6 +16,7 @@
 #include "quiver/isa.hpp"
 #include "quiver/metric.hpp"
 #include "quiver/neighbor.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver::cli {
 
@@ -66,7 +67,7 @@ void check_workload_size(const char* command, size_t rows, size_t queries, size_
 // Peak resident memory of this process in bytes (0 where unknown).
 size_t peak_rss_bytes();
 
-// clustered_vectors() (the clustered workload) lives in quiver/workload.hpp.
+// clustered_vectors() (the clustered workload) lives in tools/workload.hpp.
 
 // Reads vectors with an optional explicit format ("" = from the extension).
 io::Vectors load_vectors(const std::string& path, const std::string& format, size_t raw_dim);

@@ -14,6 +14,7 @@
 #include "cli/common.hpp"
 #include "cli/option_kinds.hpp"
 #include "quiver/quiver.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver::cli {
 

@@ -19,6 +19,7 @@
 #include <new>
 #include <string>
 
+#include "base/little_endian.hpp"
 #include "container/crc32c.hpp"
 #include "container/file.hpp"
 #include "quiver/error.hpp"
@@ -26,22 +27,12 @@
 namespace quiver::io {
 namespace {
 
-uint16_t get_u16(const uint8_t* p) { return uint16_t(p[0] | p[1] << 8); }
-uint32_t get_u32(const uint8_t* p) {
-  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-}
-uint64_t get_u64(const uint8_t* p) { return uint64_t(get_u32(p)) | uint64_t(get_u32(p + 4)) << 32; }
-
-void put_u16(std::vector<uint8_t>& out, uint16_t v) {
-  out.push_back(uint8_t(v));
-  out.push_back(uint8_t(v >> 8));
-}
-void put_u32(std::vector<uint8_t>& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(uint8_t(v >> (8 * i)));
-}
-void put_u64(std::vector<uint8_t>& out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(uint8_t(v >> (8 * i)));
-}
+using le::put_u16;
+using le::put_u32;
+using le::put_u64;
+constexpr auto get_u16 = le::u16;
+constexpr auto get_u32 = le::u32;
+constexpr auto get_u64 = le::u64;
 
 uint64_t align_up(uint64_t x) { return (x + kSectionAlign - 1) / kSectionAlign * kSectionAlign; }
 

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <new>
 
+#include "base/little_endian.hpp"
 #include "container/file.hpp"
 #include "quiver/error.hpp"
 
@@ -11,13 +12,8 @@ namespace {
 
 constexpr uint64_t kMaxDim = 1u << 24;
 
-uint32_t get_u32(const uint8_t* p) {
-  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-}
-
-void put_u32(std::vector<uint8_t>& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(uint8_t(v >> (8 * i)));
-}
+constexpr auto get_u32 = le::u32;
+using le::put_u32;
 
 [[noreturn]] void fail(ErrorCode code, const char* format, const std::string& message) {
   throw Error(code, std::string(format) + ": " + message);

@@ -1,4 +1,4 @@
-#include "quiver/workload.hpp"
+#include "tools/workload.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -48,7 +48,7 @@ std::vector<float> clustered_vectors(size_t n, size_t dim, size_t clusters, uint
 
 namespace {
 
-// Shape of the embedding-like workload (see quiver/workload.hpp). Tuned so that random pairs
+// Shape of the embedding-like workload (see tools/workload.hpp). Tuned so that random pairs
 // have a cosine of about 0.1 and an HNSW graph (M 16, efConstruction 200) needs ef of 50-100
 // for recall@10 0.95 at 100,000 x 384.
 constexpr double kPairCosine = 0.1;     // target mean cosine of two random rows

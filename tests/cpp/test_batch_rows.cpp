@@ -13,6 +13,7 @@
 
 #include "quiver/quiver.hpp"
 #include "test_support.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver {
 namespace {

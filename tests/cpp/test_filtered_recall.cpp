@@ -19,6 +19,7 @@
 #include "base/rng.hpp"
 #include "quiver/quiver.hpp"
 #include "workload_test_support.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver {
 namespace {

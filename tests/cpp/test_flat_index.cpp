@@ -8,6 +8,7 @@
 #include "base/rng.hpp"
 #include "quiver/quiver.hpp"
 #include "test_support.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver {
 namespace {

@@ -10,6 +10,7 @@
 
 #include "alloc_counter.hpp"
 #include "quiver/quiver.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "quiver/quiver.hpp"
-#include "quiver/workload.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver {
 namespace {

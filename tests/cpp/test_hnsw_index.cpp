@@ -16,6 +16,7 @@
 #include "quiver/quiver.hpp"
 #include "hnsw_test_support.hpp"
 #include "test_support.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver {
 namespace {

@@ -18,7 +18,7 @@
 #include "index/hnsw/hnsw_state.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/quiver.hpp"
-#include "quiver/workload.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver {
 namespace {

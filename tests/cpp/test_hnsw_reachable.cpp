@@ -11,6 +11,7 @@
 
 #include "quiver/quiver.hpp"
 #include "workload_test_support.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver {
 namespace {

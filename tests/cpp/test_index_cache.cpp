@@ -13,7 +13,7 @@
 #include "serve/index_cache.hpp"
 #include "quiver/error.hpp"
 #include "quiver/flat_index.hpp"
-#include "quiver/workload.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver::parallel {
 namespace {

@@ -14,6 +14,7 @@
 
 #include "index_kinds_support.hpp"
 #include "io_test_support.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver {
 namespace {

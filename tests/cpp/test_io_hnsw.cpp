@@ -16,6 +16,7 @@
 #include "parallel/thread_pool.hpp"
 #include "quiver/quiver.hpp"
 #include "test_support.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver {
 namespace {

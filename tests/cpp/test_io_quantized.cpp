@@ -15,6 +15,7 @@
 #include "io_test_support.hpp"
 #include "quiver/quiver.hpp"
 #include "test_support.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver {
 namespace {

@@ -11,7 +11,7 @@
 #include "serve/index_cache.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/flat_index.hpp"
-#include "quiver/workload.hpp"
+#include "tools/workload.hpp"
 
 namespace {
 std::atomic<long> g_allocations{0};

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "quiver/quiver.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver {
 namespace {

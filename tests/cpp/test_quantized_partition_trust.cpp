@@ -20,6 +20,7 @@
 #include "io_test_support.hpp"
 #include "quiver/quiver.hpp"
 #include "workload_test_support.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver {
 namespace {

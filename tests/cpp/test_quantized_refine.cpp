@@ -16,6 +16,7 @@
 #include "quantized_test_support.hpp"
 #include "quiver/quiver.hpp"
 #include "test_support.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver {
 namespace {

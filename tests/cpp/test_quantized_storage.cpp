@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "quiver/workload.hpp"
+#include "tools/workload.hpp"
 #include "index/quantized/quantized_state.hpp"
 #include "quiver/quantized_index.hpp"
 

@@ -11,7 +11,7 @@
 #include "quant/refine_codebook.hpp"
 #include "quant/refine_plane.hpp"
 #include "quiver/error.hpp"
-#include "quiver/workload.hpp"
+#include "tools/workload.hpp"
 #include "test_support.hpp"
 
 namespace quiver::quant {

@@ -10,7 +10,7 @@
 #include "base/row_blocks.hpp"
 #include "quiver/hnsw_index.hpp"
 #include "quiver/flat_index.hpp"
-#include "quiver/workload.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver {
 namespace {

@@ -18,6 +18,7 @@
 #include "index/common/stream_loader.hpp"
 #include "io_test_support.hpp"
 #include "quiver/quiver.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver::test {
 namespace {

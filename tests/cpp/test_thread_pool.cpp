@@ -14,7 +14,7 @@
 #include "parallel/thread_pool.hpp"
 #include "quiver/error.hpp"
 #include "quiver/flat_index.hpp"
-#include "quiver/workload.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver::parallel {
 namespace {

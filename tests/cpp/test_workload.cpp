@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "base/rng.hpp"
-#include "quiver/workload.hpp"
+#include "tools/workload.hpp"
 #include "test_support.hpp"
 
 namespace quiver {

@@ -13,7 +13,7 @@
 #include "base/rng.hpp"
 #include "quiver/error.hpp"
 #include "quiver/flat_index.hpp"
-#include "quiver/workload.hpp"
+#include "tools/workload.hpp"
 #include "test_support.hpp"
 
 namespace quiver {

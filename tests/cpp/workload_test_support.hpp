@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "quiver/quiver.hpp"
+#include "tools/workload.hpp"
 
 namespace quiver::test {
 

@@ -58,6 +58,7 @@
 #include <string>
 #include <vector>
 
+#include "base/little_endian.hpp"
 #include "base/validate.hpp"
 #include "index/hnsw/hnsw_state.hpp"
 #include "container/file.hpp"
@@ -144,16 +145,9 @@ io::Writer hnsw_writer(const HnswIndex& index) {
 }
 
 // Little-endian words as stored in a file.
-uint32_t le32(const uint8_t* p) {
-  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-}
-uint64_t le64(const uint8_t* p) { return uint64_t(le32(p)) | uint64_t(le32(p + 4)) << 32; }
-float le_f32(const uint8_t* p) {
-  const uint32_t bits = le32(p);
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
+constexpr auto le32 = le::u32;
+constexpr auto le64 = le::u64;
+constexpr auto le_f32 = le::f32;
 // Rows copied in place keep the file's byte order: turn them into the host's.
 void host_order_u32(uint32_t* words, size_t n) {
   if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) return;

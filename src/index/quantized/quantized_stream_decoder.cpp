@@ -1,6 +1,7 @@
 // The stream decoder of quantised index files (QuantizedDecoder, quantized_format.hpp): the
 // payloads go straight into the index as they arrive; finish() runs decode_quantized()
 // (quantized_decode.hpp) over what arrived, as the whole-file loader does.
+#include "base/little_endian.hpp"
 #include "index/quantized/quantized_decode.hpp"
 
 namespace quiver::io {
@@ -8,15 +9,8 @@ namespace quiver::io {
 using namespace quantized_file;
 
 namespace {
-uint32_t le32(const uint8_t* p) {
-  return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
-}
-float le_f32(const uint8_t* p) {
-  const uint32_t bits = le32(p);
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
+constexpr auto le32 = le::u32;
+constexpr auto le_f32 = le::f32;
 const SectionEntry* entry_of(const Head& head, uint32_t tag) {
   for (const auto& s : head.sections) {
     if (s.tag == tag) return &s;
