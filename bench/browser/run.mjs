@@ -1,11 +1,11 @@
 // `npm run bench:browser`: the cache-contention benchmark (concurrent_knn, every MODE) and the
 // batch search scaling benchmark (scaling_batch) in headless Chromium, through the page
 // examples/bench/ served with COOP/COEP by examples/bench/server.mjs. The page saves the runs
-// as bench/results/concurrent-browser-<timestamp>.json; this script renders the .md and .svg
-// next to it. bench/report-concurrent.mjs and run-concurrent.mjs show these runs (target
-// wasm-browser) beside the native and wasm-under-Node runs of the same workload.
+// as bench/browser/results/concurrent-browser-<timestamp>.json; this script renders the .md and
+// .svg next to it. bench/concurrent/report.mjs and bench/concurrent/run.mjs show these runs
+// (target wasm-browser) beside the native and wasm-under-Node runs of the same workload.
 //
-// Environment (defaults in brackets, as bench/run-concurrent.mjs):
+// Environment (defaults in brackets, as bench/concurrent/run.mjs):
 //   THREADS ["1 2 4 8 16"] (at most 16)  DURATION_S [5]  CORPUS_ROWS [10000]  DIM [384]
 //   QUERY_POOL [256]  K [10]  BIT_WIDTH [4]  INDEX [flat]  WARMUP_S [0.2]  LOOKUP_ONLY_S [0.5]
 //   MIN_SECONDS [1] (scaling)  MODES ["mutex nolock"]  SCALING [1] (0 skips scaling_batch)
@@ -14,10 +14,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startBenchServer, wasmDir } from '../examples/bench/server.mjs';
-import { launchChromium, openPage, saveScreenshot } from '../tests/browser/support.mjs';
-import { renderReport } from './concurrent-render.mjs';
-import { concurrentKnobs } from './concurrent-knobs.mjs';
+import { startBenchServer, wasmDir } from '../../examples/bench/server.mjs';
+import { launchChromium, openPage, saveScreenshot } from '../../tests/browser/support.mjs';
+import { renderReport } from '../concurrent/render.mjs';
+import { concurrentKnobs } from '../concurrent/knobs.mjs';
 
 const env = (name, fallback) => process.env[name] ?? fallback;
 const knobs = concurrentKnobs();
@@ -63,4 +63,4 @@ writeFileSync(`${base}.md`, markdown);
 writeFileSync(`${base}.svg`, svg);
 console.log(`\n${markdown}`);
 console.log(`wrote ${saved.file} (${report.target}), .md and .svg; ` +
-  'node bench/report-concurrent.mjs shows it beside the native and wasm runs of the same workload');
+  'node bench/concurrent/report.mjs shows it beside the native and wasm runs of the same workload');

@@ -1,4 +1,4 @@
-// Shared by the concurrency benchmarks (concurrent_knn.cpp, scaling_batch.cpp): environment
+// Shared by the concurrency benchmarks (bench/concurrent/: concurrent_knn.cpp, scaling_batch.cpp): environment
 // knobs, the seed workload, the index factory (INDEX=flat|quantised|hnsw), a clock, and JSON
 // string escaping. Header-only; both targets.
 #pragma once

@@ -1,4 +1,4 @@
-// Recall-vs-QPS plots shared by the benchmark reports (report-hnsw.mjs, ivf/report.mjs,
+// Recall-vs-QPS plots shared by the benchmark reports (hnsw/report.mjs, ivf/report.mjs,
 // peers/report.mjs): one panel per workload, x = recall@10 (from the lowest tenth reached up to 1),
 // y = QPS on a log scale, one polyline per series with a marker at every point, a dashed line at
 // recall 0.95.

@@ -1,6 +1,7 @@
-// Shared by the recall/QPS benchmarks (quantized_bench.cpp, hnsw_bench.cpp): knobs from the
-// environment, the seed and clustered workloads with exact ground truth, recall@k, and a timed
-// single-thread query loop with latency percentiles. Header-only; native and wasm.
+// Shared by the recall/QPS benchmarks (quantized_bench.cpp, hnsw_bench.cpp, ivf_bench.cpp,
+// refine_recall.cpp, each in its suite's folder): knobs from the environment, the seed and
+// clustered workloads with exact ground truth, recall@k, and a timed single-thread query loop
+// with latency percentiles. Header-only; native and wasm.
 #pragma once
 
 #include <algorithm>
@@ -92,8 +93,8 @@ struct Timing {
 };
 
 // Passes over the query set a QPS figure takes at least: the runners compare them
-// (bench/steady-state.mjs) to tell a steady figure from one that includes a warm-up — in wasm,
-// V8 runs code first as Liftoff and switches to TurboFan only once it is hot.
+// (bench/common/steady-state.mjs) to tell a steady figure from one that includes a warm-up —
+// in wasm, V8 runs code first as Liftoff and switches to TurboFan only once it is hot.
 inline constexpr size_t kMinPasses = 3;
 
 // Single-thread query loop over the query set, repeated for at least min_seconds and

@@ -1,5 +1,5 @@
 // Checks that a benchmark's one-query-per-call QPS describe the warm, steady state, shared by the
-// HNSW (bench/run-hnsw.mjs), partitioned (bench/ivf/) and peers (bench/peers/) runners.
+// HNSW (bench/hnsw/run.mjs), partitioned (bench/ivf/) and peers (bench/peers/) runners.
 //
 // Why (issue 15's variant anomaly, README "HNSW index"): V8 runs a wasm function first as
 // Liftoff (baseline) code and recompiles it with TurboFan only once it is hot, in the
@@ -122,6 +122,6 @@ export const warningsOf = (checks) => checks.filter((c) => c && c.warning).map((
 
 // Prints warnings (if any) under a heading on stderr; returns them.
 export function reportWarnings(warnings, write = (s) => process.stderr.write(s)) {
-  if (warnings.length) write(`\nWARNING: ${warnings.length} figure(s) not steady (bench/steady-state.mjs):\n${warnings.map((w) => `  ${w}\n`).join('')}`);
+  if (warnings.length) write(`\nWARNING: ${warnings.length} figure(s) not steady (bench/common/steady-state.mjs):\n${warnings.map((w) => `  ${w}\n`).join('')}`);
   return warnings;
 }

@@ -1,15 +1,15 @@
 // Renders SVG plots to PNG in Chromium (the browser tests' launcher: /usr/bin/chromium, or
 // QUIVER_CHROMIUM), to look at a plot before committing it:
-//   node bench/svg-png.mjs /tmp/plots bench/results/peers-<stamp>-embedding.svg …
+//   node bench/common/svg-png.mjs /tmp/plots bench/peers/results/peers-<stamp>-embedding.svg …
 // Each PNG is the SVG at its own size, named after it, in the output folder.
 import { mkdirSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { launchChromium } from '../tests/browser/support.mjs';
+import { launchChromium } from '../../tests/browser/support.mjs';
 
 const [out, ...files] = process.argv.slice(2);
 if (!out || !files.length) {
-  console.error('usage: node bench/svg-png.mjs <output folder> <file.svg>…');
+  console.error('usage: node bench/common/svg-png.mjs <output folder> <file.svg>…');
   process.exit(2);
 }
 mkdirSync(out, { recursive: true });

@@ -15,8 +15,8 @@
 //                 "nolock" arm, the floor for the other two)
 //   WARMUP_S=0.2 (per thread count, untimed)  LOOKUP_ONLY_S=0.5 (0 skips the lookup-only sweep)
 //   LATENCY_SAMPLES=200000 (per thread; beyond it a reservoir sample is kept)
-// Output: a table on stdout, then one JSON object on a line of its own (bench/run-concurrent.mjs
-// collects it into bench/results/).
+// Output: a table on stdout, then one JSON object on a line of its own (bench/concurrent/run.mjs
+// collects it into bench/concurrent/results/).
 #include <algorithm>
 #include <atomic>
 #include <cinttypes>
@@ -26,7 +26,7 @@
 #include <thread>
 #include <vector>
 
-#include "bench_env.hpp"
+#include "../common/bench_env.hpp"
 #include "serve/index_cache.hpp"
 #include "parallel/thread_pool.hpp"
 

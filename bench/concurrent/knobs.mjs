@@ -1,6 +1,6 @@
 // The knobs of concurrent_knn and scaling_batch with the reference's names and defaults, read
-// from the environment: one list for bench/run-concurrent.mjs (native, wasm under Node) and
-// bench/run-browser.mjs (the page in Chromium), so both targets run the same workload.
+// from the environment: one list for bench/concurrent/run.mjs (native, wasm under Node) and
+// bench/browser/run.mjs (the page in Chromium), so both targets run the same workload.
 export function concurrentKnobs(env = process.env) {
   const get = (name, fallback) => env[name] ?? fallback;
   return {

@@ -1,5 +1,6 @@
-// Renders a concurrent benchmark report (the object bench/run-concurrent.mjs and the browser page
-// examples/bench/ write as bench/results/concurrent-*.json) as Markdown and an SVG plot: QPS and
+// Renders a concurrent benchmark report (the object bench/concurrent/run.mjs writes as
+// bench/concurrent/results/concurrent-*.json, and the browser page examples/bench/ as
+// bench/browser/results/concurrent-browser-*.json) as Markdown and an SVG plot: QPS and
 // speedup vs threads; native vs wasm under Node vs wasm in a browser; mutex vs nolock vs direct;
 // batch search scaling. No Node APIs: the browser page imports it too.
 

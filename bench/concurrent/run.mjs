@@ -1,8 +1,8 @@
 // `npm run bench:concurrent`: the cache-contention benchmark (concurrent_knn) and the batch
 // search scaling benchmark (scaling_batch), natively and in wasm simd-mt under Node, back to
-// back, for every cache mode. Writes bench/results/concurrent-<timestamp>.json (machine,
-// commit, knobs, every run's JSON) and renders the .md table and .svg plot next to it
-// (bench/report-concurrent.mjs).
+// back, for every cache mode. Writes bench/concurrent/results/concurrent-<timestamp>.json
+// (machine, commit, knobs, every run's JSON) and renders the .md table and .svg plot next to it
+// (bench/concurrent/report.mjs).
 //
 // Environment (defaults in brackets; the benchmark knobs keep the reference's names):
 //   THREADS ["1 2 4 8 16"]  DURATION_S [5]  CORPUS_ROWS [10000]  DIM [384]  QUERY_POOL [256]
@@ -10,17 +10,17 @@
 //   MODES ["mutex nolock direct"]  TARGETS ["native wasm"]  MIN_SECONDS [1] (scaling)
 //   SCALING [1] (0 skips scaling_batch)  QUIVER_BUILD_ROOT [build/]
 //   BROWSER [1]: the report also shows the newest browser runs of the same workload
-//   (bench/results/concurrent-browser-*.json from bench/run-browser.mjs); 0 leaves them out
+//   (bench/browser/results/concurrent-browser-*.json from bench/browser/run.mjs); 0 leaves them out
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { machineInfo } from './run-info.mjs';
-import { renderReport, findBrowserReport, mergeBrowserReport } from './report-concurrent.mjs';
-import { concurrentKnobs } from './concurrent-knobs.mjs';
+import { machineInfo } from '../common/run-info.mjs';
+import { renderReport, findBrowserReport, mergeBrowserReport } from './report.mjs';
+import { concurrentKnobs } from './knobs.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const buildRoot = process.env.QUIVER_BUILD_ROOT ?? path.join(root, 'build');
 const env = (name, fallback) => process.env[name] ?? fallback;
 const knobs = concurrentKnobs();
@@ -67,11 +67,11 @@ for (const target of targets) {
 }
 
 report.machine.loadavg_after = +os.loadavg()[0].toFixed(2);
-const dir = path.join(root, 'bench', 'results');
+const dir = path.join(root, 'bench', 'concurrent', 'results');
 mkdirSync(dir, { recursive: true });
 const base = path.join(dir, `concurrent-${timestamp.replace(/[:.]/g, '').slice(0, 15)}Z`);
 writeFileSync(`${base}.json`, JSON.stringify(report, null, 2) + '\n');
-const browser = env('BROWSER', '1') !== '0' ? findBrowserReport(report, dir) : null;
+const browser = env('BROWSER', '1') !== '0' ? findBrowserReport(report) : null;
 if (browser) console.log(`\nwith the browser runs of ${browser.file}`);
 const shown = browser ? mergeBrowserReport(report, browser.browser, browser.file) : report;
 const { markdown, svg } = renderReport(shown, path.basename(base));

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "bench_env.hpp"
+#include "../common/bench_env.hpp"
 #include "parallel/thread_pool.hpp"
 
 int main() {

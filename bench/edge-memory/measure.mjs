@@ -2,18 +2,18 @@
 // it reports (memoryBytes), while it is built and when it is loaded, and the largest index of
 // each kind and storage that loads and serves inside a 128 MB Workers isolate.
 //
-//   node bench/edge-memory.mjs build  KIND N STEP [OUT [FROM]]
-//                                                       build in chunks of STEP rows; after each
-//                                                       chunk record heap and memoryBytes, and
-//                                                       (with OUT) save the index as OUT/<n>.qvr
-//                                                       once it has FROM rows or more (default 0):
-//                                                       serialize() holds the file in the heap, so
-//                                                       the build figures after the first save
-//                                                       measure it too
-//   node bench/edge-memory.mjs load   FILE [bytes]      a fresh simd module loads FILE (from a
-//                                                       stream, or from bytes) and searches it;
-//                                                       prints heap after (= the peak: wasm memory
-//                                                       never shrinks) and memoryBytes
+//   node bench/edge-memory/measure.mjs build  KIND N STEP [OUT [FROM]]
+//                                                               build in chunks of STEP rows; after each
+//                                                               chunk record heap and memoryBytes, and
+//                                                               (with OUT) save the index as OUT/<n>.qvr
+//                                                               once it has FROM rows or more (default 0):
+//                                                               serialize() holds the file in the heap, so
+//                                                               the build figures after the first save
+//                                                               measure it too
+//   node bench/edge-memory/measure.mjs load   FILE [bytes]      a fresh simd module loads FILE (from a
+//                                                               stream, or from bytes) and searches it;
+//                                                               prints heap after (= the peak: wasm memory
+//                                                               never shrinks) and memoryBytes
 // KIND: flat | quantized4 | quantized4-codes | quantized4r3-codes | ivf4r3-codes | hnsw-f32 | hnsw-sq8 |
 //       hnsw-sq8-codes   (r3: a 3-bit refine plane; ivf: partitioned, lists chosen from n)
 // Vectors: dimension 384, i.i.d. Gaussian normalised to unit length, generated in JS (so no
@@ -21,7 +21,7 @@
 import { createReadStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { join } from 'node:path';
-import { Quiver } from '../js/index.js';
+import { Quiver } from '../../js/index.js';
 
 const DIM = 384;
 const KINDS = {
@@ -105,4 +105,4 @@ async function load(file, how = 'stream') {
 const [mode, ...args] = process.argv.slice(2);
 if (mode === 'build') await build(args[0], Number(args[1]), Number(args[2]), args[3], Number(args[4] ?? 0));
 else if (mode === 'load') await load(args[0], args[1]);
-else { console.error('usage: edge-memory.mjs build KIND N STEP [OUT [FROM]] | load FILE [bytes]'); process.exit(2); }
+else { console.error('usage: measure.mjs build KIND N STEP [OUT [FROM]] | load FILE [bytes]'); process.exit(2); }

@@ -3,7 +3,7 @@
 // which fetches the file from a local HTTP server through a service binding (as from R2),
 // loads it with loadFrom, searches it, and reports heapBytes (the module's wasm memory: the
 // peak, as it never shrinks) and memoryBytes.
-//   node bench/edge-memory-workerd.mjs FILE...        prints one JSON line per file
+//   node bench/edge-memory/workerd.mjs FILE...        prints one JSON line per file
 import { spawn, spawnSync } from 'node:child_process';
 import { createReadStream, mkdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const dir = join(root, 'bench', 'edge-memory');
 mkdirSync(join(dir, 'build'), { recursive: true });
 const built = spawnSync(join(root, 'node_modules', '.bin', 'esbuild'), ['worker.mjs', '--bundle', '--format=esm',

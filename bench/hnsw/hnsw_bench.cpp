@@ -37,7 +37,7 @@
 
 #include "parallel/thread_pool.hpp"
 #include "quiver/quiver.hpp"
-#include "recall_bench.hpp"
+#include "../common/recall_bench.hpp"
 
 using namespace quiver;
 using namespace quiver::bench;

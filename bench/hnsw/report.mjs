@@ -1,15 +1,15 @@
-// Renders an HNSW benchmark result (bench/run-hnsw.mjs) as Markdown and an SVG plot next to it:
-//   node bench/report-hnsw.mjs bench/results/hnsw-<stamp>.json
+// Renders an HNSW benchmark result (bench/hnsw/run.mjs) as Markdown and an SVG plot next to it:
+//   node bench/hnsw/report.mjs bench/hnsw/results/hnsw-<stamp>.json
 // Markdown: machine, load and commit; build time and memory per (target, ISA, storage, build
 // threads); the ef sweep (recall@10, single-thread QPS, mean / p99 latency) per workload; QPS at
 // recall@10 = 0.95 per series and the wasm / native ratios. SVG: QPS against recall@10, one line
 // per series, one panel per workload.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { recallQpsSvg } from './recall-qps-svg.mjs';
+import { recallQpsSvg } from '../common/recall-qps-svg.mjs';
 
 const path = process.argv[2];
 if (!path) {
-  console.error('usage: node bench/report-hnsw.mjs bench/results/hnsw-<stamp>.json');
+  console.error('usage: node bench/hnsw/report.mjs bench/hnsw/results/hnsw-<stamp>.json');
   process.exit(2);
 }
 const report = JSON.parse(readFileSync(path, 'utf8'));
@@ -31,7 +31,7 @@ for (const r of report.runs) {
   md.push(`| ${r.name} | ${knobs} | ${fmt(r.seconds)} | ${r.load_before.toFixed(1)} → ${r.load_after.toFixed(1)} | ${cpu} |`);
 }
 if (report.wasm_node_flags) md.push('', `Wasm processes ran with \`node ${report.wasm_node_flags.join(' ')}\` (every function compiled by TurboFan up front).`);
-// Steady-state warnings (bench/steady-state.mjs): passes of one point that disagree, simd vs simd-mt.
+// Steady-state warnings (bench/common/steady-state.mjs): passes of one point that disagree, simd vs simd-mt.
 if (report.warnings?.length) {
   md.push('', `**Warning: ${report.warnings.length} figure(s) not steady** — rerun before quoting them:`, '', ...report.warnings.map((w) => `- ${w}`));
 }
@@ -81,7 +81,7 @@ for (const w of workloads) {
 }
 writeFileSync(path.replace(/\.json$/, '.md'), md.join('\n') + '\n');
 
-// SVG: one panel per workload, x = recall@10, y = log10 QPS (bench/recall-qps-svg.mjs).
+// SVG: one panel per workload, x = recall@10, y = log10 QPS (bench/common/recall-qps-svg.mjs).
 const svg = recallQpsSvg(workloads.map((w) => {
   const searches = rows.filter((r) => r.kind === 'hnsw_search' && r.workload === w);
   const names = [...new Set(searches.map(series))];

@@ -1,27 +1,27 @@
 // HNSW benchmark across targets, in one run: quiver_bench_hnsw natively and compiled to wasm
 // simd and simd-mt under Node, on the clustered workload (100,000 × 384) and the seed workload
 // (10,000 × 384), M 16, efConstruction 200, ef swept 10 … 400. Writes
-// bench/results/hnsw-<timestamp>.json (machine, load, commit, knobs, every row); then
-// bench/report-hnsw.mjs renders the Markdown table and SVG plot next to it.
+// bench/hnsw/results/hnsw-<timestamp>.json (machine, load, commit, knobs, every row); then
+// bench/hnsw/report.mjs renders the Markdown table and SVG plot next to it.
 //   QUIVER_BUILD_ROOT=build   QUIVER_BENCH_SECONDS=1   QUIVER_HNSW_RUNS="name name …" (a subset
 //   of the run names below; default all of RUNS). Each run is one process; its knobs are listed here.
 // Neighbour codes (issue 15 b; HnswIndexOptions::neighbor_codes) are opt-in runs (NBR_RUNS), each
 // sq8 codes only without and with them on one graph build each, side by side:
 //   QUIVER_HNSW_RUNS="native-clustered-nbr native-embedding-nbr wasm-simd-clustered-nbr wasm-simd-embedding-nbr" \
-//     node bench/run-hnsw.mjs
+//     node bench/hnsw/run.mjs
 // (embedding = the embedding-like workload, 100k x 384, cosine; the summary rows give bytes per
 // vector and QPS at recall 0.95 for "sq8-codes" and "sq8-codes+nbr").
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { cpuMeter, gitCommit, machineInfo } from './run-info.mjs';
-import { checkPasses, checkVariants, reportWarnings, WASM_EAGER_FLAGS, warningsOf } from './steady-state.mjs';
+import { cpuMeter, gitCommit, machineInfo } from '../common/run-info.mjs';
+import { checkPasses, checkVariants, reportWarnings, WASM_EAGER_FLAGS, warningsOf } from '../common/steady-state.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const buildRoot = process.env.QUIVER_BUILD_ROOT ?? `${root}/build`;
 const native = [`${buildRoot}/native/bench/quiver_bench_hnsw`, []];
-// Wasm runs with every function compiled by TurboFan up front (bench/steady-state.mjs: V8's tier-up
+// Wasm runs with every function compiled by TurboFan up front (bench/common/steady-state.mjs: V8's tier-up
 // otherwise lets a process time Liftoff code).
 const wasm = (variant) => ['node', [...WASM_EAGER_FLAGS, `${buildRoot}/wasm-${variant}/bench/quiver_bench_hnsw.js`]];
 
@@ -67,7 +67,7 @@ for (const [name, [cmd, args], knobs] of runs) {
   runLog.push({ name, knobs: { ...common, ...knobs }, seconds: (Date.now() - start) / 1000, load_before: load, load_after: os.loadavg()[0], ...machineCpu });
 }
 
-// Steady state (bench/steady-state.mjs): each point's passes agree, and wasm simd and simd-mt
+// Steady state (bench/common/steady-state.mjs): each point's passes agree, and wasm simd and simd-mt
 // (the same single-threaded search) agree on every point both measured.
 const searches = rows.filter((r) => r.kind === 'hnsw_search');
 for (const r of searches) r.pass_check = checkPasses(r.passes_qps, { label: `${r.run} ${r.isa} ${r.storage} ef ${r.ef}`, code: r.target });
@@ -80,8 +80,8 @@ const machine = machineInfo();
 const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 13) + 'Z';
 const out = { benchmark: 'hnsw', date: new Date().toISOString(), commit, machine, wasm_node_flags: WASM_EAGER_FLAGS, runs: runLog,
   warnings, variant_checks: variantChecks, rows };
-mkdirSync(`${root}/bench/results`, { recursive: true });
-const path = `${root}/bench/results/hnsw-${stamp.slice(0, 8)}T${stamp.slice(9)}.json`;
+mkdirSync(`${root}/bench/hnsw/results`, { recursive: true });
+const path = `${root}/bench/hnsw/results/hnsw-${stamp.slice(0, 8)}T${stamp.slice(9)}.json`;
 writeFileSync(path, JSON.stringify(out, null, 1) + '\n');
 process.stderr.write(`wrote ${path}\n`);
-execFileSync('node', [`${root}/bench/report-hnsw.mjs`, path], { stdio: 'inherit' });
+execFileSync('node', [`${root}/bench/hnsw/report.mjs`, path], { stdio: 'inherit' });

@@ -3,16 +3,16 @@
 // queries right after the load, so a slow start (V8 runs wasm first in its baseline compiler,
 // Liftoff, and recompiles a function with TurboFan only once it is hot) shows as slow early passes,
 // and a slow process as a slow steady state.
-//   node bench/variant-passes.mjs INDEX_FILE QUERIES_FBIN
+//   node bench/hnsw/variant-passes.mjs INDEX_FILE QUERIES_FBIN
 // e.g. an HNSW file from `quiver build base.fbin -o g.qvr --index hnsw --M 16 --ef-construction 200`
-// and the queries of bench:peers' clustered workload (bench/results/tmp/peers/*.queries.fbin).
+// and the queries of bench:peers' clustered workload (bench/peers/results/tmp/*.queries.fbin).
 // Per process it prints the load time, each pass's QPS and first pass / steady (the median of
 // passes 3 on); the last stdout line is all of it as JSON.
 // Environment: VARIANTS ("simd simd-mt"), FLAGS (sets of V8 flags separated by '|', each set run
 // in its own processes; "-" = none; default "-|--no-liftoff --no-wasm-lazy-compilation|--liftoff-only"), REPS (2),
 // PASSES (8), QUERIES (256), EF (40). The processes run interleaved — rep by rep, flag set by flag
 // set, variant by variant — so drift on a shared machine hits every series alike.
-// A child (node [flags] bench/variant-passes.mjs --child '<json>') prints one JSON line.
+// A child (node [flags] bench/hnsw/variant-passes.mjs --child '<json>') prints one JSON line.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -29,7 +29,7 @@ function readQueries(path, count) {
 
 async function child({ variant, index: file, queries: qfile, passes, count, ef }) {
   const t0 = now();
-  const { Quiver } = await import('../js/index.js');
+  const { Quiver } = await import('../../js/index.js');
   const q = await Quiver.init({ variant, threads: variant === 'simd-mt' ? 2 : undefined });
   const initMs = now() - t0;
   const index = q.load(readFileSync(file));
@@ -52,7 +52,7 @@ if (process.argv[2] === '--child') {
   process.stdout.write(`${JSON.stringify(await child(JSON.parse(process.argv[3])))}\n`);
 } else {
   const [index, queries] = process.argv.slice(2);
-  if (!index || !queries) throw new Error('usage: node bench/variant-passes.mjs INDEX_FILE QUERIES_FBIN');
+  if (!index || !queries) throw new Error('usage: node bench/hnsw/variant-passes.mjs INDEX_FILE QUERIES_FBIN');
   const variants = (process.env.VARIANTS ?? 'simd simd-mt').split(/\s+/).filter(Boolean);
   const flagSets = (process.env.FLAGS ?? '-|--no-liftoff --no-wasm-lazy-compilation|--liftoff-only').split('|').map((s) => s.trim().split(/\s+/).filter((f) => f && f !== '-'));
   const reps = Number(process.env.REPS ?? 2);

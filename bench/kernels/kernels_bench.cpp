@@ -1,8 +1,8 @@
 // Kernel micro-benchmark: GB/s of the squared-L2 and inner-product kernels at dimension 384,
 // one-to-many over a block of rows that stays in cache (so it measures the kernel, not DRAM),
 // for every ISA level this build and CPU have. Builds natively and for wasm; prints one JSON
-// object per line on stdout (bench/run-kernels.mjs merges native and wasm runs into
-// bench/results/ and prints the table).
+// object per line on stdout (bench/kernels/run.mjs merges native and wasm runs into
+// bench/kernels/results/ and prints the table).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>

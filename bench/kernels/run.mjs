@@ -1,14 +1,15 @@
 // Kernel micro-benchmark across targets, in one run: the native quiver_bench_kernels (every
 // ISA level of this CPU) and the same program compiled to wasm SIMD128 and wasm baseline,
 // run under Node. Prints a table of GB/s at dimension 384 and writes
-// bench/results/kernels-<date>.json with machine, targets, ISA levels, knobs and commit.
+// bench/kernels/results/kernels-<date>.json with machine, targets, ISA levels, knobs and commit.
+//   ROWS=512  MIN_SECONDS=0.2
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { gitCommit, machineInfo } from './run-info.mjs';
-import { WASM_EAGER_FLAGS } from './steady-state.mjs';
+import { gitCommit, machineInfo } from '../common/run-info.mjs';
+import { WASM_EAGER_FLAGS } from '../common/steady-state.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const ROWS = process.env.ROWS ?? '512';
 const MIN_SECONDS = process.env.MIN_SECONDS ?? '0.2';
 
@@ -20,7 +21,7 @@ function run(cmd, args) {
 const results = [
   ...run(`${root}/build/native/bench/quiver_bench_kernels`, [ROWS, MIN_SECONDS]),
   // Wasm with every function compiled by TurboFan up front: V8 does not swap a running call's
-  // baseline code for optimised code, and the timing loops are long calls (bench/steady-state.mjs).
+  // baseline code for optimised code, and the timing loops are long calls (bench/common/steady-state.mjs).
   ...run('node', [...WASM_EAGER_FLAGS, `${root}/build/wasm-simd/bench/quiver_bench_kernels.js`, ROWS, MIN_SECONDS]),
   ...run('node', [...WASM_EAGER_FLAGS, `${root}/build/wasm-baseline/bench/quiver_bench_kernels.js`, ROWS, MIN_SECONDS]),
 ];
@@ -38,8 +39,8 @@ for (const kernel of ['l2sq_f32', 'dot_f32']) {
 
 const report = { benchmark: 'kernels', timestamp: new Date().toISOString(), commit, machine,
   knobs: { dim: 384, rows: +ROWS, min_seconds: +MIN_SECONDS }, results, ratios };
-mkdirSync(`${root}/bench/results`, { recursive: true });
-const file = `${root}/bench/results/kernels-${report.timestamp.slice(0, 10)}.json`;
+mkdirSync(`${root}/bench/kernels/results`, { recursive: true });
+const file = `${root}/bench/kernels/results/kernels-${report.timestamp.slice(0, 10)}.json`;
 writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
 
 console.log(`Kernel throughput, dim 384, one query against ${ROWS} rows (in cache); ${machine.cpu}`);

@@ -1,8 +1,8 @@
 // Quantised index benchmark: recall@10 against exact search (without and with rerank),
 // single-thread queries per second with mean and p99 latency, encode throughput and bytes per
 // vector, next to the same run's exact f32 flat index — for every ISA level of this build.
-// Builds natively and for wasm; prints one JSON object per line (bench/run-quantized.mjs
-// merges the native and wasm runs into bench/results/ and renders the table).
+// Builds natively and for wasm; prints one JSON object per line (bench/quantized/run.mjs
+// merges the native and wasm runs into bench/quantized/results/ and renders the table).
 //
 // Knobs (environment; in wasm only QUIVER_* variables reach the program, hence the prefix):
 //   QUIVER_BENCH_WORKLOAD  seed | clustered | both (default both)
@@ -22,7 +22,7 @@
 
 #include "parallel/thread_pool.hpp"
 #include "quiver/quiver.hpp"
-#include "recall_bench.hpp"
+#include "../common/recall_bench.hpp"
 
 using namespace quiver;
 using namespace quiver::bench;

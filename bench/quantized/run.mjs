@@ -1,6 +1,6 @@
 // Quantised index benchmark across targets, in one run: quiver_bench_quantized natively (every
 // ISA level of this CPU) and compiled to wasm simd and wasm baseline under Node. Writes
-// bench/results/quantized-<timestamp>.json (machine, load, commit, knobs, every row) and a
+// bench/quantized/results/quantized-<timestamp>.json (machine, load, commit, knobs, every row) and a
 // Markdown summary next to it, and prints the summary.
 //   QUIVER_BENCH_WORKLOAD=seed|clustered|both  QUIVER_BENCH_BITS="2 4"  QUIVER_BENCH_RERANKS="0 2 4 8"
 //   QUIVER_BENCH_SECONDS=1  QUIVER_BUILD_ROOT=build
@@ -8,10 +8,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { gitCommit, machineInfo } from './run-info.mjs';
-import { WASM_EAGER_FLAGS } from './steady-state.mjs';
+import { gitCommit, machineInfo } from '../common/run-info.mjs';
+import { WASM_EAGER_FLAGS } from '../common/steady-state.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const buildRoot = process.env.QUIVER_BUILD_ROOT ?? `${root}/build`;
 const env = { ...process.env };
 for (const [k, v] of Object.entries({ QUIVER_BENCH_WORKLOAD: 'both', QUIVER_BENCH_BITS: '2 4',
@@ -27,7 +27,7 @@ const loadBefore = os.loadavg();
 const rows = [
   ...run('native', `${buildRoot}/native/bench/quiver_bench_quantized`, []),
   // The simd build's scalar level is the baseline build's; run each level once.
-  // Wasm with every function compiled by TurboFan up front (bench/steady-state.mjs).
+  // Wasm with every function compiled by TurboFan up front (bench/common/steady-state.mjs).
   ...run('wasm simd', 'node', [...WASM_EAGER_FLAGS, `${buildRoot}/wasm-simd/bench/quiver_bench_quantized.js`], { QUIVER_BENCH_ISAS: 'wasm128' }),
   ...run('wasm baseline', 'node', [...WASM_EAGER_FLAGS, `${buildRoot}/wasm-baseline/bench/quiver_bench_quantized.js`]),
 ];
@@ -67,9 +67,9 @@ for (const workload of [...new Set(rows.map((r) => r.workload))]) {
 }
 const stamp = new Date().toISOString().replace(/[:]/g, '').slice(0, 15) + 'Z';
 const report = { benchmark: 'quantized', timestamp: new Date().toISOString(), commit, machine, knobs, rows };
-mkdirSync(`${root}/bench/results`, { recursive: true });
-writeFileSync(`${root}/bench/results/quantized-${stamp}.json`, JSON.stringify(report, null, 2) + '\n');
+mkdirSync(`${root}/bench/quantized/results`, { recursive: true });
+writeFileSync(`${root}/bench/quantized/results/quantized-${stamp}.json`, JSON.stringify(report, null, 2) + '\n');
 const md = `# Quantised index benchmark\n\n${machine.cpu}, ${machine.cpus} cores; load average before ${machine.loadavg_before.join(' ')}, after ${machine.loadavg_after.join(' ')}; commit ${commit}\n` + lines.join('\n') + '\n';
-writeFileSync(`${root}/bench/results/quantized-${stamp}.md`, md);
+writeFileSync(`${root}/bench/quantized/results/quantized-${stamp}.md`, md);
 console.log(md);
-console.log(`wrote bench/results/quantized-${stamp}.json and .md`);
+console.log(`wrote bench/quantized/results/quantized-${stamp}.json and .md`);

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "quiver/quiver.hpp"
-#include "recall_bench.hpp"
+#include "../common/recall_bench.hpp"
 
 using namespace quiver;
 using namespace quiver::bench;
