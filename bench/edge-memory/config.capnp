@@ -1,4 +1,4 @@
-# workerd config of bench/edge-memory-workerd.mjs (the address of the file server and of the
+# workerd config of bench/edge-memory/workerd.mjs (the address of the file server and of the
 # socket are given on the command line: --external-addr files=… --socket-addr http=…).
 using Workerd = import "/workerd/workerd.capnp";
 

@@ -1,4 +1,4 @@
-// workerd worker of bench/edge-memory-workerd.mjs: loads the index from a service binding
+// workerd worker of bench/edge-memory/workerd.mjs: loads the index from a service binding
 // (a stream, as from R2 or fetch) on the first request, runs 10 searches, and reports the wasm
 // memory of the module (which never shrinks, so it is the peak of the load) and the index's
 // own memoryBytes.

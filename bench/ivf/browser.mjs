@@ -4,7 +4,7 @@
 import { open } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { launchChromium, openPage, startServer } from '../../tests/browser/support.mjs';
-import { WASM_EAGER_FLAGS } from '../steady-state.mjs';
+import { WASM_EAGER_FLAGS } from '../common/steady-state.mjs';
 
 export async function startBrowserBench(cacheDir, log) {
   const handlers = {
@@ -26,7 +26,7 @@ export async function startBrowserBench(cacheDir, log) {
   const server = await startServer({ isolated: true, handlers });
   let browser;
   try {
-    // Every wasm function compiled by TurboFan up front, as in the Node runs (bench/steady-state.mjs).
+    // Every wasm function compiled by TurboFan up front, as in the Node runs (bench/common/steady-state.mjs).
     browser = await launchChromium({ extraArgs: [`--js-flags=${WASM_EAGER_FLAGS.join(' ')}`] });
   } catch (e) {
     await server.close();  // else the listening server keeps Node running after the report

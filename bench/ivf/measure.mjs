@@ -46,7 +46,7 @@ function percentile(sorted, p) {
 }
 
 // One query per call over the first nq queries, repeated until `seconds` have passed (and at
-// least 3 passes when seconds > 0: bench/steady-state.mjs compares them); each call timed for the
+// least 3 passes when seconds > 0: bench/common/steady-state.mjs compares them); each call timed for the
 // latency figures. Returns the ids of the first pass (for recall) and each pass's QPS too.
 function timeOnePerCall(search, queries, dim, nq, seconds) {
   const first = new Array(nq);

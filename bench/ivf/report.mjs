@@ -1,9 +1,9 @@
 // Markdown and SVG of a bench:ivf result file (bench/ivf/run.mjs writes both after a run;
-// `node bench/ivf/report.mjs bench/results/ivf-….json` renders them again).
+// `node bench/ivf/report.mjs bench/ivf/results/ivf-….json` renders them again).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { recallQpsSvg } from '../recall-qps-svg.mjs';
+import { recallQpsSvg } from '../common/recall-qps-svg.mjs';
 
 const f0 = (x) => (x == null ? '—' : Number(x).toLocaleString('en-US', { maximumFractionDigits: 0 }));
 const f1 = (x) => (x == null ? '—' : Number(x).toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 }));

@@ -1,10 +1,10 @@
 // `npm run bench:ivf` (scripts/bench-ivf.sh): the partitioned quantised index of issue 14 —
 // codes only (4-bit fast-scan codes + 3-bit refine plane, lists 'auto', no f32 vectors) —
-// natively (bench/ivf_bench.cpp), in wasm simd and simd-mt under Node and in Chromium (through
+// natively (bench/ivf/ivf_bench.cpp), in wasm simd and simd-mt under Node and in Chromium (through
 // the npm package: bench/ivf/measure.mjs), beside the exact flat index and, at 100k, the HNSW
 // index. For each probes value: recall@10, QPS one query per call (mean / p99 latency) and
-// batch; build time, bytes per vector, peak memory. Writes bench/results/ivf-<parts>-<day>.json and
-// renders the Markdown table and SVG plot next to it (bench/ivf/report.mjs).
+// batch; build time, bytes per vector, peak memory. Writes bench/ivf/results/ivf-<parts>-<day>.json
+// and renders the Markdown table and SVG plot next to it (bench/ivf/report.mjs).
 //
 // Parts (each can run alone; a run writes its own result file):
 //   100k   clustered and embedding-like, 100,000 × 384, 1,000 queries; flat (200 queries timed)
@@ -12,7 +12,7 @@
 //   1m     embedding-like, 1,000,000 × 384, 1,000 queries; flat (20 queries timed) natively and in
 //          wasm under Node (Chromium: none — 1.5 GB of floats in a tab is what the index avoids)
 // Workloads come from `quiver gen` (the project's deterministic generators) with exact top-10
-// ground truth, cached in bench/results/tmp/ivf/ (git-ignored); the first run writes them.
+// ground truth, cached in bench/ivf/results/tmp/ (git-ignored); the first run writes them.
 //
 // Environment:
 //   IVF_PARTS        "100k 1m" (default "100k")
@@ -24,7 +24,7 @@
 //   IVF_TARGET_TIMEOUT_S   a target that takes longer is stopped and reported failed (default 2400)
 //   IVF_RESULT_NAME  file name stem of the result (default ivf-<parts>-<YYYYMMDD>)
 //   QUICK=1          the whole path at 5,000 (100k part) and 20,000 rows (1m part), 100 queries,
-//                    0.1 s per figure; results in bench/results/tmp/ (not kept)
+//                    0.1 s per figure; results in bench/ivf/results/tmp/ (not kept)
 //   QUIVER_BUILD_ROOT     where scripts/build.sh put the native build (default build/)
 // Every target builds the same index: the native program adds in the slices one large JS add()
 // becomes (bench/ivf/measure.mjs, addSliceRows), the wasm runs add a multiple of it at a time.
@@ -32,8 +32,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { cpuMeter, gitCommit, machineInfo } from '../run-info.mjs';
-import { checkPasses, checkVariants, reportWarnings, WASM_EAGER_FLAGS, warningsOf } from '../steady-state.mjs';
+import { cpuMeter, gitCommit, machineInfo } from '../common/run-info.mjs';
+import { checkPasses, checkVariants, reportWarnings, WASM_EAGER_FLAGS, warningsOf } from '../common/steady-state.mjs';
 import { addSliceRows } from './measure.mjs';
 import { renderIvfReport } from './report.mjs';
 
@@ -42,7 +42,7 @@ const buildRoot = process.env.QUIVER_BUILD_ROOT ?? `${root}/build`;
 const cli = `${buildRoot}/native/src/quiver`;
 const nativeBench = `${buildRoot}/native/bench/quiver_bench_ivf`;
 const quick = process.env.QUICK === '1';
-const cacheDir = `${root}/bench/results/tmp/ivf`;
+const cacheDir = `${root}/bench/ivf/results/tmp`;
 const words = (s) => (s ?? '').split(/[\s,]+/).filter(Boolean);
 const log = (line) => process.stderr.write(`${line}\n`);
 
@@ -113,7 +113,7 @@ function knobsFor(w, target) {
 
 function runNode(w, wl, variant) {
   const config = { variant, workload: wl, knobs: knobsFor(w, `wasm-${variant}`) };
-  // Every function compiled by TurboFan up front (bench/steady-state.mjs: no Liftoff code timed).
+  // Every function compiled by TurboFan up front (bench/common/steady-state.mjs: no Liftoff code timed).
   const r = spawnSync('node', [...WASM_EAGER_FLAGS, `${root}/bench/ivf/node-child.mjs`, JSON.stringify(config)],
     { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'], timeout: targetTimeoutMs });
   if (r.status !== 0) throw new Error(`wasm ${variant} on ${w.name} failed (${r.signal ? `${r.signal}: over ${targetTimeoutMs / 1000} s` : `exit ${r.status}`})`);
@@ -129,7 +129,7 @@ async function runChromium(w, wl, variant) {
   return browser.run({ variant, workload: wl, knobs: knobsFor(w, `chromium-${variant}`) }, targetTimeoutMs);
 }
 
-// Steady state (bench/steady-state.mjs): each wasm figure's passes agree, and simd and simd-mt
+// Steady state (bench/common/steady-state.mjs): each wasm figure's passes agree, and simd and simd-mt
 // of one runtime agree on every point of a workload both measured.
 function steadyState(runs) {
   const points = [], passChecks = [];
@@ -153,7 +153,7 @@ function steadyState(runs) {
 // The files are rewritten after every target, so a run stopped half-way keeps what it measured;
 // a target that fails is recorded with its error and the run goes on.
 const day = new Date().toISOString().slice(0, 10).replace(/-/g, '');
-const dir = quick ? `${root}/bench/results/tmp` : `${root}/bench/results`;
+const dir = quick ? `${root}/bench/ivf/results/tmp` : `${root}/bench/ivf/results`;
 mkdirSync(dir, { recursive: true });
 const name = process.env.IVF_RESULT_NAME ?? `ivf-${parts.join('-')}-${day}`;
 const runs = [];

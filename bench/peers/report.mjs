@@ -1,5 +1,5 @@
 // Renders a peers run (run.mjs) next to its JSON:
-//   node bench/peers/report.mjs bench/results/peers-<stamp>.json
+//   node bench/peers/report.mjs bench/peers/results/peers-<stamp>.json
 // <stem>.md: machine, load, commit; install status of every peer; per workload the headline
 // table — for each library and index, the first swept setting with recall@10 ≥ 0.95 (or its best
 // recall when none reaches it), with build time, memory and batch QPS — then every swept point,
@@ -17,7 +17,7 @@ import { workloadList } from './lib/data.mjs';
 
 const path = process.argv[2];
 if (!path) {
-  console.error('usage: node bench/peers/report.mjs bench/results/peers-<stamp>.json');
+  console.error('usage: node bench/peers/report.mjs bench/peers/results/peers-<stamp>.json');
   process.exit(2);
 }
 const report = JSON.parse(readFileSync(path, 'utf8'));

@@ -1,8 +1,8 @@
 // `npm run bench:peers`: Quiver (native through the CLI, wasm simd and simd-mt through the
 // package) and the npm libraries users would pick instead, on the same workloads, each library in
-// its own process. Writes bench/results/peers-<stamp>.json and, through report.mjs, the Markdown
+// its own process. Writes bench/peers/results/peers-<stamp>.json and, through report.mjs, the Markdown
 // table and one SVG recall-vs-QPS plot per workload next to it.
-//   QUICK=1            2,000-row workloads, results under bench/results/tmp/ (a smoke test; the
+//   QUICK=1            2,000-row workloads, results under bench/peers/results/tmp/ (a smoke test; the
 //                      numbers mean nothing)
 //   PEERS="a b"        only these jobs (names below: quiver-native, quiver-wasm-simd, …)
 //   WORKLOADS="a b"    only these workloads (seed, clustered, embedding)
@@ -20,21 +20,21 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { cpuMeter, gitCommit, machineInfo } from '../run-info.mjs';
+import { cpuMeter, gitCommit, machineInfo } from '../common/run-info.mjs';
 import { ensureWorkload, K, workloadList } from './lib/data.mjs';
 import { install } from './install.mjs';
 import { EF_CONSTRUCTION, EF_VALUES, M } from './adapters/common.mjs';
 import { codeChangesSince, donePairs, missingPairs, pairKey, recordResult, resumeRefusal, writeJsonAtomic } from './lib/progress.mjs';
 import { estimateFullRun, estimateTable } from './lib/estimate.mjs';
 import { peersSteadyState } from './lib/steady.mjs';
-import { reportWarnings, WASM_EAGER_FLAGS } from '../steady-state.mjs';
+import { reportWarnings, WASM_EAGER_FLAGS } from '../common/steady-state.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const quick = !!process.env.QUICK && process.env.QUICK !== '0';
 const buildRoot = process.env.QUIVER_BUILD_ROOT ?? `${root}build`;
 const cli = `${buildRoot}/native/src/quiver`;
-const tmpDir = `${root}bench/results/tmp/peers`;
+const tmpDir = `${root}bench/peers/results/tmp`;
 const FULL_TIMEOUT_S = 3 * 3600;
 const timeoutMs = 1000 * Number(process.env.PEER_TIMEOUT_S ?? (quick ? 600 : FULL_TIMEOUT_S));
 const log = (s) => process.stderr.write(s + '\n');
@@ -91,7 +91,7 @@ if (previous) {
   out.install = { ...out.install, ...installed.peers };
 } else {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').slice(0, 13) + 'Z';
-  const dir = quick ? `${root}bench/results/tmp` : `${root}bench/results`;
+  const dir = quick ? `${root}bench/peers/results/tmp` : `${root}bench/peers/results`;
   mkdirSync(dir, { recursive: true });
   path = `${dir}/peers-${quick ? 'quick-' : ''}${stamp.slice(0, 8)}T${stamp.slice(9)}.json`;
   out = { benchmark: 'peers', quick, date: new Date().toISOString(), commit, machine, knobs,
@@ -106,7 +106,7 @@ const save = () => {
     || order(a.job, allJobs) - order(b.job, allJobs));
   out.jobs = allJobs;
   out.complete = missingPairs(out.results, allJobs, allWorkloads).length === 0;
-  Object.assign(out, peersSteadyState(out.results));  // warnings, variant_checks (bench/steady-state.mjs)
+  Object.assign(out, peersSteadyState(out.results));  // warnings, variant_checks (bench/common/steady-state.mjs)
   writeJsonAtomic(path, out);
 };
 save();

@@ -1,14 +1,15 @@
-// The benchmark page: runs bench/concurrent_knn.cpp or bench/scaling_batch.cpp (compiled to
-// examples/bench/wasm/ for wasm simd-mt, web) with the form's knobs, shows their stdout live,
-// then renders the session's runs with bench/concurrent-render.mjs (the same Markdown and SVG as
-// bench/report-concurrent.mjs) and saves them through examples/bench/server.mjs.
+// The benchmark page: runs bench/concurrent/concurrent_knn.cpp or bench/concurrent/scaling_batch.cpp
+// (compiled to examples/bench/wasm/ for wasm simd-mt, web) with the form's knobs, shows their
+// stdout live, then renders the session's runs with bench/concurrent/render.mjs (the same Markdown
+// and SVG as bench/concurrent/report.mjs) and saves them through examples/bench/server.mjs
+// (into bench/browser/results/).
 //
-// Scripts drive it through window.quiverBench (bench/run-browser.mjs, the browser test):
+// Scripts drive it through window.quiverBench (bench/browser/run.mjs, the browser test):
 //   state: 'loading' | 'unsupported' | 'ready' | 'running' | 'done' | 'error'
 //   run(knobs?) -> the program's JSON (knobs fill the form first; same path as the Run button)
 //   save() -> {file, target}; with ?autosave=1 in the URL every finished run is saved.
 // If the runner exposes window.quiverBenchLog(line), stdout lines are passed to it as well.
-import { renderReport } from '../../bench/concurrent-render.mjs';
+import { renderReport } from '../../bench/concurrent/render.mjs';
 
 const $ = (id) => document.getElementById(id);
 const form = $('knobs');

@@ -3,9 +3,9 @@
 //
 //   node examples/bench/server.mjs        prints the page's URL; Ctrl-C stops it
 //
-// Routes besides the static files (the repository root, so the page can import bench/*.mjs):
+// Routes besides the static files (the repository root, so the page can import bench/**/*.mjs):
 //   GET  /api/machine   host, CPU, load average and commit, for the page's report header
-//   POST /api/results   {session, report}: writes bench/results/concurrent-browser-<time>.json;
+//   POST /api/results   {session, report}: writes bench/browser/results/concurrent-browser-<time>.json;
 //                       later saves of the same page session rewrite the same file
 // The build puts the wasm programs in examples/bench/wasm/ (scripts/build.sh wasm-simd-mt).
 import { execFileSync } from 'node:child_process';
@@ -61,8 +61,8 @@ function completeReport(report, req, started) {
 }
 
 // isolated: false serves the page without COOP/COEP (it must then refuse to run).
-// resultsDir: where POST /api/results writes (default bench/results/).
-export async function startBenchServer({ isolated = true, resultsDir = path.join(repoRoot, 'bench', 'results') } = {}) {
+// resultsDir: where POST /api/results writes (default bench/browser/results/).
+export async function startBenchServer({ isolated = true, resultsDir = path.join(repoRoot, 'bench', 'browser', 'results') } = {}) {
   const sessions = new Map();  // page session id -> { file, started }
   const saved = [];
   const handlers = {
@@ -103,5 +103,5 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   }
   const server = await startBenchServer();
   console.log(`Quiver benchmarks in the browser (cross-origin isolated): ${server.pageUrl}`);
-  console.log('Results go to bench/results/concurrent-browser-*.json. Ctrl-C stops the server.');
+  console.log('Results go to bench/browser/results/concurrent-browser-*.json. Ctrl-C stops the server.');
 }

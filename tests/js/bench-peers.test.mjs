@@ -13,7 +13,7 @@ import { loadWorkload, readFbin, readIbin, recallAtK } from '../../bench/peers/l
 import { codeChangesSince, donePairs, missingPairs, pairKey, recordResult, resumeRefusal, writeJsonAtomic } from '../../bench/peers/lib/progress.mjs';
 import { estimateFullRun, estimatePairSeconds, estimateTable } from '../../bench/peers/lib/estimate.mjs';
 import { bestConfig, peerPanels, renderPanel } from '../../bench/peers/lib/plot.mjs';
-import { textWidth } from '../../bench/recall-qps-svg.mjs';
+import { textWidth } from '../../bench/common/recall-qps-svg.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -123,7 +123,7 @@ test('best configuration: the fastest point at recall ≥ 0.95 over all configur
 });
 
 test('plots of the committed peers run: one line per library, none alike, Quiver apart, everything inside the picture', () => {
-  const report = JSON.parse(readFileSync(`${root}bench/results/peers-20261201T0556Z.json`, 'utf8'));
+  const report = JSON.parse(readFileSync(`${root}bench/peers/results/peers-20261201T0556Z.json`, 'utf8'));
   for (const w of report.workloads) {
     const runs = report.results.filter((r) => r.workload === w.name);
     const ok = runs.filter((r) => r.status === 'ok');
@@ -209,12 +209,12 @@ test('code changes since a commit: committed partial results do not count, code 
     const git = (...args) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8' });
     git('init', '-q');
     mkdirSync(`${dir}/src`);
-    mkdirSync(`${dir}/bench/results`, { recursive: true });
+    mkdirSync(`${dir}/bench/peers/results`, { recursive: true });
     writeFileSync(`${dir}/src/a.cpp`, 'int a;\n');
     git('add', '.');
     git('commit', '-q', '-m', 'code');
     const start = git('rev-parse', '--short', 'HEAD').trim();
-    writeFileSync(`${dir}/bench/results/peers-x.json`, '{}\n');
+    writeFileSync(`${dir}/bench/peers/results/peers-x.json`, '{}\n');
     git('add', '.');
     git('commit', '-q', '-m', 'partial results');
     assert.deepEqual(codeChangesSince(dir, start), []);

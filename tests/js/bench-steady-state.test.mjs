@@ -1,11 +1,11 @@
-// The benchmark runners' steady-state checks (bench/steady-state.mjs) on synthetic pass timings:
+// The benchmark runners' steady-state checks (bench/common/steady-state.mjs) on synthetic pass timings:
 // when passes of one point disagree, when the first pass is the slow one (warm-up not over), and
 // when the simd and simd-mt builds disagree on the same point. No real timing is measured here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkPasses, checkVariants, PASS_TOLERANCE, reportWarnings, VARIANT_FACTOR, warningsOf } from '../../bench/steady-state.mjs';
+import { checkPasses, checkVariants, PASS_TOLERANCE, reportWarnings, VARIANT_FACTOR, warningsOf } from '../../bench/common/steady-state.mjs';
 import { peersSteadyState } from '../../bench/peers/lib/steady.mjs';
-import { cpuBetween } from '../../bench/run-info.mjs';
+import { cpuBetween } from '../../bench/common/run-info.mjs';
 
 test('passes that agree within the tolerance pass; up to 10 passes the spread is (max - min) / median', () => {
   const c = checkPasses([1000, 1050, 980, 1010]);

@@ -1,5 +1,6 @@
-// The README and docs/ hold together: every relative Markdown link and image in README.md and
-// docs/*.md names a file or folder that exists, every #anchor (same file or file.md#anchor)
+// The README and docs/ hold together: every relative Markdown link and image in README.md,
+// docs/*.md and the benchmark READMEs (bench/README.md, bench/<suite>/README.md) names a file or
+// folder that exists, every #anchor (same file or file.md#anchor)
 // names a heading of its target (GitHub's slugs), and the README stays a short first read that
 // starts with the two commands. No dependencies: a small Markdown scanner, enough for our docs.
 import { test } from 'node:test';
@@ -125,7 +126,11 @@ export function checkFile(path, fs = realFs) {
 
 const docsDir = join(root, 'docs');
 const docs = readdirSync(docsDir).filter((f) => f.endsWith('.md')).sort();
-const files = [join(root, 'README.md'), ...docs.map((f) => join(docsDir, f))];
+const benchDir = join(root, 'bench');
+const benchReadmes = [join(benchDir, 'README.md'), ...readdirSync(benchDir, { withFileTypes: true })
+  .filter((d) => d.isDirectory()).map((d) => join(benchDir, d.name, 'README.md')).sort()]
+  .filter((f) => existsSync(f));
+const files = [join(root, 'README.md'), ...docs.map((f) => join(docsDir, f)), ...benchReadmes];
 
 for (const file of files) {
   test(`links in ${relative(root, file)} resolve`, () => {

@@ -1,5 +1,5 @@
 // The peer benchmark's workloads: generated once by `quiver gen` (the project's deterministic
-// generators, exact ground truth by the flat index) and cached under bench/results/tmp/peers/, so
+// generators, exact ground truth by the flat index) and cached under bench/peers/results/tmp/, so
 // every library in every child process reads the same bytes.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,10 +1,10 @@
 // The measurement loop every in-process adapter goes through, so each library is timed the same
 // way: build (1 thread, then all threads where the library can), memory, then for each value of
 // its search-time parameter a warm-up, one query per call in PASSES passes over the queries (QPS
-// over all passes, each pass's QPS and whether they agree — bench/steady-state.mjs —, mean / p99
+// over all passes, each pass's QPS and whether they agree — bench/common/steady-state.mjs —, mean / p99
 // latency, recall@10 from the ids of the first pass) and, where it has one, a batch call (QPS and
 // recall again).
-import { checkPasses } from '../../steady-state.mjs';
+import { checkPasses } from '../../common/steady-state.mjs';
 import { K, recallAtK } from './data.mjs';
 
 // Passes of one-query-per-call timing over the whole query set (PEERS_PASSES overrides).

@@ -6,7 +6,7 @@
 //         the legend listed under each library.
 // A "library" is a job: a library in one target (Quiver native, Quiver wasm simd, Quiver wasm
 // simd-mt, hnswlib-node, …), since the targets are what a user picks between.
-import { COLORS, MARKERS, recallQpsSvg } from '../../recall-qps-svg.mjs';
+import { COLORS, MARKERS, recallQpsSvg } from '../../common/recall-qps-svg.mjs';
 
 export const TARGET = 0.95;
 export const BEST_RULE = `the configuration with the highest QPS at recall@10 ≥ ${TARGET} among its swept points; ` +

@@ -1,8 +1,9 @@
 // A peers run that survives being stopped: run.mjs writes its JSON after every job, and
 // RESUME=<that file> carries on where it stopped, so a full run (hours on 2 cores) can be split
 // over several quiet windows. Only the same code may add to a file: the commit of the resumed
-// run must differ from the file's by nothing but files under bench/results/ (the partial
-// results themselves may have been committed in between), and the work tree must be clean.
+// run must differ from the file's by nothing but files under a suite's results/ folder
+// (bench/<suite>/results/: the partial results themselves may have been committed in between),
+// and the work tree must be clean.
 import { execFileSync } from 'node:child_process';
 import { renameSync, writeFileSync } from 'node:fs';
 
@@ -29,12 +30,13 @@ export function recordResult(results, entry) {
   if (at >= 0) results[at] = entry; else results.push(entry);
 }
 
-// Paths that differ between `commit` and the work tree, outside bench/results/; throws when git
-// cannot compare them (an unknown commit, no repository).
+// Paths that differ between `commit` and the work tree, outside the suites' results folders
+// (bench/<suite>/results/); throws when git cannot compare them (an unknown commit, no
+// repository).
 export function codeChangesSince(root, commit) {
   const git = (...args) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const changed = git('diff', '--name-only', commit).split('\n').filter(Boolean);
-  return changed.filter((p) => !p.startsWith('bench/results/'));
+  return changed.filter((p) => !/^bench\/[^/]+\/results\//.test(p));
 }
 
 // Why `previous` (a peers JSON) cannot be resumed here, or null when it can. `quick` and the

@@ -1,7 +1,7 @@
-// The peers run's steady-state checks (bench/steady-state.mjs) over its results: every figure
+// The peers run's steady-state checks (bench/common/steady-state.mjs) over its results: every figure
 // whose passes disagreed (measure.mjs records pass_check per row), and Quiver's wasm simd vs
 // simd-mt single-query QPS on the same workload, configuration and parameter value.
-import { checkVariants, warningsOf } from '../../steady-state.mjs';
+import { checkVariants, warningsOf } from '../../common/steady-state.mjs';
 
 // results: the run file's results (one entry per job x workload) -> { warnings, variant_checks }.
 export function peersSteadyState(results) {
