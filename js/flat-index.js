@@ -7,9 +7,6 @@ import { FROM_NATIVE } from './index-base.js';
 import { checkDim } from './inputs.js';
 import { ADD_OPTIONS, INDEX_OPTIONS, SEARCH_OPTIONS, readOptions } from './options.js';
 
-// Kept for code that imported these from here.
-export { FROM_NATIVE, toBytes, withHeapBytes } from './index-base.js';
-
 export function makeFlatIndexClass(mod, staging, variantName, IndexBase) {
   class FlatIndex extends IndexBase {
     // new FlatIndex({ dim, metric = 'l2' }); any other key is refused (options.js).

@@ -8,10 +8,8 @@
 import { QuiverError, checked } from './errors.js';
 import { checkK, toIds, toLookupId, toVectors } from './inputs.js';
 import { readOptions } from './options.js';
-import { NEIGHBOR_BYTES, heapAlloc } from './staging.js';
+import { NEIGHBOR_BYTES } from './staging.js';
 import { loadFromBytes } from './stream-load.js';
-
-export { NEIGHBOR_BYTES, checkK };
 
 // The rerank option (checked by the kind's search schema, options.js) as the binding takes it:
 // -1 for absent (the kind's default), else the depth; HnswIndex's older switch true / false
@@ -32,19 +30,6 @@ export function toBytes(bytes) {
   }
   if (ArrayBuffer.isView(bytes)) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   throw new QuiverError('INVALID_ARGUMENT', 'index bytes must be a Uint8Array, an ArrayBuffer or a typed array');
-}
-
-// Copies bytes into a temporary heap block for fn(ptr, length), then frees it.
-export function withHeapBytes(mod, staging, bytes, fn) {
-  const data = toBytes(bytes);
-  const ptr = heapAlloc(mod, data.length, 'the index file');
-  if (!ptr) throw new QuiverError('OUT_OF_MEMORY', `out of memory copying ${data.length} bytes into the module`);
-  try {
-    staging.putBytes(ptr, data);
-    return fn(ptr, data.length);
-  } finally {
-    mod._free(ptr);
-  }
 }
 
 // Warns (once per object) about an index that was garbage-collected without dispose(): its
@@ -208,6 +193,11 @@ export function makeIndexBase(mod, staging, variantName) {
       } finally {
         native.releaseSerialized();
       }
+    }
+
+    // An instance of the class it is called on around a C++ index a loader made (stream-load.js).
+    static fromNative(native) {
+      return new this({ [FROM_NATIVE]: native });
     }
 
     // Reads index file bytes written by serialize() or natively (quiver build, save()) into

@@ -125,11 +125,6 @@ export class Staging {
     return ptr;
   }
 
-  // Copies `bytes` (a Uint8Array) to the heap at ptr.
-  putBytes(ptr, bytes) {
-    this.u8.set(bytes, ptr >>> 0);
-  }
-
   // A copy of n heap bytes at ptr.
   copyBytes(ptr, n) {
     const start = ptr >>> 0;

@@ -11,7 +11,6 @@
 // cancelled); other faults are reported when the source ends, because a later fault can
 // outrank them (a truncated file is TRUNCATED whatever else is wrong with it).
 import { QuiverError, checked } from './errors.js';
-import { FROM_NATIVE } from './index-base.js';
 import { MAX_BLOCK_BYTES } from './staging.js';
 
 export function isStreamSource(source) {
@@ -73,13 +72,14 @@ function push(mod, stream, bytes) {
 }
 
 // The index the stream holds, as an instance of its class. `classes` maps a kind to
-// [JS class, native class].
+// [JS class, native class]; the JS class wraps the C++ index (IndexBase.fromNative), so this
+// file needs nothing from the index classes (they import it for their static load()).
 function finish(mod, classes, stream) {
   const kind = checked(mod, stream.finish());
   const entry = classes[kind];
   if (!entry) throw new QuiverError('UNKNOWN_INDEX_KIND', `the ${kind} index is not available in this build`);
   const [Cls, nativeClass] = entry;
-  return new Cls({ [FROM_NATIVE]: checked(mod, nativeClass.fromStream(stream)) });
+  return Cls.fromNative(checked(mod, nativeClass.fromStream(stream)));
 }
 
 // The index in `bytes` (a Uint8Array), synchronously: the bytes stay in JS and go into the heap
