@@ -7,7 +7,7 @@
 // option of another kind or call (`probes` on a flat index, `ef` on a quantised one) — or a value
 // of the wrong type is refused with QuiverError INVALID_ARGUMENT naming the key; nothing is
 // ignored. null means "not given" everywhere: an option set to null (or undefined) gets its
-// default, and a null options argument is the same as none. The schemas are js/options.js.
+// default, and a null options argument is the same as none. The schemas are js/core/options.js.
 
 /** The wasm builds: SIMD128 + pthreads, SIMD128, neither. */
 export type Variant = 'simd-mt' | 'simd' | 'baseline';

@@ -19,8 +19,8 @@
 // predates Node's global fetch (TOOLCHAIN.md). Node built-ins are reached through
 // process.getBuiltinModule, never an import, so browser bundles (esbuild, Vite) hold none.
 // No URL is built unless a file has to be found: workerd has no import.meta.url.
-import { QuiverError } from './errors.js';
-import { INIT_OPTIONS, readOptions } from './options.js';
+import { QuiverError } from './core/errors.js';
+import { INIT_OPTIONS, readOptions } from './core/options.js';
 
 export const VARIANTS = ['simd-mt', 'simd', 'baseline'];
 
@@ -34,7 +34,10 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 // The literal paths below (not built from the variant name) let bundlers such as Vite see
-// every module and asset the package needs and copy them into the build.
+// every module and asset the package needs and copy them into the build. They are relative to
+// this file, which is why it stays at js/ beside wasm/ and pthread-worker.js: esbuild leaves
+// new URL(…, import.meta.url) as it is, so in an esbuild bundle they are relative to the bundle
+// (docs/api.md: bundlers, where wasm/ and pthread-worker.js are copied beside it).
 const BUILDS = {
   'simd-mt': {
     glue: () => import('./wasm/simd-mt/quiver.mjs'),

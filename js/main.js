@@ -3,11 +3,11 @@
 // import spawn.js: the worker script imports index.js, and a bundler (Vite) rejects a worker
 // whose own imports start the same worker again.
 import { Quiver as Core, init, QuiverError, chooseVariant, VARIANTS } from './index.js';
-import { spawn } from './spawn.js';
+import { spawn } from './worker/spawn.js';
 import {
   saveToFile, loadFromFile, saveToIndexedDB, loadFromIndexedDB, deleteFromIndexedDB, saveToOpfs, loadFromOpfs,
   deleteFromOpfs,
-} from './persistence.js';
+} from './io/persistence.js';
 
 export const Quiver = {
   ...Core,

@@ -18,9 +18,10 @@ let browser;
 before(() => {
   const out = run('npm', ['pack', '--json', '--pack-destination', work], repoRoot);
   const [{ filename, files }] = JSON.parse(out);
-  // Only what ships: the JS (ES modules, the CommonJS entry), the types and the three wasm builds (npm adds package.json and README).
+  // Only what ships: the JS (ES modules at js/ and in its subfolders, the CommonJS entry), the types and the three wasm builds
+  // (npm adds package.json and README).
   for (const { path } of files) {
-    assert.match(path, /^(package\.json|README\.md|LICENSE|js\/[\w-]+\.(js|cjs|d\.ts|d\.cts)|js\/wasm\/(simd-mt|simd|baseline)\/quiver\.(mjs|wasm))$/, path);
+    assert.match(path, /^(package\.json|README\.md|LICENSE|js\/((core|kinds|io|worker)\/)?[\w-]+\.(js|cjs|d\.ts|d\.cts)|js\/wasm\/(simd-mt|simd|baseline)\/quiver\.(mjs|wasm))$/, path);
   }
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));

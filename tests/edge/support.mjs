@@ -2,10 +2,10 @@
 // installed as dev dependencies, a project folder that has the package installed the way a
 // user's project does, and a child-process runner that never hangs a test run.
 import { after } from 'node:test';
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -43,20 +43,17 @@ export const describeRun = (r) => `status ${r.status} signal ${r.signal}\nstdout
 // The JSON lines a script printed.
 export const jsonLines = (stdout) => stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
 
-// Copies what `npm install` of the package would put in node_modules/quiver-vector (the
-// "files" of package.json) into `dir`: bundlers then see an ordinary installed package,
-// not a symlink that leads out of the project.
+// Copies what `npm install` of the package would put in node_modules/quiver-vector (the files
+// `npm pack` lists, from the "files" of package.json) into `dir`: bundlers then see an
+// ordinary installed package, not a symlink that leads out of the project.
+let packedFiles;
 export function installCopy(dir) {
   const target = join(dir, 'node_modules', 'quiver-vector');
-  mkdirSync(join(target, 'js'), { recursive: true });
-  cpSync(join(root, 'package.json'), join(target, 'package.json'));
-  for (const name of readdirSync(join(root, 'js'))) {
-    if (/\.(js|cjs|d\.ts)$/.test(name)) cpSync(join(root, 'js', name), join(target, 'js', name));
-  }
-  for (const variant of ['simd-mt', 'simd', 'baseline']) {
-    for (const file of ['quiver.mjs', 'quiver.wasm']) {
-      cpSync(join(root, 'js', 'wasm', variant, file), join(target, 'js', 'wasm', variant, file));
-    }
+  packedFiles ??= JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: root, encoding: 'utf8' }))[0]
+    .files.map((f) => f.path);
+  for (const path of packedFiles) {
+    mkdirSync(dirname(join(target, path)), { recursive: true });
+    cpSync(join(root, path), join(target, path));
   }
   return target;
 }

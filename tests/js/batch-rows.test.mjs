@@ -6,7 +6,7 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { VARIANTS, QuiverError } from '../../js/index.js';
-import { spawn } from '../../js/spawn.js';
+import { spawn } from '../../js/worker/spawn.js';
 import { moduleLoader } from './support.mjs';
 
 const load = moduleLoader();

@@ -2,7 +2,7 @@
 // APIs refuses an unknown key (a typo such as `alow`, which used to return unfiltered hits), an
 // option of another kind or call (`probes` on a flat index, `ef` on a quantised one, `threads`
 // on a flat add) and a value of the wrong type, with QuiverError INVALID_ARGUMENT whose message
-// names the key, and changes nothing. null means "not given" everywhere (js/options.js).
+// names the key, and changes nothing. null means "not given" everywhere (js/core/options.js).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

@@ -104,7 +104,7 @@ const arbExtraOption = fc.record({
 });
 const arbMaybeExtra = fc.option(arbExtraOption, { freq: 4, nil: undefined });
 
-// The keys each call takes, per kind (js/options.js): the model's copy of the schemas.
+// The keys each call takes, per kind (js/core/options.js): the model's copy of the schemas.
 const TAKES = {
   search: { flat: ['allow', 'rerank'], quantized: ['allow', 'rerank', 'probes'], hnsw: ['allow', 'ef', 'rerank'] },
   add: { flat: [], quantized: [], hnsw: ['threads'] },

@@ -1,10 +1,10 @@
 // add() of a large batch: the package feeds it to wasm in slices of at most 4 MiB of vectors
-// (js/staging.js addInSlices), so staging never holds the whole batch beside the index, and
+// (js/core/staging.js addInSlices), so staging never holds the whole batch beside the index, and
 // it stays all or nothing — a bad row or id in any slice adds nothing at all.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Quiver, QuiverError } from '../../js/index.js';
-import { ADD_SLICE_BYTES } from '../../js/staging.js';
+import { ADD_SLICE_BYTES } from '../../js/core/staging.js';
 
 const q = await Quiver.init({ variant: 'simd' });
 after(() => q.terminate());

@@ -5,7 +5,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from '../../js/main.js';
-import { QuiverError } from '../../js/errors.js';
+import { QuiverError } from '../../js/core/errors.js';
 
 const is = (code) => (e) => e instanceof QuiverError && e.code === code;
 const workers = [];
@@ -137,7 +137,7 @@ test('load() of a stream, a Response and a Blob in the worker reports progress i
 // "cancelled early" set and stayed there for ever (one entry per late cancel). The host is run
 // here in this thread (serve() with a recording post), so its bookkeeping can be read.
 test('the worker host keeps nothing for a cancel that comes after its call finished', async () => {
-  const { serve } = await import('../../js/worker-host.js');
+  const { serve } = await import('../../js/worker/worker-host.js');
   const replies = new Map();
   const onMessage = serve((m) => { if (!m.progress) replies.set(m.id, m); });
   const send = async (m) => { await onMessage(m); return replies.get(m.id); };

@@ -5,10 +5,10 @@
 //           keepVectors)
 //   allow   ids (array or typed array) that may be returned; others are skipped
 //   probes  a partitioned index's lists to scan (0 or absent: its default)
-import { checked } from './errors.js';
+import { checked } from '../core/errors.js';
 import { FROM_NATIVE } from './index-base.js';
-import { checkDim } from './inputs.js';
-import { ADD_OPTIONS, INDEX_OPTIONS, SEARCH_OPTIONS, readOptions } from './options.js';
+import { checkDim } from '../core/inputs.js';
+import { ADD_OPTIONS, INDEX_OPTIONS, SEARCH_OPTIONS, readOptions } from '../core/options.js';
 
 export function makeQuantizedIndexClass(mod, staging, variantName, IndexBase) {
   class QuantizedIndex extends IndexBase {

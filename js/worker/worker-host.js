@@ -2,9 +2,9 @@
 // created in it, addressed by handle. Messages are { id, op, ... }; every reply is
 // { id, ok: true, value } or { id, ok: false, error: { code, message } }, with the typed
 // arrays of a result transferred (not copied) back.
-import { QuiverError } from './errors.js';
-import { init } from './index.js';
-import { toIds, toVectors } from './inputs.js';
+import { QuiverError } from '../core/errors.js';
+import { init } from '../index.js';
+import { toIds, toVectors } from '../core/inputs.js';
 
 const CLASS_BY_KIND = { flat: 'FlatIndex', quantized: 'QuantizedIndex', hnsw: 'HnswIndex' };
 // What a caller may invoke on an index through the worker (never live(), constructors, ...).

@@ -10,8 +10,8 @@
 // nothing allocated. A fault of the file's head stops the read at once (the stream is
 // cancelled); other faults are reported when the source ends, because a later fault can
 // outrank them (a truncated file is TRUNCATED whatever else is wrong with it).
-import { QuiverError, checked } from './errors.js';
-import { MAX_BLOCK_BYTES } from './staging.js';
+import { QuiverError, checked } from '../core/errors.js';
+import { MAX_BLOCK_BYTES } from '../core/staging.js';
 
 export function isStreamSource(source) {
   return (typeof Response === 'function' && source instanceof Response)

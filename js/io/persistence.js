@@ -2,9 +2,9 @@
 // System (browsers). Every helper takes any index with serialize() — a synchronous one or a
 // worker-hosted one (spawn.js) — and loads through `quiver` (the option): a module from Quiver.init(), a
 // worker from spawn(), or, when omitted, the shared module of Quiver.load.
-import { QuiverError } from './errors.js';
-import { Quiver } from './index.js';
-import { IDB_LOAD_OPTIONS, IDB_OPTIONS, LOAD_FROM_FILE_OPTIONS, OPFS_LOAD_OPTIONS, readOptions } from './options.js';
+import { QuiverError } from '../core/errors.js';
+import { Quiver } from '../index.js';
+import { IDB_LOAD_OPTIONS, IDB_OPTIONS, LOAD_FROM_FILE_OPTIONS, OPFS_LOAD_OPTIONS, readOptions } from '../core/options.js';
 
 async function bytesOf(index) {
   if (!index || typeof index.serialize !== 'function') {

@@ -11,10 +11,10 @@
 // and add takes { threads }: pool workers the insertion may use (0 or absent: all). With
 // threads: 1 the graph depends only on the seed and the data, and equals a one-thread native
 // build (quiver build --threads 1) on the same vectors.
-import { checked } from './errors.js';
+import { checked } from '../core/errors.js';
 import { FROM_NATIVE } from './index-base.js';
-import { checkDim } from './inputs.js';
-import { ADD_OPTIONS, INDEX_OPTIONS, SEARCH_OPTIONS, readOptions } from './options.js';
+import { checkDim } from '../core/inputs.js';
+import { ADD_OPTIONS, INDEX_OPTIONS, SEARCH_OPTIONS, readOptions } from '../core/options.js';
 
 export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
   class HnswIndex extends IndexBase {

@@ -7,10 +7,10 @@
 //   await index.add(ids, vectors, { transfer: true });   // moves the buffers instead of copying
 //   const { ids, distances } = await index.search(query, 10, { ef: 64 });
 //   await index.dispose(); await w.terminate();
-import { QuiverError } from './errors.js';
-import { isStreamSource } from './stream-load.js';
-import { MAX_TIMER_MS, checkTimeout } from './loader.js';
-import { REMOTE_ADD_OPTIONS, REMOTE_LOAD_OPTIONS, REMOTE_SEARCH_OPTIONS, SPAWN_OPTIONS, readOptions } from './options.js';
+import { QuiverError } from '../core/errors.js';
+import { isStreamSource } from '../io/stream-load.js';
+import { MAX_TIMER_MS, checkTimeout } from '../loader.js';
+import { REMOTE_ADD_OPTIONS, REMOTE_LOAD_OPTIONS, REMOTE_SEARCH_OPTIONS, SPAWN_OPTIONS, readOptions } from '../core/options.js';
 
 const NODE_WORKER = './worker-node.js';
 const isNode = typeof process === 'object' && !!(process.versions && process.versions.node);

@@ -5,11 +5,11 @@
 // (hnsw-index.js) extend the class made here and add only their constructor, the search
 // options they take (a static list) and their own properties. The C++ side is one binding
 // template for every kind (bindings/quiver_bindings.cpp), so every call has one shape.
-import { QuiverError, checked } from './errors.js';
-import { checkK, toIds, toLookupId, toVectors } from './inputs.js';
-import { readOptions } from './options.js';
-import { NEIGHBOR_BYTES } from './staging.js';
-import { loadFromBytes } from './stream-load.js';
+import { QuiverError, checked } from '../core/errors.js';
+import { checkK, toIds, toLookupId, toVectors } from '../core/inputs.js';
+import { readOptions } from '../core/options.js';
+import { NEIGHBOR_BYTES } from '../core/staging.js';
+import { loadFromBytes } from '../io/stream-load.js';
 
 // The rerank option (checked by the kind's search schema, options.js) as the binding takes it:
 // -1 for absent (the kind's default), else the depth; HnswIndex's older switch true / false
