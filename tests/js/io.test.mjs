@@ -1,7 +1,7 @@
 // Index files through the npm package, in every wasm variant: serialize/load round trips,
 // byte-identical files across variants and with the native build, a table of bad files
 // (one per error code), and files crossing between the native CLI and JS in both directions.
-import { test, describe, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,7 +1,7 @@
 // Node persistence helpers: saveToFile writes atomically (no temporary file is left, a failed
 // save leaves the old file intact), loadFromFile returns an index of the saved kind into the
 // shared module, a given module, or a worker.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';

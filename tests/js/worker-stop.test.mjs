@@ -4,7 +4,7 @@
 // input with { transfer: true } is sent without transfer, and terminate() ends a worker in the
 // middle of a long add at once, rejecting the running call, the calls queued behind it and
 // every later call with WORKER_EXITED.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, QuiverError } from '../../js/main.js';
 import { workerStarter } from './support.mjs';

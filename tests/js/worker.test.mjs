@@ -2,7 +2,7 @@
 // synchronous API, QuiverError codes from the worker, transferred buffers, dispose and
 // terminate semantics, 'quiver-vector/worker' through package.json "exports", and an idle worker
 // that does not keep the process alive.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
