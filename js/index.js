@@ -30,8 +30,11 @@ async function init(options) {
   const FlatIndex = makeFlatIndexClass(mod, staging, variant, IndexBase);
   const QuantizedIndex = makeQuantizedIndexClass(mod, staging, variant, IndexBase);
   const HnswIndex = makeHnswIndexClass(mod, staging, variant, IndexBase);
-  const classes = { flat: [FlatIndex, mod.FlatIndex], quantized: [QuantizedIndex, mod.QuantizedIndex],
-    hnsw: [HnswIndex, mod.HnswIndex] };
+  const classes = {
+    flat: [FlatIndex, mod.FlatIndex],
+    quantized: [QuantizedIndex, mod.QuantizedIndex],
+    hnsw: [HnswIndex, mod.HnswIndex],
+  };
   let terminated = false;
   return {
     variant,
@@ -67,7 +70,11 @@ async function init(options) {
     },
     // The deterministic unit-Gaussian workload (same floats as the native generator).
     unitGaussianVectors(n, dim, seed) {
-      for (const [name, value] of [['n', n], ['dim', dim], ['seed', seed]]) {
+      for (const [name, value] of [
+        ['n', n],
+        ['dim', dim],
+        ['seed', seed],
+      ]) {
         if (!Number.isSafeInteger(value) || value < 0 || (name !== 'seed' && value > 4294967295)) {
           throw new QuiverError('INVALID_ARGUMENT', `${name} must be a non-negative integer, got ${value}`);
         }

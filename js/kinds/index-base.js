@@ -25,7 +25,10 @@ export const FROM_NATIVE = Symbol('fromNative');
 // Index file bytes from a Uint8Array, an ArrayBuffer or any other typed array view.
 export function toBytes(bytes) {
   if (bytes instanceof Uint8Array) return bytes;
-  if (bytes instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && bytes instanceof SharedArrayBuffer)) {
+  if (
+    bytes instanceof ArrayBuffer ||
+    (typeof SharedArrayBuffer !== 'undefined' && bytes instanceof SharedArrayBuffer)
+  ) {
     return new Uint8Array(bytes);
   }
   if (ArrayBuffer.isView(bytes)) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -36,11 +39,14 @@ export function toBytes(bytes) {
 // C++ memory stays allocated in the wasm heap until the module ends. Only a warning, never a
 // free: the collector runs at unpredictable times, on objects other code may still reach
 // through the module.
-const leaks = typeof FinalizationRegistry === 'function'
-  ? new FinalizationRegistry((what) => {
-    console.warn(`quiver: a ${what} was garbage-collected without dispose(); its wasm memory leaked (call index.dispose() or use \`using\`)`);
-  })
-  : null;
+const leaks =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry((what) => {
+        console.warn(
+          `quiver: a ${what} was garbage-collected without dispose(); its wasm memory leaked (call index.dispose() or use \`using\`)`,
+        );
+      })
+    : null;
 
 // The base class for one loaded module. Subclasses construct with `super(native)` and reach
 // the C++ object through `this.live()` (which throws DISPOSED after dispose()).
@@ -58,12 +64,24 @@ export function makeIndexBase(mod, staging, variantName) {
       return this.#native;
     }
 
-    get dim() { return this.live().dim(); }
-    get metric() { return this.live().metric(); }
-    get isa() { return this.live().isa(); }
-    get variant() { return variantName; }
-    get size() { return this.live().size(); }
-    get memoryBytes() { return this.live().memoryBytes(); }
+    get dim() {
+      return this.live().dim();
+    }
+    get metric() {
+      return this.live().metric();
+    }
+    get isa() {
+      return this.live().isa();
+    }
+    get variant() {
+      return variantName;
+    }
+    get size() {
+      return this.live().size();
+    }
+    get memoryBytes() {
+      return this.live().memoryBytes();
+    }
 
     // All-or-nothing: a bad id or vector throws and adds nothing. Options: the kind's add
     // schema (options.js); HnswIndex takes threads (pool workers the insertion may use, 0 or
@@ -74,12 +92,15 @@ export function makeIndexBase(mod, staging, variantName) {
       const idArray = toIds(ids);
       const data = toVectors(vectors, native.dim());
       if (data.length !== idArray.length * native.dim()) {
-        throw new QuiverError('DIMENSION_MISMATCH',
-          `${idArray.length} ids but ${data.length / native.dim()} vectors of dimension ${native.dim()}`);
+        throw new QuiverError(
+          'DIMENSION_MISMATCH',
+          `${idArray.length} ids but ${data.length / native.dim()} vectors of dimension ${native.dim()}`,
+        );
       }
       // Bounded staging, all or nothing (staging.js).
-      staging.addInSlices(native, idArray, data, native.dim(),
-        (n, idPtr, vecPtr, count) => n.add(idPtr, vecPtr, count, threads));
+      staging.addInSlices(native, idArray, data, native.dim(), (n, idPtr, vecPtr, count) =>
+        n.add(idPtr, vecPtr, count, threads),
+      );
     }
 
     remove(ids) {
@@ -121,7 +142,7 @@ export function makeIndexBase(mod, staging, variantName) {
         const opts = this.stageSearchOptions(options);
         return this.searchWith(query, k, (q, kk, out) => native.search(q, kk, out, ...opts));
       } finally {
-        staging.trim();   // also when the query or k is refused after the allow-list was staged
+        staging.trim(); // also when the query or k is refused after the allow-list was staged
       }
     }
 
@@ -147,8 +168,10 @@ export function makeIndexBase(mod, staging, variantName) {
       checkK(k);
       const q = toVectors(query, native.dim(), 'query');
       if (q.length !== native.dim()) {
-        throw new QuiverError('DIMENSION_MISMATCH',
-          `query has ${q.length} values, the index dimension is ${native.dim()}`);
+        throw new QuiverError(
+          'DIMENSION_MISMATCH',
+          `query has ${q.length} values, the index dimension is ${native.dim()}`,
+        );
       }
       const kk = Math.max(1, Math.min(k, native.size()));
       try {
@@ -225,7 +248,9 @@ export function makeIndexBase(mod, staging, variantName) {
       }
     }
 
-    get disposed() { return this.#native === null; }
+    get disposed() {
+      return this.#native === null;
+    }
   }
   // What a subclass overrides: its search and add option schemas (options.js) and its C++
   // class (for load).

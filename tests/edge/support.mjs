@@ -32,16 +32,30 @@ export function project(prefix, packageJson = { name: 'app', private: true, type
 // reported (signal set), so a hang fails the test instead of stalling the run.
 export function run(command, args, { cwd = root, timeout = 120_000, env = {} } = {}) {
   const child = spawnSync(command, args, {
-    cwd, timeout, encoding: 'utf8', killSignal: 'SIGKILL', env: { ...process.env, ...env },
+    cwd,
+    timeout,
+    encoding: 'utf8',
+    killSignal: 'SIGKILL',
+    env: { ...process.env, ...env },
   });
-  return { status: child.status, signal: child.signal, stdout: child.stdout ?? '', stderr: child.stderr ?? '',
-    error: child.error };
+  return {
+    status: child.status,
+    signal: child.signal,
+    stdout: child.stdout ?? '',
+    stderr: child.stderr ?? '',
+    error: child.error,
+  };
 }
 
 export const describeRun = (r) => `status ${r.status} signal ${r.signal}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
 
 // The JSON lines a script printed.
-export const jsonLines = (stdout) => stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+export const jsonLines = (stdout) =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l));
 
 // Copies what `npm install` of the package would put in node_modules/quiver-vector (the files
 // `npm pack` lists, from the "files" of package.json) into `dir`: bundlers then see an
@@ -49,8 +63,9 @@ export const jsonLines = (stdout) => stdout.trim().split('\n').filter((l) => l.s
 let packedFiles;
 export function installCopy(dir) {
   const target = join(dir, 'node_modules', 'quiver-vector');
-  packedFiles ??= JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: root, encoding: 'utf8' }))[0]
-    .files.map((f) => f.path);
+  packedFiles ??= JSON.parse(
+    execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: root, encoding: 'utf8' }),
+  )[0].files.map((f) => f.path);
   for (const path of packedFiles) {
     mkdirSync(dirname(join(target, path)), { recursive: true });
     cpSync(join(root, path), join(target, path));
@@ -64,5 +79,8 @@ export function installCopy(dir) {
 export function placeBundleRuntime(pkg, dist) {
   cpSync(join(pkg, 'js', 'wasm'), join(dist, 'wasm'), { recursive: true });
   cpSync(join(pkg, 'js', 'pthread-worker.js'), join(dist, 'pthread-worker.js'));
-  writeFileSync(join(dist, 'index.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="./app.js"></script>');
+  writeFileSync(
+    join(dist, 'index.html'),
+    '<!doctype html><meta charset="utf-8"><script type="module" src="./app.js"></script>',
+  );
 }

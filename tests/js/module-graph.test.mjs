@@ -32,7 +32,11 @@ test('js/ has no import cycle, and madge sees every file of it', async () => {
   const { deps, cycles, skipped } = await graph();
   assert.deepEqual(skipped, [], 'imports madge could not resolve');
   assert.deepEqual(Object.keys(deps).sort(), sources().sort(), 'every file of js/ is in the graph');
-  assert.deepEqual(cycles.map((cycle) => cycle.join(' -> ')), [], 'import cycles in js/');
+  assert.deepEqual(
+    cycles.map((cycle) => cycle.join(' -> ')),
+    [],
+    'import cycles in js/',
+  );
 });
 
 // The paths in package.json (exports, main, types, browser) that name one file, relative to
@@ -63,7 +67,9 @@ function locatedFiles(file) {
 
 test('every file the package entries reach exists and is in npm pack', async () => {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  const [{ files }] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: root, encoding: 'utf8' }));
+  const [{ files }] = JSON.parse(
+    execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: root, encoding: 'utf8' }),
+  );
   const packed = new Set(files.map((f) => f.path));
   const { deps } = await graph();
 
@@ -84,7 +90,12 @@ test('every file the package entries reach exists and is in npm pack', async () 
   }
   // The closure really went through the URL-located files (a regression of the scan would
   // pass vacuously otherwise).
-  for (const file of ['js/pthread-worker.js', 'js/worker/worker-browser.js', 'js/wasm/simd-mt/quiver.wasm', 'js/wasm/baseline/quiver.mjs']) {
+  for (const file of [
+    'js/pthread-worker.js',
+    'js/worker/worker-browser.js',
+    'js/wasm/simd-mt/quiver.wasm',
+    'js/wasm/baseline/quiver.mjs',
+  ]) {
     assert.ok(reached.has(file), `${file} not reached`);
   }
 });
