@@ -7,7 +7,7 @@
 // option of another kind or call (`probes` on a flat index, `ef` on a quantised one) — or a value
 // of the wrong type is refused with QuiverError INVALID_ARGUMENT naming the key; nothing is
 // ignored. null means "not given" everywhere: an option set to null (or undefined) gets its
-// default, and a null options argument is the same as none. The schemas are js/options.js.
+// default, and a null options argument is the same as none. The schemas are js/core/options.js.
 
 /** The wasm builds: SIMD128 + pthreads, SIMD128, neither. */
 export type Variant = 'simd-mt' | 'simd' | 'baseline';
@@ -16,9 +16,22 @@ export type IndexKind = 'flat' | 'quantized' | 'hnsw';
 
 /** Every `code` a QuiverError can carry. */
 export type ErrorCode =
-  | 'INVALID_ARGUMENT' | 'DIMENSION_MISMATCH' | 'NON_FINITE' | 'DUPLICATE_ID' | 'UNKNOWN_ID' | 'INVALID_K'
-  | 'EMPTY_INDEX' | 'OUT_OF_MEMORY' | 'UNSUPPORTED_ISA' | 'CORRUPT' | 'TRUNCATED' | 'CHECKSUM_MISMATCH'
-  | 'BAD_MAGIC' | 'UNSUPPORTED_VERSION' | 'UNKNOWN_INDEX_KIND' | 'IO_ERROR'
+  | 'INVALID_ARGUMENT'
+  | 'DIMENSION_MISMATCH'
+  | 'NON_FINITE'
+  | 'DUPLICATE_ID'
+  | 'UNKNOWN_ID'
+  | 'INVALID_K'
+  | 'EMPTY_INDEX'
+  | 'OUT_OF_MEMORY'
+  | 'UNSUPPORTED_ISA'
+  | 'CORRUPT'
+  | 'TRUNCATED'
+  | 'CHECKSUM_MISMATCH'
+  | 'BAD_MAGIC'
+  | 'UNSUPPORTED_VERSION'
+  | 'UNKNOWN_INDEX_KIND'
+  | 'IO_ERROR'
   /** The wasm module could not be compiled or instantiated (wrong bytes, wrong variant). */
   | 'LOAD_FAILED'
   /** Using an index after dispose(). */
@@ -273,8 +286,14 @@ export interface QuiverModule {
   load(bytes: Bytes): AnyIndex;
   /** The same from a Response, ReadableStream or Blob, read into the wasm heap chunk by chunk
    *  (the file is never whole in JS). size: its length when the source does not say (an integer ≥ 0; -1, NaN or "300" are refused). */
-  loadFrom(source: Bytes | Response | ReadableStream<Uint8Array> | Blob,
-    options?: { size?: number; onProgress?: (progress: { done: number; total?: number }) => void; signal?: AbortSignal }): Promise<AnyIndex>;
+  loadFrom(
+    source: Bytes | Response | ReadableStream<Uint8Array> | Blob,
+    options?: {
+      size?: number;
+      onProgress?: (progress: { done: number; total?: number }) => void;
+      signal?: AbortSignal;
+    },
+  ): Promise<AnyIndex>;
   /** Bytes of wasm memory the module has reserved. */
   heapBytes(): number;
   /** Bytes of it the staging buffers (copies of call inputs and results) keep between calls: at most 8 MiB. */
@@ -350,8 +369,14 @@ export interface RemoteQuiver {
   /** Bytes, or a Response / ReadableStream / Blob streamed to the worker and read into its heap
    *  chunk by chunk: onProgress in bytes, signal stops the read (ABORTED, nothing loaded). With
    *  bytes, a load that ends after the signal fired is freed and rejects with ABORTED. */
-  load(source: Bytes | Response | ReadableStream<Uint8Array> | Blob,
-    options?: TransferOption & { signal?: AbortSignal; onProgress?: (progress: { done: number; total?: number }) => void; size?: number }): Promise<AnyRemoteIndex>;
+  load(
+    source: Bytes | Response | ReadableStream<Uint8Array> | Blob,
+    options?: TransferOption & {
+      signal?: AbortSignal;
+      onProgress?: (progress: { done: number; total?: number }) => void;
+      size?: number;
+    },
+  ): Promise<AnyRemoteIndex>;
   threadPool(): Promise<{ workers: number; running: number }>;
   unitGaussianVectors(n: number, dim: number, seed: number): Promise<Float32Array>;
   /** Stops the worker at once, even in the middle of an add or a build (the thread is ended from
@@ -382,7 +407,10 @@ type Loaded<Q> = Q extends RemoteQuiver ? AnyRemoteIndex : AnyIndex;
 
 /** Node: writes the index file atomically (temp file, fsync, rename). Resolves to the byte count. */
 export function saveToFile(index: Serializable, path: string | URL): Promise<number>;
-export function loadFromFile<Q extends QuiverModule | RemoteQuiver = QuiverModule>(path: string | URL, options?: LoadTarget<Q>): Promise<Loaded<Q>>;
+export function loadFromFile<Q extends QuiverModule | RemoteQuiver = QuiverModule>(
+  path: string | URL,
+  options?: LoadTarget<Q>,
+): Promise<Loaded<Q>>;
 
 export interface IndexedDBOptions {
   /** Default 'quiver'. */
@@ -391,11 +419,17 @@ export interface IndexedDBOptions {
   store?: string;
 }
 export function saveToIndexedDB(index: Serializable, key: string, options?: IndexedDBOptions): Promise<number>;
-export function loadFromIndexedDB<Q extends QuiverModule | RemoteQuiver = QuiverModule>(key: string, options?: IndexedDBOptions & LoadTarget<Q>): Promise<Loaded<Q>>;
+export function loadFromIndexedDB<Q extends QuiverModule | RemoteQuiver = QuiverModule>(
+  key: string,
+  options?: IndexedDBOptions & LoadTarget<Q>,
+): Promise<Loaded<Q>>;
 export function deleteFromIndexedDB(key: string, options?: IndexedDBOptions): Promise<void>;
 /** Origin Private File System; the write replaces the file atomically on close. */
 export function saveToOpfs(index: Serializable, name: string): Promise<number>;
-export function loadFromOpfs<Q extends QuiverModule | RemoteQuiver = QuiverModule>(name: string, options?: LoadTarget<Q>): Promise<Loaded<Q>>;
+export function loadFromOpfs<Q extends QuiverModule | RemoteQuiver = QuiverModule>(
+  name: string,
+  options?: LoadTarget<Q>,
+): Promise<Loaded<Q>>;
 export function deleteFromOpfs(name: string): Promise<void>;
 
 // ---- Entry points --------------------------------------------------------------------------
@@ -406,7 +440,10 @@ export function chooseVariant(requested?: Variant | 'auto'): Variant;
 /** Loads a wasm module (a new one each call). */
 export function init(options?: LoadOptions): Promise<QuiverModule>;
 /** The index in `source` (bytes, Response, ReadableStream, Blob), in a module shared by every call with the same variant. */
-export function load(source: Bytes | Response | ReadableStream<Uint8Array> | Blob, options?: LoadOptions): Promise<AnyIndex>;
+export function load(
+  source: Bytes | Response | ReadableStream<Uint8Array> | Blob,
+  options?: LoadOptions,
+): Promise<AnyIndex>;
 
 export interface QuiverStatic {
   init: typeof init;

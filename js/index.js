@@ -10,16 +10,16 @@
 //   const hi = new q.HnswIndex({ dim: 384, metric: 'cosine', M: 16, efConstruction: 200 });
 //   hi.add(ids, vectors); hi.search(query, 10, { ef: 64, allow: [1, 2, 3] });
 //   index.dispose(); q.terminate();
-import { QuiverError } from './errors.js';
+import { QuiverError } from './core/errors.js';
 import { loadModule, chooseVariant, VARIANTS } from './loader.js';
-import { Staging } from './staging.js';
-import { makeIndexBase, toBytes } from './index-base.js';
-import { makeFlatIndexClass } from './flat-index.js';
-import { makeQuantizedIndexClass } from './quantized-index.js';
-import { makeHnswIndexClass } from './hnsw-index.js';
-import { checked } from './errors.js';
-import { isStreamSource, loadFromBytes, loadFromSource } from './stream-load.js';
-import { INIT_FIELDS, INIT_OPTIONS, LOAD_FROM_OPTIONS, QUIVER_LOAD_OPTIONS, readOptions } from './options.js';
+import { Staging } from './core/staging.js';
+import { makeIndexBase, toBytes } from './kinds/index-base.js';
+import { makeFlatIndexClass } from './kinds/flat-index.js';
+import { makeQuantizedIndexClass } from './kinds/quantized-index.js';
+import { makeHnswIndexClass } from './kinds/hnsw-index.js';
+import { checked } from './core/errors.js';
+import { isStreamSource, loadFromBytes, loadFromSource } from './io/stream-load.js';
+import { INIT_FIELDS, INIT_OPTIONS, LOAD_FROM_OPTIONS, QUIVER_LOAD_OPTIONS, readOptions } from './core/options.js';
 
 // Options (options.js INIT_OPTIONS): variant, threads, timeout, wasmUrl, locateFile,
 // wasmBinary, wasmModule; any other key is refused with INVALID_ARGUMENT, null = not given.
@@ -30,8 +30,11 @@ async function init(options) {
   const FlatIndex = makeFlatIndexClass(mod, staging, variant, IndexBase);
   const QuantizedIndex = makeQuantizedIndexClass(mod, staging, variant, IndexBase);
   const HnswIndex = makeHnswIndexClass(mod, staging, variant, IndexBase);
-  const classes = { flat: [FlatIndex, mod.FlatIndex], quantized: [QuantizedIndex, mod.QuantizedIndex],
-    hnsw: [HnswIndex, mod.HnswIndex] };
+  const classes = {
+    flat: [FlatIndex, mod.FlatIndex],
+    quantized: [QuantizedIndex, mod.QuantizedIndex],
+    hnsw: [HnswIndex, mod.HnswIndex],
+  };
   let terminated = false;
   return {
     variant,
@@ -67,7 +70,11 @@ async function init(options) {
     },
     // The deterministic unit-Gaussian workload (same floats as the native generator).
     unitGaussianVectors(n, dim, seed) {
-      for (const [name, value] of [['n', n], ['dim', dim], ['seed', seed]]) {
+      for (const [name, value] of [
+        ['n', n],
+        ['dim', dim],
+        ['seed', seed],
+      ]) {
         if (!Number.isSafeInteger(value) || value < 0 || (name !== 'seed' && value > 4294967295)) {
           throw new QuiverError('INVALID_ARGUMENT', `${name} must be a non-negative integer, got ${value}`);
         }

@@ -19,8 +19,8 @@
 // predates Node's global fetch (TOOLCHAIN.md). Node built-ins are reached through
 // process.getBuiltinModule, never an import, so browser bundles (esbuild, Vite) hold none.
 // No URL is built unless a file has to be found: workerd has no import.meta.url.
-import { QuiverError } from './errors.js';
-import { INIT_OPTIONS, readOptions } from './options.js';
+import { QuiverError } from './core/errors.js';
+import { INIT_OPTIONS, readOptions } from './core/options.js';
 
 export const VARIANTS = ['simd-mt', 'simd', 'baseline'];
 
@@ -34,7 +34,10 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 // The literal paths below (not built from the variant name) let bundlers such as Vite see
-// every module and asset the package needs and copy them into the build.
+// every module and asset the package needs and copy them into the build. They are relative to
+// this file, which is why it stays at js/ beside wasm/ and pthread-worker.js: esbuild leaves
+// new URL(…, import.meta.url) as it is, so in an esbuild bundle they are relative to the bundle
+// (docs/api.md: bundlers, where wasm/ and pthread-worker.js are copied beside it).
 const BUILDS = {
   'simd-mt': {
     glue: () => import('./wasm/simd-mt/quiver.mjs'),
@@ -56,8 +59,8 @@ const BUILDS = {
 
 // The smallest module that uses a SIMD128 opcode (v128.const + drop in a function body).
 const SIMD_PROBE = new Uint8Array([
-  0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 23, 1, 21, 0, 253, 12,
-  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 26, 11,
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 23, 1, 21, 0, 253, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+  0, 0, 0, 0, 0, 0, 26, 11,
 ]);
 
 export function hasSimd() {
@@ -85,8 +88,10 @@ export function hasThreads() {
 export function chooseVariant(requested = 'auto') {
   if (requested !== 'auto') {
     if (!VARIANTS.includes(requested)) {
-      throw new QuiverError('INVALID_ARGUMENT',
-        `unknown variant '${requested}' (expected auto, ${VARIANTS.join(', ')})`);
+      throw new QuiverError(
+        'INVALID_ARGUMENT',
+        `unknown variant '${requested}' (expected auto, ${VARIANTS.join(', ')})`,
+      );
     }
     return requested;
   }
@@ -105,7 +110,10 @@ function checkThreads(threads) {
 export function checkTimeout(timeout) {
   if (timeout === undefined) return DEFAULT_TIMEOUT_MS;
   if (typeof timeout !== 'number' || !(timeout > 0)) {
-    throw new QuiverError('INVALID_ARGUMENT', `timeout must be a positive number of milliseconds (or Infinity), got ${timeout}`);
+    throw new QuiverError(
+      'INVALID_ARGUMENT',
+      `timeout must be a positive number of milliseconds (or Infinity), got ${timeout}`,
+    );
   }
   return timeout;
 }
@@ -128,11 +136,19 @@ async function readWasm(url) {
   const failed = (what) => new QuiverError('LOAD_FAILED', `the wasm module did not load: ${what}`);
   if (url.protocol === 'file:') {
     const { readFile } = nodeBuiltin('node:fs/promises');
-    return readFile(url).catch((e) => { throw failed(`reading ${url.href}: ${e.message}`); });
+    return readFile(url).catch((e) => {
+      throw failed(`reading ${url.href}: ${e.message}`);
+    });
   }
-  const response = await fetch(url).catch((e) => { throw failed(`fetching ${url.href}: ${e.message}`); });
+  const response = await fetch(url).catch((e) => {
+    throw failed(`fetching ${url.href}: ${e.message}`);
+  });
   if (!response.ok) throw failed(`fetching ${url.href} failed: HTTP ${response.status}`);
-  return new Uint8Array(await response.arrayBuffer().catch((e) => { throw failed(`reading ${url.href}: ${e.message}`); }));
+  return new Uint8Array(
+    await response.arrayBuffer().catch((e) => {
+      throw failed(`reading ${url.href}: ${e.message}`);
+    }),
+  );
 }
 
 // Bundlers may inline the small pthread worker script as a data: URL. A worker started from
@@ -150,7 +166,8 @@ function wasmSource(options, build) {
   if (wasmModule !== undefined) {
     if (wasmModule instanceof WebAssembly.Module) return { module: wasmModule };
     // Bun's `import wasm from '…/quiver.wasm'` is the file's path.
-    if (typeof wasmModule === 'string' || wasmModule instanceof URL) return { url: toUrl(wasmModule, build.wasm, 'wasmModule') };
+    if (typeof wasmModule === 'string' || wasmModule instanceof URL)
+      return { url: toUrl(wasmModule, build.wasm, 'wasmModule') };
     throw new QuiverError('INVALID_ARGUMENT', 'wasmModule must be a WebAssembly.Module or the path/URL of the .wasm');
   }
   if (wasmBinary !== undefined) {
@@ -160,7 +177,8 @@ function wasmSource(options, build) {
     return { bytes: wasmBinary };
   }
   if (wasmUrl !== undefined) return { url: toUrl(wasmUrl, build.wasm) };
-  if (locateFile) return { url: toUrl(String(locateFile('quiver.wasm', build.wasm().href.replace(/[^/]*$/, ''))), build.wasm) };
+  if (locateFile)
+    return { url: toUrl(String(locateFile('quiver.wasm', build.wasm().href.replace(/[^/]*$/, ''))), build.wasm) };
   return { url: build.wasm() };
 }
 
@@ -198,15 +216,21 @@ export async function loadModule(initOptions) {
   // Failures with no channel into the glue (instantiateWasm, a pthread worker that does not
   // start, a start-up that never ends) reject `failure`.
   let rejectLoad;
-  const failure = new Promise((_, reject) => { rejectLoad = reject; });
-  moduleOptions.quiverWorkerError = (e) => rejectLoad(new Error(`a pthread worker failed to start: ${e?.message ?? e}`));
+  const failure = new Promise((_, reject) => {
+    rejectLoad = reject;
+  });
+  moduleOptions.quiverWorkerError = (e) =>
+    rejectLoad(new Error(`a pthread worker failed to start: ${e?.message ?? e}`));
   // The glue listens for a worker's errors only once the wasm is instantiated; a worker whose
   // script fails sooner must not go unnoticed (nor, in Node, throw as an unhandled 'error').
   let starting = true;
   moduleOptions.quiverNewWorker = (url) => {
     const worker = isNode ? new (nodeBuiltin('node:worker_threads').Worker)(url) : new Worker(url, { type: 'module' });
-    const report = (e) => { if (starting) moduleOptions.quiverWorkerError(e); };
-    if (isNode) worker.on('error', report); else worker.addEventListener('error', report);
+    const report = (e) => {
+      if (starting) moduleOptions.quiverWorkerError(e);
+    };
+    if (isNode) worker.on('error', report);
+    else worker.addEventListener('error', report);
     return worker;
   };
   if (source.module) {
@@ -230,7 +254,10 @@ export async function loadModule(initOptions) {
     const mod = await Promise.race([started, failure]).catch((e) => {
       // Whatever did start (pthread workers) must not outlive the failed load.
       moduleOptions.PThread?.terminateAllThreads();
-      started.then((late) => late.PThread?.terminateAllThreads(), () => {});
+      started.then(
+        (late) => late.PThread?.terminateAllThreads(),
+        () => {},
+      );
       throw new QuiverError('LOAD_FAILED', `the ${variant} wasm module did not load: ${e?.message ?? e}`);
     });
     // From now on a failing pthread worker is reported, not thrown (in Node a throw from the

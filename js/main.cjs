@@ -13,7 +13,10 @@
 
 let loaded = null;
 const esm = () => (loaded ??= import('./main.js'));
-const forward = (name) => async (...args) => (await esm())[name](...args);
+const forward =
+  (name) =>
+  async (...args) =>
+    (await esm())[name](...args);
 
 module.exports = {
   esm,

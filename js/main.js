@@ -3,21 +3,40 @@
 // import spawn.js: the worker script imports index.js, and a bundler (Vite) rejects a worker
 // whose own imports start the same worker again.
 import { Quiver as Core, init, QuiverError, chooseVariant, VARIANTS } from './index.js';
-import { spawn } from './spawn.js';
+import { spawn } from './worker/spawn.js';
 import {
-  saveToFile, loadFromFile, saveToIndexedDB, loadFromIndexedDB, deleteFromIndexedDB, saveToOpfs, loadFromOpfs,
+  saveToFile,
+  loadFromFile,
+  saveToIndexedDB,
+  loadFromIndexedDB,
+  deleteFromIndexedDB,
+  saveToOpfs,
+  loadFromOpfs,
   deleteFromOpfs,
-} from './persistence.js';
+} from './io/persistence.js';
 
 export const Quiver = {
   ...Core,
   spawn,
-  saveToFile, loadFromFile, saveToIndexedDB, loadFromIndexedDB, deleteFromIndexedDB, saveToOpfs, loadFromOpfs, deleteFromOpfs,
+  saveToFile,
+  loadFromFile,
+  saveToIndexedDB,
+  loadFromIndexedDB,
+  deleteFromIndexedDB,
+  saveToOpfs,
+  loadFromOpfs,
+  deleteFromOpfs,
 };
 export const load = Core.load;
 export { init, spawn, QuiverError, chooseVariant, VARIANTS };
 export {
-  saveToFile, loadFromFile, saveToIndexedDB, loadFromIndexedDB, deleteFromIndexedDB, saveToOpfs, loadFromOpfs,
+  saveToFile,
+  loadFromFile,
+  saveToIndexedDB,
+  loadFromIndexedDB,
+  deleteFromIndexedDB,
+  saveToOpfs,
+  loadFromOpfs,
   deleteFromOpfs,
 };
 export default Quiver;

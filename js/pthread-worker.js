@@ -8,8 +8,13 @@
 //     properties (`location`): nothing is assigned to the global that already exists there.
 // The loader hands it the glue's URL in the first message; the protocol (load, run, cancel,
 // processThreadQueue, processProxyingQueue) is the one of the generated glue's PThread code.
-const nodeThreads = typeof process === 'object' && process.versions && process.versions.node
-  && typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule('node:worker_threads') : null;
+const nodeThreads =
+  typeof process === 'object' &&
+  process.versions &&
+  process.versions.node &&
+  typeof process.getBuiltinModule === 'function'
+    ? process.getBuiltinModule('node:worker_threads')
+    : null;
 const parentPort = nodeThreads && !nodeThreads.isMainThread ? nodeThreads.parentPort : null;
 
 // The glue posts to its parent through the global postMessage; a worker_thread has none
@@ -40,8 +45,13 @@ function onMessage(data) {
       };
       import(data.urlOrBlob)
         .then((glue) => glue.default(Module))
-        .then((instance) => { Module = instance; })
-        .catch((e) => { report('quiver pthread worker: the glue did not load:', e); throw e; });
+        .then((instance) => {
+          Module = instance;
+        })
+        .catch((e) => {
+          report('quiver pthread worker: the glue did not load:', e);
+          throw e;
+        });
     } else if (data.cmd === 'run') {
       Module.__performance_now_clock_drift = performance.now() - data.time;
       Module.__emscripten_thread_init(data.threadInfoStruct, 0, 0, 1);

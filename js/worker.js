@@ -1,3 +1,3 @@
 // `import { spawn } from 'quiver-vector/worker'`: the worker-hosted async API alone (spawn.js).
-export { spawn } from './spawn.js';
-export { QuiverError } from './errors.js';
+export { spawn } from './worker/spawn.js';
+export { QuiverError } from './core/errors.js';

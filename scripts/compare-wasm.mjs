@@ -14,9 +14,20 @@ import { readFileSync } from 'node:fs';
 import { Quiver } from '../js/index.js';
 
 function parseArgs(argv) {
-  const args = { k: 10, metric: 'l2', variants: 'simd-mt,simd,baseline', kind: 'flat', bits: 4, seed: 42, rerank: undefined,
-    keepVectors: true, M: 16, efConstruction: 200, ef: 0,
-    storage: 'f32' };
+  const args = {
+    k: 10,
+    metric: 'l2',
+    variants: 'simd-mt,simd,baseline',
+    kind: 'flat',
+    bits: 4,
+    seed: 42,
+    rerank: undefined,
+    keepVectors: true,
+    M: 16,
+    efConstruction: 200,
+    ef: 0,
+    storage: 'f32',
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => {
@@ -62,7 +73,8 @@ function readVectors(path) {
     return { rows, dim, data };
   }
   if (buf.length < 8) throw new Error(`${path}: truncated`);
-  const rows = view.getUint32(0, true), dim = view.getUint32(4, true);
+  const rows = view.getUint32(0, true),
+    dim = view.getUint32(4, true);
   if (dim === 0 || buf.length !== 8 + rows * dim * 4) throw new Error(`${path}: size does not match its header`);
   const data = new Float32Array(rows * dim);
   for (let i = 0; i < rows * dim; i++) data[i] = view.getFloat32(8 + 4 * i, true);
@@ -90,19 +102,36 @@ function searchAll(index, queries, k, options) {
   return {
     ids,
     qps: rows / wall,
-    latency_us: { p50: percentile(sorted, 0.5), p90: percentile(sorted, 0.9), p99: percentile(sorted, 0.99),
-      max: sorted[sorted.length - 1] },
+    latency_us: {
+      p50: percentile(sorted, 0.5),
+      p90: percentile(sorted, 0.9),
+      p99: percentile(sorted, 0.99),
+      max: sorted[sorted.length - 1],
+    },
   };
 }
 
 function makeIndex(q, args, dim) {
   if (args.kind === 'flat') return new q.FlatIndex({ dim, metric: args.metric });
   if (args.kind === 'quantized') {
-    return new q.QuantizedIndex({ dim, metric: args.metric, bits: args.bits, seed: args.seed, keepVectors: args.keepVectors });
+    return new q.QuantizedIndex({
+      dim,
+      metric: args.metric,
+      bits: args.bits,
+      seed: args.seed,
+      keepVectors: args.keepVectors,
+    });
   }
   if (args.kind === 'hnsw') {
-    return new q.HnswIndex({ dim, metric: args.metric, M: args.M, efConstruction: args.efConstruction, seed: args.seed,
-      storage: args.storage, keepVectors: args.keepVectors });
+    return new q.HnswIndex({
+      dim,
+      metric: args.metric,
+      M: args.M,
+      efConstruction: args.efConstruction,
+      seed: args.seed,
+      storage: args.storage,
+      keepVectors: args.keepVectors,
+    });
   }
   throw new Error(`unknown index kind ${args.kind}`);
 }
@@ -129,8 +158,14 @@ async function runVariant(variant, args, base, queries, fileBytes) {
     const buildMs = performance.now() - t0;
     const built = searchAll(index, queries, args.k, searchOptions(args));
     const out = {
-      variant, isa: q.isa, build_ms: buildMs, qps: built.qps, latency_us: built.latency_us, ids: built.ids,
-      index_memory_bytes: index.memoryBytes, heap_bytes: q.heapBytes(),
+      variant,
+      isa: q.isa,
+      build_ms: buildMs,
+      qps: built.qps,
+      latency_us: built.latency_us,
+      ids: built.ids,
+      index_memory_bytes: index.memoryBytes,
+      heap_bytes: q.heapBytes(),
     };
     index.dispose();
     if (fileBytes) {
@@ -155,7 +190,9 @@ async function main() {
   for (const v of args.variants.split(',').filter(Boolean)) {
     variants.push(await runVariant(v, args, base, queries, fileBytes));
   }
-  process.stdout.write(JSON.stringify({ rows: base.rows, dim: base.dim, queries: queries.rows, k: args.k, variants }) + '\n');
+  process.stdout.write(
+    JSON.stringify({ rows: base.rows, dim: base.dim, queries: queries.rows, k: args.k, variants }) + '\n',
+  );
 }
 
 main().catch((e) => {

@@ -12,12 +12,36 @@ import { partitionedDemo } from './demo-partitioned.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = `${process.env.QUIVER_BUILD_ROOT ?? `${root}/build`}/native/src/quiver`;
-const ROWS = 10000, QUERIES = 256, DIM = 384, K = 10, RERANK = 4;
+const ROWS = 10000,
+  QUERIES = 256,
+  DIM = 384,
+  K = 10,
+  RERANK = 4;
 const INDEXES = ['flat', 'quantized'];
 
 function nativeRun(isa, kind) {
-  const out = execFileSync(cli, ['demo', '--json', '--isa', isa, '--index', kind, '--rerank', `${RERANK}`,
-    '--rows', `${ROWS}`, '--queries', `${QUERIES}`, '--dim', `${DIM}`, '-k', `${K}`], { encoding: 'utf8' });
+  const out = execFileSync(
+    cli,
+    [
+      'demo',
+      '--json',
+      '--isa',
+      isa,
+      '--index',
+      kind,
+      '--rerank',
+      `${RERANK}`,
+      '--rows',
+      `${ROWS}`,
+      '--queries',
+      `${QUERIES}`,
+      '--dim',
+      `${DIM}`,
+      '-k',
+      `${K}`,
+    ],
+    { encoding: 'utf8' },
+  );
   const r = JSON.parse(out);
   return { kind, target: 'native', variant: 'native', isa: r.isa, buildMs: r.build_ms, qps: r.qps, ids: r.ids };
 }
@@ -29,9 +53,10 @@ async function wasmRun(variant, kind) {
     const queries = q.unitGaussianVectors(QUERIES, DIM, 13);
     const ids = Float64Array.from({ length: ROWS }, (_, i) => i);
     const t0 = performance.now();
-    const index = kind === 'flat'
-      ? new q.FlatIndex({ dim: DIM, metric: 'l2' })
-      : new q.QuantizedIndex({ dim: DIM, metric: 'l2', bits: 4, seed: 42, keepVectors: true });
+    const index =
+      kind === 'flat'
+        ? new q.FlatIndex({ dim: DIM, metric: 'l2' })
+        : new q.QuantizedIndex({ dim: DIM, metric: 'l2', bits: 4, seed: 42, keepVectors: true });
     const options = kind === 'flat' ? undefined : { rerank: RERANK };
     index.add(ids, base);
     const t1 = performance.now();
@@ -47,8 +72,15 @@ async function wasmRun(variant, kind) {
       passes++;
       elapsed = performance.now() - t1;
     } while (elapsed < 500);
-    const result = { kind, target: 'wasm', variant, isa: index.isa, buildMs: t1 - t0,
-      qps: (passes * QUERIES) / (elapsed / 1000), ids: found };
+    const result = {
+      kind,
+      target: 'wasm',
+      variant,
+      isa: index.isa,
+      buildMs: t1 - t0,
+      qps: (passes * QUERIES) / (elapsed / 1000),
+      ids: found,
+    };
     index.dispose();
     return result;
   } finally {
@@ -67,10 +99,14 @@ function agreement(ids, reference) {
 }
 
 const info = JSON.parse(execFileSync(cli, ['info', '--json'], { encoding: 'utf8' }));
-console.log(`Quiver ${info.version} demo — ${ROWS} x ${DIM} unit vectors (seed 42), ` +
-  `${QUERIES} queries (seed 13), k = ${K}, one query per call, one thread`);
+console.log(
+  `Quiver ${info.version} demo — ${ROWS} x ${DIM} unit vectors (seed 42), ` +
+    `${QUERIES} queries (seed 13), k = ${K}, one query per call, one thread`,
+);
 // Progress on a terminal only; pipes get just the table.
-const progress = (text) => { if (process.stdout.isTTY) process.stdout.write(`\r${text.padEnd(40)}`); };
+const progress = (text) => {
+  if (process.stdout.isTTY) process.stdout.write(`\r${text.padEnd(40)}`);
+};
 const runs = [];
 for (const kind of INDEXES) {
   for (const isa of info.available_isas) {
@@ -90,8 +126,16 @@ const referenceOf = (kind) => runs.find((r) => r.kind === kind && r.target === '
 const rows = runs.map((r) => {
   const recall = agreement(r.ids, exact).fraction;
   const same = agreement(r.ids, referenceOf(r.kind)).exactOrder;
-  return [r.kind === 'flat' ? 'flat f32' : `quantized 4-bit, rerank ${RERANK}`, r.target, r.variant, r.isa,
-    r.buildMs.toFixed(1), Math.round(r.qps).toLocaleString('en-US'), recall.toFixed(4), same ? 'yes' : 'NO'];
+  return [
+    r.kind === 'flat' ? 'flat f32' : `quantized 4-bit, rerank ${RERANK}`,
+    r.target,
+    r.variant,
+    r.isa,
+    r.buildMs.toFixed(1),
+    Math.round(r.qps).toLocaleString('en-US'),
+    recall.toFixed(4),
+    same ? 'yes' : 'NO',
+  ];
 });
 const header = ['index', 'target', 'variant', 'isa', 'build ms', 'queries/s', 'recall@10', 'ids = native scalar'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
@@ -104,11 +148,16 @@ console.log('');
 for (const kind of INDEXES) {
   console.log(`${kind}: best wasm / best native queries/s = ${(best('wasm', kind) / best('native', kind)).toFixed(2)}`);
 }
-console.log(`quantized / flat queries/s: native ${(best('native', 'quantized') / best('native', 'flat')).toFixed(2)}, ` +
-  `wasm ${(best('wasm', 'quantized') / best('wasm', 'flat')).toFixed(2)}`);
+console.log(
+  `quantized / flat queries/s: native ${(best('native', 'quantized') / best('native', 'flat')).toFixed(2)}, ` +
+    `wasm ${(best('wasm', 'quantized') / best('wasm', 'flat')).toFixed(2)}`,
+);
 const allSame = runs.every((r) => agreement(r.ids, referenceOf(r.kind)).exactOrder);
-console.log(allSame ? 'every ISA level and every wasm variant returned identical ids, for each index'
-  : 'WARNING: result ids differ between targets');
+console.log(
+  allSame
+    ? 'every ISA level and every wasm variant returned identical ids, for each index'
+    : 'WARNING: result ids differ between targets',
+);
 const partitionedSame = await partitionedDemo({ cli, isas: info.available_isas, progress });
 if (process.stdout.isTTY) process.stdout.write('\r');
 process.exitCode = allSame && partitionedSame ? 0 : 1;

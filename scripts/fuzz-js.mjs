@@ -42,8 +42,15 @@ if (args.includes('--corruption')) {
     const heapBefore = q.heapBytes();
     const files = sampleFiles(q);
     const counts = sweep(q, files, { stride: 1, allBits: true });
-    report.variants[v] = { files: files.length, loads: counts.loads, rejected: counts.rejected, loaded: counts.loaded,
-      failures: counts.failures.length, grouped: summarize(counts.failures), heapGrowth: q.heapBytes() - heapBefore };
+    report.variants[v] = {
+      files: files.length,
+      loads: counts.loads,
+      rejected: counts.rejected,
+      loaded: counts.loaded,
+      failures: counts.failures.length,
+      grouped: summarize(counts.failures),
+      heapGrowth: q.heapBytes() - heapBefore,
+    };
     report.failures += counts.failures.length;
     console.log(v, JSON.stringify(report.variants[v], null, 2));
     q.terminate();
@@ -74,22 +81,48 @@ outer: for (;;) {
       if (result.failed) {
         const message = String(result.errorInstance?.message ?? result.error).split('\n')[0];
         failures.push({ variant, kind, seed, message, counterexample: result.counterexample });
-        console.log(`FAIL ${variant} ${kind} seed ${seed}: ${message}\n  shrunk: ${fc.stringify(result.counterexample)}`);
+        console.log(
+          `FAIL ${variant} ${kind} seed ${seed}: ${message}\n  shrunk: ${fc.stringify(result.counterexample)}`,
+        );
       }
-      console.log(`${variant} ${kind} seed ${seed}: ${result.numRuns} sequences${result.failed ? ' (failed)' : ''}; total ${stats.sequences} sequences, ${stats.steps} steps`);
+      console.log(
+        `${variant} ${kind} seed ${seed}: ${result.numRuns} sequences${result.failed ? ' (failed)' : ''}; total ${stats.sequences} sequences, ${stats.steps} steps`,
+      );
     }
   }
 }
 for (const q of modules.values()) q.terminate();
 
-const recall = Object.fromEntries(Object.entries(stats.recall).map(([k, r]) => [k, { mean: +(r.sum / r.n).toFixed(4), searches: r.n }]));
+const recall = Object.fromEntries(
+  Object.entries(stats.recall).map(([k, r]) => [k, { mean: +(r.sum / r.n).toFixed(4), searches: r.n }]),
+);
 for (const [key, r] of Object.entries(stats.recall)) {
-  if (r.sum / r.n < RECALL_FLOORS[key]) failures.push({ kind: key, message: `mean recall ${(r.sum / r.n).toFixed(3)} below the floor ${RECALL_FLOORS[key]}` });
+  if (r.sum / r.n < RECALL_FLOORS[key])
+    failures.push({
+      kind: key,
+      message: `mean recall ${(r.sum / r.n).toFixed(3)} below the floor ${RECALL_FLOORS[key]}`,
+    });
 }
 const distinct = [...new Set(failures.map((f) => `${f.kind}: ${f.message.replace(/step \d+/, 'step N')}`))];
-console.log(JSON.stringify({
-  sequences: stats.sequences, steps: stats.steps, accepted: stats.accepted, rejected: stats.rejected,
-  meanLive: +(stats.liveSum / stats.steps).toFixed(1), failures: failures.length, distinctFailures: distinct,
-  variants, kinds, maxSteps, baseSeed, seconds: Math.round((Date.now() - start) / 1000), recall,
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      sequences: stats.sequences,
+      steps: stats.steps,
+      accepted: stats.accepted,
+      rejected: stats.rejected,
+      meanLive: +(stats.liveSum / stats.steps).toFixed(1),
+      failures: failures.length,
+      distinctFailures: distinct,
+      variants,
+      kinds,
+      maxSteps,
+      baseSeed,
+      seconds: Math.round((Date.now() - start) / 1000),
+      recall,
+    },
+    null,
+    2,
+  ),
+);
 process.exitCode = failures.length ? 1 : 0;

@@ -13,7 +13,7 @@
 // index's memoryBytes, and the wasm heap's growth over the build — the heap never shrinks, and
 // the partitioned index is built first, so that growth is its peak; the flat and HNSW indexes
 // built after it report the heap size after their build (their peak is at most that).
-import { ADD_SLICE_BYTES } from '../../js/staging.js';
+import { ADD_SLICE_BYTES } from '../../js/core/staging.js';
 
 export const K = 10;
 

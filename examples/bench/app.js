@@ -15,13 +15,30 @@ const $ = (id) => document.getElementById(id);
 const form = $('knobs');
 const params = new URL(location.href).searchParams;
 const autosave = params.get('autosave') === '1';
-const MAX_THREADS = 16;  // the build pre-spawns workers for 16 bench threads (bench/CMakeLists.txt)
-const KNOBS = ['THREADS', 'DURATION_S', 'MIN_SECONDS', 'CORPUS_ROWS', 'DIM', 'QUERY_POOL', 'K', 'BIT_WIDTH',
-  'INDEX', 'WARMUP_S', 'LOOKUP_ONLY_S'];
+const MAX_THREADS = 16; // the build pre-spawns workers for 16 bench threads (bench/CMakeLists.txt)
+const KNOBS = [
+  'THREADS',
+  'DURATION_S',
+  'MIN_SECONDS',
+  'CORPUS_ROWS',
+  'DIM',
+  'QUERY_POOL',
+  'K',
+  'BIT_WIDTH',
+  'INDEX',
+  'WARMUP_S',
+  'LOOKUP_ONLY_S',
+];
 
 const api = {
-  state: 'loading', message: '', error: null, report: null, lastRun: null, saved: null,
-  run: (knobs) => run(knobs), save: () => save(),
+  state: 'loading',
+  message: '',
+  error: null,
+  report: null,
+  lastRun: null,
+  saved: null,
+  run: (knobs) => run(knobs),
+  save: () => save(),
 };
 window.quiverBench = api;
 
@@ -35,7 +52,7 @@ function setStatus(state, message) {
 
 for (const [name, value] of params) if (form.elements[name]) form.elements[name].value = value;
 
-let session = null;  // {id, fixed: knob names the runs agree on, report}
+let session = null; // {id, fixed: knob names the runs agree on, report}
 
 function readForm() {
   const knobs = {};
@@ -51,24 +68,32 @@ function fillForm(values = {}) {
 }
 
 function checkThreads(list) {
-  const counts = list.split(/[\s,]+/).filter(Boolean).map(Number);
+  const counts = list
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map(Number);
   if (!counts.length || counts.some((n) => !Number.isInteger(n) || n < 1 || n > MAX_THREADS)) {
-    throw new Error(`THREADS must list whole numbers from 1 to ${MAX_THREADS} (the page pre-spawns ` +
-      `${MAX_THREADS} bench threads), got "${list}"`);
+    throw new Error(
+      `THREADS must list whole numbers from 1 to ${MAX_THREADS} (the page pre-spawns ` +
+        `${MAX_THREADS} bench threads), got "${list}"`,
+    );
   }
 }
 
 const loaded = new Map();
 function loadProgram(name) {
   if (!loaded.has(name)) {
-    loaded.set(name, new Promise((resolve, reject) => {
-      const script = document.createElement('script');
-      script.src = `wasm/quiver_bench_${name}.js`;
-      script.onload = () => resolve(window[`quiverBench_${name}`]);
-      script.onerror = () => reject(new Error(`${script.src} is missing: build it with ` +
-        '`bash scripts/build.sh wasm-simd-mt`'));
-      document.head.append(script);
-    }));
+    loaded.set(
+      name,
+      new Promise((resolve, reject) => {
+        const script = document.createElement('script');
+        script.src = `wasm/quiver_bench_${name}.js`;
+        script.onload = () => resolve(window[`quiverBench_${name}`]);
+        script.onerror = () =>
+          reject(new Error(`${script.src} is missing: build it with ` + '`bash scripts/build.sh wasm-simd-mt`'));
+        document.head.append(script);
+      }),
+    );
   }
   return loaded.get(name);
 }
@@ -81,10 +106,18 @@ async function runProgram(name, env, onLine) {
     const errors = [];
     factory({
       benchEnv: env,
-      print: (line) => { out.push(line); onLine(line); },
-      printErr: (line) => { errors.push(line); onLine(line); },
-      onExit: (code) => (code === 0 ? resolve(out)
-        : reject(new Error(`${name} exited with ${code}${errors.length ? `: ${errors.join('\n')}` : ''}`))),
+      print: (line) => {
+        out.push(line);
+        onLine(line);
+      },
+      printErr: (line) => {
+        errors.push(line);
+        onLine(line);
+      },
+      onExit: (code) =>
+        code === 0
+          ? resolve(out)
+          : reject(new Error(`${name} exited with ${code}${errors.length ? `: ${errors.join('\n')}` : ''}`)),
       onAbort: (what) => reject(new Error(`${name} aborted: ${what} ${errors.join('\n')}`)),
     }).catch(reject);
   });
@@ -96,7 +129,12 @@ async function browserVersion() {
   const list = data?.fullVersionList ?? [];
   const brand = list.find((b) => b.brand === 'Chromium') ?? list.find((b) => /Chrome/.test(b.brand));
   if (brand) return `chromium ${brand.version}`;
-  return navigator.userAgent.match(/Chrom(?:e|ium)\/[\d.]+/)?.[0].replace(/^Chrome\b/, 'chromium').replace('/', ' ') ?? 'browser';
+  return (
+    navigator.userAgent
+      .match(/Chrom(?:e|ium)\/[\d.]+/)?.[0]
+      .replace(/^Chrome\b/, 'chromium')
+      .replace('/', ' ') ?? 'browser'
+  );
 }
 
 // Knobs a program's results depend on. Runs that agree on them (any MODE, either program) form
@@ -107,22 +145,35 @@ const TIMING = { concurrent_knn: ['DURATION_S', 'WARMUP_S', 'LOOKUP_ONLY_S'], sc
 async function sessionFor(bench, knobs) {
   const relevant = [...WORKLOAD, ...TIMING[bench]];
   if (session && relevant.every((k) => !session.fixed.has(k) || session.report.knobs[k] === knobs[k])) {
-    for (const k of relevant) { session.fixed.add(k); session.report.knobs[k] = knobs[k]; }
+    for (const k of relevant) {
+      session.fixed.add(k);
+      session.report.knobs[k] = knobs[k];
+    }
     return session;
   }
-  const machine = await fetch('/api/machine').then((r) => (r.ok ? r.json() : {})).catch(() => ({}));
+  const machine = await fetch('/api/machine')
+    .then((r) => (r.ok ? r.json() : {}))
+    .catch(() => ({}));
   const version = await browserVersion();
   const { commit, loadavg, ...host } = machine;
   session = {
     id: crypto.randomUUID?.() ?? `${Date.now()}-${Math.random()}`,
     fixed: new Set(relevant),
     report: {
-      benchmark: 'concurrent', timestamp: new Date().toISOString(), commit: commit ?? 'unknown',
+      benchmark: 'concurrent',
+      timestamp: new Date().toISOString(),
+      commit: commit ?? 'unknown',
       target: `wasm-browser (${version})`,
-      machine: { ...host, hardware_concurrency: navigator.hardwareConcurrency, browser: navigator.userAgent,
-        browser_version: version, loadavg_before: loadavg },
+      machine: {
+        ...host,
+        hardware_concurrency: navigator.hardwareConcurrency,
+        browser: navigator.userAgent,
+        browser_version: version,
+        loadavg_before: loadavg,
+      },
       knobs: { ...knobs, MODES: '' },
-      concurrent: [], scaling: [],
+      concurrent: [],
+      scaling: [],
     },
   };
   return session;
@@ -160,7 +211,8 @@ async function run(knobs) {
     const result = { ...JSON.parse(json), target: 'wasm-browser' };
     const list = bench === 'concurrent_knn' ? s.report.concurrent : s.report.scaling;
     const same = list.findIndex((r) => r.benchmark === result.benchmark && r.mode === result.mode);
-    if (same >= 0) list.splice(same, 1, result); else list.push(result);
+    if (same >= 0) list.splice(same, 1, result);
+    else list.push(result);
     s.report.knobs.MODES = s.report.concurrent.map((r) => r.mode).join(' ');
     api.lastRun = result;
     api.report = s.report;
@@ -182,7 +234,8 @@ async function run(knobs) {
 async function save() {
   if (!session) throw new Error('nothing to save yet: run a benchmark first');
   const response = await fetch('/api/results', {
-    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ session: session.id, report: session.report }),
   });
   const answer = await response.json();
@@ -194,7 +247,7 @@ async function save() {
 
 form.addEventListener('submit', (e) => {
   e.preventDefault();
-  run().catch(() => {});  // shown in the status line
+  run().catch(() => {}); // shown in the status line
 });
 $('save').addEventListener('click', () => save().catch((e) => setStatus('error', e.message)));
 
@@ -202,13 +255,19 @@ async function start() {
   // Wasm threads share a SharedArrayBuffer, which browsers give only to cross-origin isolated
   // pages (served with COOP: same-origin and COEP: require-corp).
   if (!self.crossOriginIsolated || typeof SharedArrayBuffer !== 'function') {
-    setStatus('unsupported', 'This page is not cross-origin isolated (no COOP/COEP headers), so the browser ' +
-      'gives it no SharedArrayBuffer and it cannot run threads. Serve it with `node examples/bench/server.mjs` ' +
-      'and open the URL that prints.');
+    setStatus(
+      'unsupported',
+      'This page is not cross-origin isolated (no COOP/COEP headers), so the browser ' +
+        'gives it no SharedArrayBuffer and it cannot run threads. Serve it with `node examples/bench/server.mjs` ' +
+        'and open the URL that prints.',
+    );
     return;
   }
   $('run').disabled = false;
-  setStatus('ready', `Cross-origin isolated: ${navigator.hardwareConcurrency} CPUs, threads available. ` +
-    'Pick the knobs and press Run.');
+  setStatus(
+    'ready',
+    `Cross-origin isolated: ${navigator.hardwareConcurrency} CPUs, threads available. ` +
+      'Pick the knobs and press Run.',
+  );
 }
 start();

@@ -19,13 +19,21 @@ export const pagePath = '/examples/bench/';
 export const wasmDir = path.join(repoRoot, 'examples', 'bench', 'wasm');
 
 const git = (...a) => {
-  try { return execFileSync('git', a, { cwd: repoRoot, encoding: 'utf8' }).trim(); } catch { return 'unknown'; }
+  try {
+    return execFileSync('git', a, { cwd: repoRoot, encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
 };
 
 function machine() {
   return {
-    host: os.hostname(), cpu: os.cpus()[0]?.model, cpus: os.cpus().length,
-    memory_gib: +(os.totalmem() / 2 ** 30).toFixed(1), os: `${os.type()} ${os.release()}`, node: process.version,
+    host: os.hostname(),
+    cpu: os.cpus()[0]?.model,
+    cpus: os.cpus().length,
+    memory_gib: +(os.totalmem() / 2 ** 30).toFixed(1),
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
     loadavg: +os.loadavg()[0].toFixed(2),
   };
 }
@@ -53,8 +61,16 @@ function completeReport(report, req, started) {
     commit: git('rev-parse', '--short', 'HEAD'),
     dirty: git('status', '--porcelain', '--untracked-files=no', '--', 'src', 'bench') !== '',
     target,
-    machine: { ...report.machine, host: m.host, cpu: m.cpu, cpus: m.cpus, memory_gib: m.memory_gib, os: m.os,
-      node: m.node, loadavg_after: m.loadavg },
+    machine: {
+      ...report.machine,
+      host: m.host,
+      cpu: m.cpu,
+      cpus: m.cpus,
+      memory_gib: m.memory_gib,
+      os: m.os,
+      node: m.node,
+      loadavg_after: m.loadavg,
+    },
     concurrent: (report.concurrent ?? []).map((r) => ({ ...r, target: 'wasm-browser' })),
     scaling: (report.scaling ?? []).map((r) => ({ ...r, target: 'wasm-browser' })),
   };
@@ -62,26 +78,43 @@ function completeReport(report, req, started) {
 
 // isolated: false serves the page without COOP/COEP (it must then refuse to run).
 // resultsDir: where POST /api/results writes (default bench/browser/results/).
-export async function startBenchServer({ isolated = true, resultsDir = path.join(repoRoot, 'bench', 'browser', 'results') } = {}) {
-  const sessions = new Map();  // page session id -> { file, started }
+export async function startBenchServer({
+  isolated = true,
+  resultsDir = path.join(repoRoot, 'bench', 'browser', 'results'),
+} = {}) {
+  const sessions = new Map(); // page session id -> { file, started }
   const saved = [];
   const handlers = {
-    'GET /api/machine': async (req, res) => send(res, 200, { ...machine(), commit: git('rev-parse', '--short', 'HEAD') }),
+    'GET /api/machine': async (req, res) =>
+      send(res, 200, { ...machine(), commit: git('rev-parse', '--short', 'HEAD') }),
     'POST /api/results': async (req, res, body) => {
       let message;
-      try { message = JSON.parse(body.toString('utf8')); } catch { return send(res, 400, { error: 'body is not JSON' }); }
+      try {
+        message = JSON.parse(body.toString('utf8'));
+      } catch {
+        return send(res, 400, { error: 'body is not JSON' });
+      }
       const { session, report } = message ?? {};
-      if (typeof session !== 'string' || !session || typeof report !== 'object' || report === null ||
-          !Array.isArray(report.concurrent) || !Array.isArray(report.scaling) ||
-          report.concurrent.length + report.scaling.length === 0) {
-        return send(res, 400, { error: 'expected {session, report: {concurrent: [...], scaling: [...]}} with at least one run' });
+      if (
+        typeof session !== 'string' ||
+        !session ||
+        typeof report !== 'object' ||
+        report === null ||
+        !Array.isArray(report.concurrent) ||
+        !Array.isArray(report.scaling) ||
+        report.concurrent.length + report.scaling.length === 0
+      ) {
+        return send(res, 400, {
+          error: 'expected {session, report: {concurrent: [...], scaling: [...]}} with at least one run',
+        });
       }
       let entry = sessions.get(session);
       if (!entry) {
         const started = new Date().toISOString();
         const stem = `concurrent-browser-${started.replace(/[:.]/g, '').slice(0, 15)}Z`;
         let file = path.join(resultsDir, `${stem}.json`);
-        for (let i = 2; existsSync(file) || saved.includes(file); ++i) file = path.join(resultsDir, `${stem}-${i}.json`);
+        for (let i = 2; existsSync(file) || saved.includes(file); ++i)
+          file = path.join(resultsDir, `${stem}-${i}.json`);
         entry = { file, started };
         sessions.set(session, entry);
         saved.push(file);

@@ -11,7 +11,8 @@ window.demo = state; // for the tests and the console
 
 function gaussian(dim) {
   const v = new Float32Array(dim);
-  for (let i = 0; i < dim; i++) v[i] = Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random());
+  for (let i = 0; i < dim; i++)
+    v[i] = Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random());
   return v;
 }
 
@@ -31,8 +32,11 @@ async function describe(index) {
   if (state.lists === 0) return `${index.kind} index`;
   state.defaultProbes = await index.property('defaultProbes');
   $('probes').max = state.lists;
-  return `quantized index (${state.lists > 1 ? `${state.lists} lists, ${state.defaultProbes} probed by default`
-    : 'one list until 4,096 vectors are in'}; ${await index.property('refineBits')}-bit refine plane)`;
+  return `quantized index (${
+    state.lists > 1
+      ? `${state.lists} lists, ${state.defaultProbes} probed by default`
+      : 'one list until 4,096 vectors are in'
+  }; ${await index.property('refineBits')}-bit refine plane)`;
 }
 
 // Per-search options: HNSW's beam, a partitioned index's probes (0 = its default).
@@ -46,7 +50,9 @@ async function build(event) {
   event.preventDefault();
   $('build-button').disabled = true;
   $('search-button').disabled = true;
-  const n = Number($('n').value), dim = Number($('dim').value), metric = $('metric').value;
+  const n = Number($('n').value),
+    dim = Number($('dim').value),
+    metric = $('metric').value;
   try {
     await state.index?.dispose();
     const t0 = performance.now();
@@ -66,20 +72,23 @@ async function build(event) {
       onProgress: ({ done, total }) => {
         state.built = done;
         $('progress').value = done / total;
-        $('build-status').textContent = `${state.index.kind} index: ${done.toLocaleString()} / ${total.toLocaleString()} vectors`;
+        $('build-status').textContent =
+          `${state.index.kind} index: ${done.toLocaleString()} / ${total.toLocaleString()} vectors`;
       },
     });
     const bytes = await state.index.memoryBytes;
-    $('build-status').textContent = `${await describe(state.index)} of ${n.toLocaleString()} × ${dim} (${metric}) built in `
-      + `${((performance.now() - t0) / 1000).toFixed(1)} s, ${(bytes / 1e6).toFixed(1)} MB in the worker `
-      + `(${(bytes / n).toFixed(0)} bytes per vector)`;
+    $('build-status').textContent =
+      `${await describe(state.index)} of ${n.toLocaleString()} × ${dim} (${metric}) built in ` +
+      `${((performance.now() - t0) / 1000).toFixed(1)} s, ${(bytes / 1e6).toFixed(1)} MB in the worker ` +
+      `(${(bytes / n).toFixed(0)} bytes per vector)`;
     $('item').max = n - 1;
     $('search-button').disabled = false;
   } catch (e) {
     $('progress').value = 0;
-    $('build-status').textContent = e.code === 'ABORTED'
-      ? `cancelled: the index holds ${(await state.index.size).toLocaleString()} vectors, as before the build`
-      : `failed: ${e.code ?? e.name}: ${e.message}`;
+    $('build-status').textContent =
+      e.code === 'ABORTED'
+        ? `cancelled: the index holds ${(await state.index.size).toLocaleString()} vectors, as before the build`
+        : `failed: ${e.code ?? e.name}: ${e.message}`;
     state.cancelled = e.code === 'ABORTED';
   } finally {
     $('build-button').disabled = false;
@@ -101,7 +110,8 @@ async function loadFile() {
       signal: state.abort.signal,
       onProgress: ({ done, total }) => {
         $('progress').value = total ? done / total : 0;
-        $('build-status').textContent = `loading ${file.name}: ${(done / 1e6).toFixed(1)} / ${(total / 1e6).toFixed(1)} MB`;
+        $('build-status').textContent =
+          `loading ${file.name}: ${(done / 1e6).toFixed(1)} / ${(total / 1e6).toFixed(1)} MB`;
       },
     });
     await state.index?.dispose();
@@ -111,11 +121,13 @@ async function loadFile() {
     Object.assign(state, { n: size, dim: index.dim, kind: index.kind, built: size, vectors: null, loaded: file.name });
     document.querySelector('input[name=mode][value=random]').checked = true;
     document.querySelector('input[name=mode][value=item]').disabled = true;
-    $('build-status').textContent = `${await describe(index)} of ${size.toLocaleString()} × ${index.dim} loaded from ${file.name}`;
+    $('build-status').textContent =
+      `${await describe(index)} of ${size.toLocaleString()} × ${index.dim} loaded from ${file.name}`;
     $('search-button').disabled = false;
   } catch (e) {
     $('progress').value = 0;
-    $('build-status').textContent = `${e.code === 'ABORTED' ? 'cancelled' : 'failed'}: ${e.code ?? e.name}: ${e.message}`;
+    $('build-status').textContent =
+      `${e.code === 'ABORTED' ? 'cancelled' : 'failed'}: ${e.code ?? e.name}: ${e.message}`;
   } finally {
     $('build-button').disabled = false;
     $('cancel-button').disabled = true;
@@ -135,22 +147,27 @@ async function search(event) {
     const { ids, distances } = await state.index.search(query, k, options);
     const ms = performance.now() - t0;
     state.lastSearch = { byItem, item, ids: [...ids], distances: [...distances], options };
-    const probed = options.probes === undefined ? '' : `, ${options.probes || state.defaultProbes} of ${state.lists} lists probed`;
-    $('search-status').textContent = `${byItem ? `nearest to item ${item}` : 'nearest to a random vector'}: `
-      + `${ids.length} results in ${ms.toFixed(2)} ms (round trip to the worker${probed})`;
-    $('results').tBodies[0].replaceChildren(...[...ids].map((id, i) => {
-      const row = document.createElement('tr');
-      row.innerHTML = `<td>${i + 1}</td><td>${id}</td><td>${distances[i].toFixed(4)}</td>`;
-      return row;
-    }));
+    const probed =
+      options.probes === undefined ? '' : `, ${options.probes || state.defaultProbes} of ${state.lists} lists probed`;
+    $('search-status').textContent =
+      `${byItem ? `nearest to item ${item}` : 'nearest to a random vector'}: ` +
+      `${ids.length} results in ${ms.toFixed(2)} ms (round trip to the worker${probed})`;
+    $('results').tBodies[0].replaceChildren(
+      ...[...ids].map((id, i) => {
+        const row = document.createElement('tr');
+        row.innerHTML = `<td>${i + 1}</td><td>${id}</td><td>${distances[i].toFixed(4)}</td>`;
+        return row;
+      }),
+    );
   } catch (e) {
     $('search-status').textContent = `failed: ${e.code ?? e.name}: ${e.message}`;
   }
 }
 
 state.worker = await spawn();
-$('env').textContent = `build ${state.worker.variant} (auto: ${chooseVariant()}) · cross-origin isolated: ${self.crossOriginIsolated} · `
-  + `quiver ${state.worker.version} · ${navigator.hardwareConcurrency} cores`;
+$('env').textContent =
+  `build ${state.worker.variant} (auto: ${chooseVariant()}) · cross-origin isolated: ${self.crossOriginIsolated} · ` +
+  `quiver ${state.worker.version} · ${navigator.hardwareConcurrency} cores`;
 $('build').addEventListener('submit', build);
 $('search').addEventListener('submit', search);
 $('cancel-button').addEventListener('click', () => state.abort?.abort());

@@ -22,9 +22,14 @@ const path = await Deno.makeTempFile({ suffix: '.qvr' });
 const bytes = await saveToFile(index, path);
 const loaded = await loadFromFile(path, { quiver: threaded }); // the same file in the threaded module
 const again = loaded.search(query, 3);
-console.log(JSON.stringify({
-  variants: [threaded.variant, q.variant], first: found.ids[0], bytes, same: again.ids.join() === found.ids.join(),
-}));
+console.log(
+  JSON.stringify({
+    variants: [threaded.variant, q.variant],
+    first: found.ids[0],
+    bytes,
+    same: again.ids.join() === found.ids.join(),
+  }),
+);
 index.dispose();
 loaded.dispose();
 await Deno.remove(path);

@@ -36,8 +36,14 @@ export default {
     const { q, index } = await ready(env);
     const { pathname } = new URL(request.url);
     if (request.method === 'GET' && pathname === '/health') {
-      return json({ variant: q.variant, auto: chooseVariant(), size: index.size, dim: index.dim, kind: index.constructor.name,
-        heapBytes: q.heapBytes() });
+      return json({
+        variant: q.variant,
+        auto: chooseVariant(),
+        size: index.size,
+        dim: index.dim,
+        kind: index.constructor.name,
+        heapBytes: q.heapBytes(),
+      });
     }
     if (request.method === 'POST' && pathname === '/search') {
       try {

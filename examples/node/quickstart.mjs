@@ -24,7 +24,9 @@ const path = join(dir, 'vectors.qvr');
 const bytes = await saveToFile(index, path); // atomic: temp file + rename
 const loaded = await loadFromFile(path, { quiver: q });
 const again = loaded.search(query, 3, { ef: 64 });
-console.log(`saved ${bytes} bytes, loaded a ${loaded.constructor.name}: same answer ${again.ids.join() === found.join()}`);
+console.log(
+  `saved ${bytes} bytes, loaded a ${loaded.constructor.name}: same answer ${again.ids.join() === found.join()}`,
+);
 
 index.dispose();
 loaded.dispose();

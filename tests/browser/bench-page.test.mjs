@@ -9,14 +9,23 @@ import path from 'node:path';
 import { startBenchServer, wasmDir } from '../../examples/bench/server.mjs';
 import { launchChromium, openPage, saveScreenshot, artifactsDir } from './support.mjs';
 
-const tiny = { THREADS: '1 2', DURATION_S: '0.3', CORPUS_ROWS: '2000', DIM: '64', WARMUP_S: '0.1', LOOKUP_ONLY_S: '0.1' };
+const tiny = {
+  THREADS: '1 2',
+  DURATION_S: '0.3',
+  CORPUS_ROWS: '2000',
+  DIM: '64',
+  WARMUP_S: '0.1',
+  LOOKUP_ONLY_S: '0.1',
+};
 let browser;
 let resultsDir;
 
 before(async () => {
   for (const name of ['concurrent_knn', 'scaling_batch']) {
-    assert.ok(existsSync(path.join(wasmDir, `quiver_bench_${name}.js`)),
-      `examples/bench/wasm/quiver_bench_${name}.js is missing: run bash scripts/build.sh wasm-simd-mt`);
+    assert.ok(
+      existsSync(path.join(wasmDir, `quiver_bench_${name}.js`)),
+      `examples/bench/wasm/quiver_bench_${name}.js is missing: run bash scripts/build.sh wasm-simd-mt`,
+    );
   }
   mkdirSync(artifactsDir, { recursive: true });
   resultsDir = mkdtempSync(path.join(artifactsDir, 'bench-results-'));
@@ -30,7 +39,7 @@ after(async () => {
 const state = (page) => page.evaluate(() => ({ state: window.quiverBench.state, message: window.quiverBench.message }));
 
 async function fillForm(page, values) {
-  if (!(await page.locator('details').evaluate((d) => d.open))) await page.click('details > summary');  // "more knobs"
+  if (!(await page.locator('details').evaluate((d) => d.open))) await page.click('details > summary'); // "more knobs"
   for (const [name, value] of Object.entries(values)) {
     const field = page.locator(`[name="${name}"]`);
     if (await field.evaluate((el) => el.tagName === 'SELECT')) await field.selectOption(value);
@@ -49,8 +58,9 @@ test('with COOP/COEP the page runs concurrent_knn from its form, shows the table
     await page.click('#run');
     // The first table row appears while the program still runs: main() is on a pthread, so the
     // page's thread is free to show output (and to evaluate this condition) meanwhile.
-    await page.waitForFunction(() => window.quiverBench.state === 'running' &&
-      /\|\s+1 \|/.test(document.getElementById('live').textContent));
+    await page.waitForFunction(
+      () => window.quiverBench.state === 'running' && /\|\s+1 \|/.test(document.getElementById('live').textContent),
+    );
     await page.waitForFunction(() => window.quiverBench.state !== 'running');
     const { state: finished, message } = await state(page);
     assert.equal(finished, 'done', `${message}\n${page.quiverLog.join('\n')}`);
@@ -60,7 +70,10 @@ test('with COOP/COEP the page runs concurrent_knn from its form, shows the table
     assert.equal(run.mode, 'nolock');
     assert.equal(run.target, 'wasm-browser');
     assert.equal(run.variant, 'simd-mt');
-    assert.deepEqual(run.results.map((p) => p.threads), [1, 2]);
+    assert.deepEqual(
+      run.results.map((p) => p.threads),
+      [1, 2],
+    );
     for (const p of run.results) {
       assert.ok(p.ops > 0 && p.qps > 0, `threads ${p.threads}: ${JSON.stringify(p)}`);
       assert.equal(typeof p.speedup, 'number');
@@ -72,7 +85,7 @@ test('with COOP/COEP the page runs concurrent_knn from its form, shows the table
 
     const markdown = await page.textContent('#markdown');
     assert.match(markdown, /\| 2 \| wasm-browser \| [\d,]+ \| [\d.]+ × \|/);
-    assert.equal(await page.locator('#plot svg polyline').count() > 0, true);
+    assert.equal((await page.locator('#plot svg polyline').count()) > 0, true);
 
     await page.click('#save');
     await page.waitForFunction(() => window.quiverBench.saved);
@@ -84,7 +97,10 @@ test('with COOP/COEP the page runs concurrent_knn from its form, shows the table
     assert.match(saved.commit, /^[0-9a-f]{7,}$/);
     assert.equal(saved.knobs.THREADS, '1 2');
     assert.equal(saved.knobs.INDEX, 'flat');
-    assert.deepEqual(saved.concurrent.map((r) => [r.mode, r.isa, r.target]), [['nolock', 'wasm128', 'wasm-browser']]);
+    assert.deepEqual(
+      saved.concurrent.map((r) => [r.mode, r.isa, r.target]),
+      [['nolock', 'wasm128', 'wasm-browser']],
+    );
     await saveScreenshot(page, 'bench-page.png');
   } finally {
     await server.close();
@@ -122,7 +138,12 @@ test('without COOP/COEP the page says it cannot run threads and refuses to run',
     assert.match(message, /not cross-origin isolated.*cannot run threads/);
     assert.match(await page.textContent('#status'), /cannot run threads/);
     assert.equal(await page.locator('#run').isDisabled(), true);
-    const refused = await page.evaluate(() => window.quiverBench.run().then(() => 'ran', (e) => e.message));
+    const refused = await page.evaluate(() =>
+      window.quiverBench.run().then(
+        () => 'ran',
+        (e) => e.message,
+      ),
+    );
     assert.match(refused, /cannot run threads/);
   } finally {
     await server.close();

@@ -30,7 +30,10 @@ test('the demo builds and searches a partitioned quantised index', async () => {
   await page.waitForFunction(() => !document.getElementById('search-button').disabled && window.demo.built === 6000);
   const status = await page.textContent('#build-status');
   // Trained once 4,096 vectors were in: auto gives 4,096 / 256 = 16 lists at that size.
-  const m = /^quantized index \((\d+) lists, (\d+) probed by default; 3-bit refine plane\) of 6,000 × 32 \(cosine\) built in .* bytes per vector\)$/.exec(status);
+  const m =
+    /^quantized index \((\d+) lists, (\d+) probed by default; 3-bit refine plane\) of 6,000 × 32 \(cosine\) built in .* bytes per vector\)$/.exec(
+      status,
+    );
   assert.ok(m, `${status}\n${log()}`);
   const lists = Number(m[1]);
   assert.equal(lists, 16, status);
@@ -48,7 +51,9 @@ test('the demo builds and searches a partitioned quantised index', async () => {
   assert.match(await page.textContent('#search-status'), new RegExp(`, ${m[2]} of ${lists} lists probed\\)$`));
 
   await page.fill('#probes', '1');
-  await page.evaluate(() => { window.demo.lastSearch = null; });
+  await page.evaluate(() => {
+    window.demo.lastSearch = null;
+  });
   await page.click('#search-button');
   await page.waitForFunction(() => window.demo.lastSearch?.byItem === true);
   assert.deepEqual((await page.evaluate(() => window.demo.lastSearch)).options, { probes: 1 });

@@ -72,7 +72,10 @@ test('the demo builds an index in a Worker with progress, cancels a build, searc
   const dir = mkdtempSync(join(tmpdir(), 'quiver-demo-'));
   const q = await Quiver.init({ variant: 'simd' });
   const local = new q.HnswIndex({ dim: 16, M: 8, efConstruction: 32 });
-  local.add(Array.from({ length: 5000 }, (_, i) => i + 1), q.unitGaussianVectors(5000, 16, 2));
+  local.add(
+    Array.from({ length: 5000 }, (_, i) => i + 1),
+    q.unitGaussianVectors(5000, 16, 2),
+  );
   writeFileSync(join(dir, 'saved.qvr'), local.serialize());
   local.dispose();
   q.terminate();
@@ -91,11 +94,19 @@ test('the demo builds an index in a Worker with progress, cancels a build, searc
   await page.click('#bench-panel summary');
   const frame = await (await page.waitForSelector('#bench-frame')).contentFrame();
   await frame.waitForFunction(() => window.quiverBench?.state === 'ready');
-  const scaling = await frame.evaluate(() => window.quiverBench.run({ bench: 'scaling_batch', THREADS: '1 2',
-    MIN_SECONDS: '0.2', CORPUS_ROWS: '2000', DIM: '32', QUERY_POOL: '64' }));
-  assert.ok(scaling, 'the panel returned the program\'s JSON');
+  const scaling = await frame.evaluate(() =>
+    window.quiverBench.run({
+      bench: 'scaling_batch',
+      THREADS: '1 2',
+      MIN_SECONDS: '0.2',
+      CORPUS_ROWS: '2000',
+      DIM: '32',
+      QUERY_POOL: '64',
+    }),
+  );
+  assert.ok(scaling, "the panel returned the program's JSON");
   await frame.waitForFunction(() => window.quiverBench.state === 'done');
-  assert.ok(await frame.locator('#plot svg polyline').count() > 0, 'the panel plotted the run');
+  assert.ok((await frame.locator('#plot svg polyline').count()) > 0, 'the panel plotted the run');
   const shot = await saveScreenshot(page, 'demo.png');
   assert.ok(existsSync(shot) && statSync(shot).size > 10_000, shot);
   await page.context().close();

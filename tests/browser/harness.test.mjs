@@ -6,8 +6,12 @@ import assert from 'node:assert/strict';
 import { startServer, launchChromium, openPage } from './support.mjs';
 
 let browser;
-before(async () => { browser = await launchChromium(); });
-after(async () => { await browser?.close(); });
+before(async () => {
+  browser = await launchChromium();
+});
+after(async () => {
+  await browser?.close();
+});
 
 for (const isolated of [true, false]) {
   test(`a page served ${isolated ? 'with' : 'without'} COOP/COEP is ${isolated ? '' : 'not '}cross-origin isolated`, async () => {

@@ -12,20 +12,30 @@ import { repoRoot, startServer, launchChromium, openPage } from './support.mjs';
 
 const work = mkdtempSync(join(tmpdir(), 'quiver-pack-'));
 const app = join(work, 'app');
-const run = (cmd, args, cwd = app) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const run = (cmd, args, cwd = app) =>
+  execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 let browser;
 
 before(() => {
   const out = run('npm', ['pack', '--json', '--pack-destination', work], repoRoot);
   const [{ filename, files }] = JSON.parse(out);
-  // Only what ships: the JS (ES modules, the CommonJS entry), the types and the three wasm builds (npm adds package.json and README).
+  // Only what ships: the JS (ES modules at js/ and in its subfolders, the CommonJS entry), the types and the three wasm builds
+  // (npm adds package.json and README).
   for (const { path } of files) {
-    assert.match(path, /^(package\.json|README\.md|LICENSE|js\/[\w-]+\.(js|cjs|d\.ts|d\.cts)|js\/wasm\/(simd-mt|simd|baseline)\/quiver\.(mjs|wasm))$/, path);
+    assert.match(
+      path,
+      /^(package\.json|README\.md|LICENSE|js\/((core|kinds|io|worker)\/)?[\w-]+\.(js|cjs|d\.ts|d\.cts)|js\/wasm\/(simd-mt|simd|baseline)\/quiver\.(mjs|wasm))$/,
+      path,
+    );
   }
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
   run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, filename)]);
-  assert.deepEqual(readdirSync(join(app, 'node_modules')).filter((d) => !d.startsWith('.')), ['quiver-vector'], 'no runtime dependencies');
+  assert.deepEqual(
+    readdirSync(join(app, 'node_modules')).filter((d) => !d.startsWith('.')),
+    ['quiver-vector'],
+    'no runtime dependencies',
+  );
 });
 after(async () => {
   await browser?.close();
@@ -55,7 +65,11 @@ test('a Vite production build of a page importing quiver-vector answers in Chrom
   run(process.execPath, [join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'error']);
   const dist = join(app, 'dist');
   assert.match(readFileSync(join(dist, 'index.html'), 'utf8'), /assets\/index-[\w-]+\.js/);
-  assert.equal(readdirSync(join(dist, 'assets')).filter((f) => f.endsWith('.wasm')).length, 3, 'every wasm build is emitted');
+  assert.equal(
+    readdirSync(join(dist, 'assets')).filter((f) => f.endsWith('.wasm')).length,
+    3,
+    'every wasm build is emitted',
+  );
 
   browser = await launchChromium();
   for (const isolated of [false, true]) {

@@ -54,7 +54,10 @@ async function searchInPage(page) {
       hnsw: [...h.ids],
       hnswDistances: [...h.distances],
     };
-    flat.dispose(); quant.dispose(); hnsw.dispose(); q.terminate();
+    flat.dispose();
+    quant.dispose();
+    hnsw.dispose();
+    q.terminate();
     return out;
   });
 }
@@ -88,7 +91,10 @@ test('not isolated: the page falls back to simd and answers identically', async 
   await page.context().close();
 });
 
-for (const [name, server] of [['isolated', 'isolated'], ['not isolated', 'plain']]) {
+for (const [name, server] of [
+  ['isolated', 'isolated'],
+  ['not isolated', 'plain'],
+]) {
   test(`worker API in a module Worker (${name}): same answers, QuiverError codes, transfer`, async () => {
     const page = await packagePage(servers[server]);
     const r = await page.evaluate(async () => {
@@ -107,12 +113,23 @@ for (const [name, server] of [['isolated', 'isolated'], ['not isolated', 'plain'
       const a = await remote.search(query, 5);
       const b = local.search(query, 5);
       let code = null;
-      try { await remote.add([1], vectors.subarray(0, dim)); } catch (e) { code = e instanceof QuiverError ? e.code : String(e); }
+      try {
+        await remote.add([1], vectors.subarray(0, dim));
+      } catch (e) {
+        code = e instanceof QuiverError ? e.code : String(e);
+      }
       const out = {
-        variant: w.variant, size: await remote.size, moved: sent.byteLength,
-        same: JSON.stringify([...a.ids]) === JSON.stringify([...b.ids]), first: a.ids[0], code,
+        variant: w.variant,
+        size: await remote.size,
+        moved: sent.byteLength,
+        same: JSON.stringify([...a.ids]) === JSON.stringify([...b.ids]),
+        first: a.ids[0],
+        code,
       };
-      await remote.dispose(); local.dispose(); q.terminate(); await w.terminate();
+      await remote.dispose();
+      local.dispose();
+      q.terminate();
+      await w.terminate();
       return out;
     });
     assert.equal(r.variant, server === 'isolated' ? 'simd-mt' : 'simd', page.quiverLog.join('\n'));
@@ -127,14 +144,27 @@ test('IndexedDB and OPFS: saved indexes load after a reload, missing keys are NO
     const { Quiver, saveToIndexedDB, saveToOpfs, spawn } = window.quiver;
     const q = await Quiver.init();
     const index = new q.QuantizedIndex({ dim: 4, bits: 2, seed: 5 });
-    index.add([10, 20, 30], [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 1]]);
+    index.add(
+      [10, 20, 30],
+      [
+        [1, 0, 0, 0],
+        [0, 1, 0, 0],
+        [0, 0, 1, 1],
+      ],
+    );
     const bytes = [...index.serialize()];
     const n1 = await saveToIndexedDB(index, 'demo');
     const n2 = await saveToOpfs(index, 'demo.qvr');
     // A worker-hosted index saves through the same helpers.
     const w = await spawn();
     const remote = await w.create('flat', { dim: 2 });
-    await remote.add([1, 2], [[0, 1], [1, 0]]);
+    await remote.add(
+      [1, 2],
+      [
+        [0, 1],
+        [1, 0],
+      ],
+    );
     await saveToIndexedDB(remote, 'remote', { database: 'other', store: 'things' });
     await w.terminate();
     index.dispose();
@@ -145,7 +175,8 @@ test('IndexedDB and OPFS: saved indexes load after a reload, missing keys are NO
   await page.reload();
   await page.waitForFunction(() => window.ready === true);
   const loaded = await page.evaluate(async () => {
-    const { Quiver, loadFromIndexedDB, loadFromOpfs, deleteFromIndexedDB, deleteFromOpfs, spawn, QuiverError } = window.quiver;
+    const { Quiver, loadFromIndexedDB, loadFromOpfs, deleteFromIndexedDB, deleteFromOpfs, spawn, QuiverError } =
+      window.quiver;
     const q = await Quiver.init();
     const a = await loadFromIndexedDB('demo', { quiver: q });
     const b = await loadFromOpfs('demo.qvr');
@@ -155,15 +186,27 @@ test('IndexedDB and OPFS: saved indexes load after a reload, missing keys are NO
     await deleteFromIndexedDB('demo');
     await deleteFromOpfs('demo.qvr');
     for (const attempt of [() => loadFromIndexedDB('demo'), () => loadFromOpfs('demo.qvr'), () => saveToNothing()]) {
-      try { await attempt(); codes.push(null); } catch (e) { codes.push(e instanceof QuiverError ? e.code : e.name); }
+      try {
+        await attempt();
+        codes.push(null);
+      } catch (e) {
+        codes.push(e instanceof QuiverError ? e.code : e.name);
+      }
     }
-    function saveToNothing() { return window.quiver.saveToOpfs(a, ''); }
+    function saveToNothing() {
+      return window.quiver.saveToOpfs(a, '');
+    }
     const out = {
       kinds: [a.constructor.name, b.constructor.name, c.kind],
-      bytesA: [...a.serialize()], bytesB: [...b.serialize()],
-      ids: [...a.search([0, 0, 1, 1], 3).ids], remoteSize: await c.size, codes,
+      bytesA: [...a.serialize()],
+      bytesB: [...b.serialize()],
+      ids: [...a.search([0, 0, 1, 1], 3).ids],
+      remoteSize: await c.size,
+      codes,
     };
-    a.dispose(); b.dispose(); await w.terminate();
+    a.dispose();
+    b.dispose();
+    await w.terminate();
     return out;
   });
   assert.deepEqual(loaded.kinds, ['QuantizedIndex', 'QuantizedIndex', 'flat'], page.quiverLog.join('\n'));

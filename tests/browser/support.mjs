@@ -17,10 +17,17 @@ export const chromiumPath = process.env.QUIVER_CHROMIUM ?? '/usr/bin/chromium';
 export const artifactsDir = join(process.env.QUIVER_BUILD_ROOT ?? join(repoRoot, 'build'), 'test-artifacts', 'browser');
 
 const TYPES = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
-  '.wasm': 'application/wasm', '.json': 'application/json', '.css': 'text/css',
-  '.svg': 'image/svg+xml', '.png': 'image/png', '.bin': 'application/octet-stream',
-  '.qvr': 'application/octet-stream', '.fbin': 'application/octet-stream',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+  '.css': 'text/css',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.bin': 'application/octet-stream',
+  '.qvr': 'application/octet-stream',
+  '.fbin': 'application/octet-stream',
 };
 
 // isolated: send COOP/COEP so the page gets SharedArrayBuffer (the simd-mt variant);
@@ -43,10 +50,16 @@ export async function startServer({ root = repoRoot, isolated = true, handlers =
         return;
       }
       const file = normalize(join(root, decodeURIComponent(url.pathname)));
-      if (!file.startsWith(root)) { res.writeHead(403).end(); return; }
+      if (!file.startsWith(root)) {
+        res.writeHead(403).end();
+        return;
+      }
       const path = (await stat(file).catch(() => null))?.isDirectory() ? join(file, 'index.html') : file;
       const body = await readFile(path).catch(() => null);
-      if (!body) { res.writeHead(404).end('not found'); return; }
+      if (!body) {
+        res.writeHead(404).end('not found');
+        return;
+      }
       res.writeHead(200, { 'Content-Type': TYPES[extname(path)] ?? 'application/octet-stream' }).end(body);
     } catch (e) {
       res.writeHead(500).end(String(e));
@@ -57,7 +70,11 @@ export async function startServer({ root = repoRoot, isolated = true, handlers =
   return {
     port,
     url: (path = '/') => `http://127.0.0.1:${port}${path}`,
-    close: () => new Promise((ok) => { server.closeAllConnections(); server.close(ok); }),
+    close: () =>
+      new Promise((ok) => {
+        server.closeAllConnections();
+        server.close(ok);
+      }),
   };
 }
 
@@ -71,8 +88,16 @@ export async function launchChromium({ extraArgs = [] } = {}) {
   return chromium.launch({
     executablePath: chromiumPath,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-dev-shm-usage', ...extraArgs],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-dev-shm-usage',
+      ...extraArgs,
+    ],
   });
 }
 

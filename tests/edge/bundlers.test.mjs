@@ -13,8 +13,12 @@ import { root, project, installCopy, run, describeRun, bin, placeBundleRuntime }
 import { startServer, launchChromium, openPage } from '../browser/support.mjs';
 
 let browser;
-before(async () => { browser = await launchChromium(); });
-after(async () => { await browser?.close(); });
+before(async () => {
+  browser = await launchChromium();
+});
+after(async () => {
+  await browser?.close();
+});
 
 async function resultOf(url, { expectError = false } = {}) {
   const page = await openPage(browser, url);
@@ -30,7 +34,9 @@ async function resultOf(url, { expectError = false } = {}) {
 test('an esbuild --platform=browser bundle answers in Chromium, with and without isolation', async () => {
   const app = project('quiver-esbuild-', undefined, { link: false });
   const pkg = installCopy(app);
-  writeFileSync(join(app, 'app.js'), `
+  writeFileSync(
+    join(app, 'app.js'),
+    `
     import { Quiver } from 'quiver-vector';
     try {
       const q = await Quiver.init();
@@ -41,8 +47,11 @@ test('an esbuild --platform=browser bundle answers in Chromium, with and without
     } catch (e) {
       window.result = { error: e.code + ': ' + e.message };
     }
-  `);
-  const r = run(bin.esbuild, ['app.js', '--bundle', '--platform=browser', '--format=esm', '--outfile=dist/app.js'], { cwd: app });
+  `,
+  );
+  const r = run(bin.esbuild, ['app.js', '--bundle', '--platform=browser', '--format=esm', '--outfile=dist/app.js'], {
+    cwd: app,
+  });
   assert.equal(r.status, 0, describeRun(r));
   assert.doesNotMatch(r.stderr, /warning|node:/i, r.stderr);
   assert.doesNotMatch(readFileSync(join(app, 'dist', 'app.js'), 'utf8'), /from\s*["']node:|import\(["']node:/);
@@ -67,7 +76,11 @@ test('an esbuild --platform=browser bundle answers in Chromium, with and without
     await new Promise((r) => setTimeout(r, 1500));
     res.writeHead(200, { 'Content-Type': 'application/wasm' }).end(wasm);
   };
-  const server = await startServer({ root: join(app, 'dist'), isolated: true, handlers: { 'GET /wasm/simd-mt/quiver.wasm': slowWasm } });
+  const server = await startServer({
+    root: join(app, 'dist'),
+    isolated: true,
+    handlers: { 'GET /wasm/simd-mt/quiver.wasm': slowWasm },
+  });
   try {
     const { error } = await resultOf(server.url('/'), { expectError: true });
     assert.match(error, /^LOAD_FAILED: the simd-mt wasm module did not load: a pthread worker failed to start/);
@@ -94,9 +107,13 @@ for (const isolated of [false, true]) {
     cpSync(join(root, 'tests', 'package', 'vite-app'), app, { recursive: true });
     const { createServer } = await import('vite');
     const headers = isolated
-      ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } : {};
+      ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' }
+      : {};
     const server = await createServer({
-      root: app, configFile: false, logLevel: 'error', clearScreen: false,
+      root: app,
+      configFile: false,
+      logLevel: 'error',
+      clearScreen: false,
       server: { host: '127.0.0.1', port: 0, headers, hmr: false },
     });
     await server.listen();

@@ -13,8 +13,12 @@ import { project, installCopy, run, describeRun, bin, placeBundleRuntime, jsonLi
 import { startServer, launchChromium, openPage } from '../browser/support.mjs';
 
 let browser;
-before(async () => { browser = await launchChromium(); });
-after(async () => { await browser?.close(); });
+before(async () => {
+  browser = await launchChromium();
+});
+after(async () => {
+  await browser?.close();
+});
 
 async function resultOf(url) {
   const page = await openPage(browser, url);
@@ -50,8 +54,18 @@ test('spawn() from an esbuild bundle: the worker entry bundled beside the page, 
   const app = project('quiver-esbuild-worker-', undefined, { link: false });
   const pkg = installCopy(app);
   writeFileSync(join(app, 'app.js'), APP);
-  const r = run(bin.esbuild, ['app.js', 'quiver-worker=quiver-vector/worker-entry', '--bundle', '--platform=browser',
-    '--format=esm', '--outdir=dist'], { cwd: app });
+  const r = run(
+    bin.esbuild,
+    [
+      'app.js',
+      'quiver-worker=quiver-vector/worker-entry',
+      '--bundle',
+      '--platform=browser',
+      '--format=esm',
+      '--outdir=dist',
+    ],
+    { cwd: app },
+  );
   assert.equal(r.status, 0, describeRun(r));
   assert.doesNotMatch(r.stderr, /warning|node:/i, r.stderr);
   for (const file of ['app.js', 'quiver-worker.js']) {
@@ -67,7 +81,10 @@ test('spawn() from an esbuild bundle: the worker entry bundled beside the page, 
 
       // A worker script that is not where the option says, or (no option) not beside the
       // bundle where spawn() looks by default: LOAD_FAILED with the URL and the way out.
-      for (const [query, file] of [['?worker=missing', 'no-such-worker.js'], ['', 'worker-browser.js']]) {
+      for (const [query, file] of [
+        ['?worker=missing', 'no-such-worker.js'],
+        ['', 'worker-browser.js'],
+      ]) {
         const { error } = await resultOf(server.url(`/${query}`));
         assert.match(error ?? '', /^LOAD_FAILED: /, `${query}: ${error}`);
         assert.ok(error.includes(server.url(`/${file}`)), `${query}: ${error}`);
@@ -82,7 +99,9 @@ test('spawn() from an esbuild bundle: the worker entry bundled beside the page, 
 test('spawn() from an esbuild --platform=node bundle: workerUrl names the bundled worker entry', () => {
   const app = project('quiver-esbuild-node-worker-', undefined, { link: false });
   const pkg = installCopy(app);
-  writeFileSync(join(app, 'app.js'), `
+  writeFileSync(
+    join(app, 'app.js'),
+    `
     import { spawn } from 'quiver-vector';
     const report = (value) => console.log(JSON.stringify(value));
     const w = await spawn({ workerUrl: new URL('./quiver-worker.js', import.meta.url) });
@@ -93,9 +112,20 @@ test('spawn() from an esbuild --platform=node bundle: workerUrl names the bundle
     for (const workerUrl of [new URL('./no-such-worker.js', import.meta.url), 5]) {
       await spawn({ workerUrl }).then(() => report({ error: null }), (e) => report({ error: e.code, message: e.message }));
     }
-  `);
-  const r = run(bin.esbuild, ['app.js', 'quiver-worker=quiver-vector/worker-entry', '--bundle', '--platform=node',
-    '--format=esm', '--outdir=dist'], { cwd: app });
+  `,
+  );
+  const r = run(
+    bin.esbuild,
+    [
+      'app.js',
+      'quiver-worker=quiver-vector/worker-entry',
+      '--bundle',
+      '--platform=node',
+      '--format=esm',
+      '--outdir=dist',
+    ],
+    { cwd: app },
+  );
   assert.equal(r.status, 0, describeRun(r));
   placeBundleRuntime(pkg, join(app, 'dist'));
   writeFileSync(join(app, 'dist', 'package.json'), JSON.stringify({ type: 'module' }));

@@ -39,7 +39,9 @@ test('the generated glue holds no eval or new Function', async () => {
 
 test('a script that forgets terminate() exits after Quiver.load of a threaded module', () => {
   const dir = project('quiver-exit-');
-  writeFileSync(join(dir, 'load.mjs'), `
+  writeFileSync(
+    join(dir, 'load.mjs'),
+    `
     import { Quiver } from 'quiver-vector';
     const q = await Quiver.init({ variant: 'simd-mt', threads: 2 });
     const index = new q.FlatIndex({ dim: 2 });
@@ -47,7 +49,8 @@ test('a script that forgets terminate() exits after Quiver.load of a threaded mo
     const bytes = index.serialize();
     const loaded = await Quiver.load(bytes, { variant: 'simd-mt', threads: 2 });
     console.log(JSON.stringify({ id: loaded.searchBatch(new Float32Array(2 * 64).fill(1), 1).ids[0] }));
-  `);
+  `,
+  );
   const r = run(process.execPath, ['load.mjs'], { cwd: dir, timeout: 60_000 });
   assert.equal(r.signal, null, `killed: the pthread workers kept the process alive\n${describeRun(r)}`);
   assert.equal(r.status, 0, describeRun(r));
@@ -56,7 +59,9 @@ test('a script that forgets terminate() exits after Quiver.load of a threaded mo
 
 test('a CommonJS project require()s the package and uses it through the async entry points', () => {
   const dir = project('quiver-cjs-', { name: 'app', version: '1.0.0', type: 'commonjs' });
-  writeFileSync(join(dir, 'index.js'), `
+  writeFileSync(
+    join(dir, 'index.js'),
+    `
     const quiver = require('quiver-vector');
     (async () => {
       const q = await quiver.init({ variant: 'simd' });
@@ -68,7 +73,8 @@ test('a CommonJS project require()s the package and uses it through the async en
       try { index.search([1], 1); } catch (e) { code = e instanceof QuiverError && e.code; }
       console.log(JSON.stringify({ variant: q.variant, id: loaded.search([1, 1], 1).ids[0], code }));
     })();
-  `);
+  `,
+  );
   // require(esm) does not exist before Node 22.12 and is turned off here where it does, so
   // only the CommonJS entry can make this work.
   const flags = process.features?.require_module ? ['--no-experimental-require-module'] : [];

@@ -2,10 +2,10 @@
 // installed as dev dependencies, a project folder that has the package installed the way a
 // user's project does, and a child-process runner that never hangs a test run.
 import { after } from 'node:test';
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -32,31 +32,43 @@ export function project(prefix, packageJson = { name: 'app', private: true, type
 // reported (signal set), so a hang fails the test instead of stalling the run.
 export function run(command, args, { cwd = root, timeout = 120_000, env = {} } = {}) {
   const child = spawnSync(command, args, {
-    cwd, timeout, encoding: 'utf8', killSignal: 'SIGKILL', env: { ...process.env, ...env },
+    cwd,
+    timeout,
+    encoding: 'utf8',
+    killSignal: 'SIGKILL',
+    env: { ...process.env, ...env },
   });
-  return { status: child.status, signal: child.signal, stdout: child.stdout ?? '', stderr: child.stderr ?? '',
-    error: child.error };
+  return {
+    status: child.status,
+    signal: child.signal,
+    stdout: child.stdout ?? '',
+    stderr: child.stderr ?? '',
+    error: child.error,
+  };
 }
 
 export const describeRun = (r) => `status ${r.status} signal ${r.signal}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`;
 
 // The JSON lines a script printed.
-export const jsonLines = (stdout) => stdout.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+export const jsonLines = (stdout) =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l));
 
-// Copies what `npm install` of the package would put in node_modules/quiver-vector (the
-// "files" of package.json) into `dir`: bundlers then see an ordinary installed package,
-// not a symlink that leads out of the project.
+// Copies what `npm install` of the package would put in node_modules/quiver-vector (the files
+// `npm pack` lists, from the "files" of package.json) into `dir`: bundlers then see an
+// ordinary installed package, not a symlink that leads out of the project.
+let packedFiles;
 export function installCopy(dir) {
   const target = join(dir, 'node_modules', 'quiver-vector');
-  mkdirSync(join(target, 'js'), { recursive: true });
-  cpSync(join(root, 'package.json'), join(target, 'package.json'));
-  for (const name of readdirSync(join(root, 'js'))) {
-    if (/\.(js|cjs|d\.ts)$/.test(name)) cpSync(join(root, 'js', name), join(target, 'js', name));
-  }
-  for (const variant of ['simd-mt', 'simd', 'baseline']) {
-    for (const file of ['quiver.mjs', 'quiver.wasm']) {
-      cpSync(join(root, 'js', 'wasm', variant, file), join(target, 'js', 'wasm', variant, file));
-    }
+  packedFiles ??= JSON.parse(
+    execFileSync('npm', ['pack', '--dry-run', '--json', '--loglevel=error'], { cwd: root, encoding: 'utf8' }),
+  )[0].files.map((f) => f.path);
+  for (const path of packedFiles) {
+    mkdirSync(dirname(join(target, path)), { recursive: true });
+    cpSync(join(root, path), join(target, path));
   }
   return target;
 }
@@ -67,5 +79,8 @@ export function installCopy(dir) {
 export function placeBundleRuntime(pkg, dist) {
   cpSync(join(pkg, 'js', 'wasm'), join(dist, 'wasm'), { recursive: true });
   cpSync(join(pkg, 'js', 'pthread-worker.js'), join(dist, 'pthread-worker.js'));
-  writeFileSync(join(dist, 'index.html'), '<!doctype html><meta charset="utf-8"><script type="module" src="./app.js"></script>');
+  writeFileSync(
+    join(dist, 'index.html'),
+    '<!doctype html><meta charset="utf-8"><script type="module" src="./app.js"></script>',
+  );
 }

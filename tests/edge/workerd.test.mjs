@@ -17,7 +17,10 @@ function freePort() {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
   });
 }
 
@@ -27,7 +30,10 @@ async function waitUntilListening(port, child, log) {
   for (;;) {
     if (child.exitCode !== null) assert.fail(`workerd exited (${child.exitCode}):\n${log.join('')}`);
     const open = await new Promise((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => { socket.destroy(); resolve(true); });
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.destroy();
+        resolve(true);
+      });
       socket.on('error', () => resolve(false));
     });
     if (open) return;
@@ -46,8 +52,10 @@ for (const flags of [[], ['nodejs_compat']]) {
       // The flag most Workers projects turn on: a `process` object appears (without
       // versions.node); the package must still take the workerd path.
       const config = readFileSync(join(dir, 'config.capnp'), 'utf8');
-      const flagged = config.replace('compatibilityDate = "2025-01-01",',
-        `compatibilityDate = "2025-01-01",\n  compatibilityFlags = ${JSON.stringify(flags)},`);
+      const flagged = config.replace(
+        'compatibilityDate = "2025-01-01",',
+        `compatibilityDate = "2025-01-01",\n  compatibilityFlags = ${JSON.stringify(flags)},`,
+      );
       assert.notEqual(flagged, config, 'the flags went into the config');
       writeFileSync(join(dir, 'config.capnp'), flagged);
     }
@@ -57,7 +65,10 @@ for (const flags of [[], ['nodejs_compat']]) {
     const dim = 32;
     const vectors = q.unitGaussianVectors(2000, dim, 11);
     const index = new q.HnswIndex({ dim, metric: 'cosine', M: 8, efConstruction: 64 });
-    index.add(Array.from({ length: 2000 }, (_, i) => i + 1), vectors);
+    index.add(
+      Array.from({ length: 2000 }, (_, i) => i + 1),
+      vectors,
+    );
     writeFileSync(join(dir, 'build', 'index.qvr'), index.serialize());
     const query = Array.from(vectors.subarray(99 * dim, 100 * dim));
     const expected = index.search(query, 5);
@@ -65,19 +76,36 @@ for (const flags of [[], ['nodejs_compat']]) {
     q.terminate();
 
     // Build as config.capnp says.
-    const built = run(bin.esbuild, ['worker.mjs', '--bundle', '--format=esm', '--platform=browser', '--conditions=workerd,worker',
-      '--external:quiver-vector/wasm/*', '--outfile=build/worker.js'], { cwd: dir });
+    const built = run(
+      bin.esbuild,
+      [
+        'worker.mjs',
+        '--bundle',
+        '--format=esm',
+        '--platform=browser',
+        '--conditions=workerd,worker',
+        '--external:quiver-vector/wasm/*',
+        '--outfile=build/worker.js',
+      ],
+      { cwd: dir },
+    );
     assert.equal(built.status, 0, describeRun(built));
-    cpSync(join(app, 'node_modules', 'quiver-vector', 'js', 'wasm', 'simd', 'quiver.wasm'), join(dir, 'build', 'quiver.wasm'));
+    cpSync(
+      join(app, 'node_modules', 'quiver-vector', 'js', 'wasm', 'simd', 'quiver.wasm'),
+      join(dir, 'build', 'quiver.wasm'),
+    );
 
     const port = await freePort();
     const log = [];
-    const child = spawn(bin.workerd, ['serve', 'config.capnp', '--socket-addr', `http=127.0.0.1:${port}`], { cwd: dir });
+    const child = spawn(bin.workerd, ['serve', 'config.capnp', '--socket-addr', `http=127.0.0.1:${port}`], {
+      cwd: dir,
+    });
     child.stdout.on('data', (d) => log.push(String(d)));
     child.stderr.on('data', (d) => log.push(String(d)));
     after(() => child.kill('SIGKILL'));
     const base = `http://127.0.0.1:${port}`;
-    const post = (body) => fetch(`${base}/search`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) });
+    const post = (body) =>
+      fetch(`${base}/search`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) });
 
     await waitUntilListening(port, child, log);
     let started = performance.now();
@@ -97,7 +125,9 @@ for (const flags of [[], ['nodejs_compat']]) {
       assert.equal(body.ids[0], 100);
     }
     const warm = (performance.now() - started) / 20;
-    t.diagnostic(`workerd: first request (module + index load) ${cold.toFixed(1)} ms, warm search request ${warm.toFixed(2)} ms`);
+    t.diagnostic(
+      `workerd: first request (module + index load) ${cold.toFixed(1)} ms, warm search request ${warm.toFixed(2)} ms`,
+    );
 
     const wrongDim = await post({ vector: [1, 2, 3], k: 5 });
     assert.equal(wrongDim.status, 400);

@@ -6,7 +6,7 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { VARIANTS, QuiverError } from '../../js/index.js';
-import { spawn } from '../../js/spawn.js';
+import { spawn } from '../../js/worker/spawn.js';
 import { moduleLoader } from './support.mjs';
 
 const load = moduleLoader();
@@ -92,13 +92,24 @@ for (const variant of VARIANTS) {
     test('FlatIndex search options are checked like the other kinds', async () => {
       const q = await load(variant);
       const index = new q.FlatIndex({ dim: 2 });
-      index.add([1, 2], [[0, 0], [1, 1]]);
+      index.add(
+        [1, 2],
+        [
+          [0, 0],
+          [1, 1],
+        ],
+      );
       // null options are no options (options.js: null = not given); other non-objects are refused.
       for (const bad of [5, 'allow', [1]]) {
-        assert.throws(() => index.search([0, 0], 1, bad), (e) => e instanceof QuiverError && e.code === 'INVALID_ARGUMENT');
+        assert.throws(
+          () => index.search([0, 0], 1, bad),
+          (e) => e instanceof QuiverError && e.code === 'INVALID_ARGUMENT',
+        );
       }
-      assert.throws(() => index.search([0, 0], 1, { allow: ['1'] }),
-        (e) => e instanceof QuiverError && e.code === 'INVALID_ARGUMENT');
+      assert.throws(
+        () => index.search([0, 0], 1, { allow: ['1'] }),
+        (e) => e instanceof QuiverError && e.code === 'INVALID_ARGUMENT',
+      );
       assert.deepEqual([...index.search([0, 0], 2, { allow: [2] }).ids], [2]);
       index.dispose();
     });
@@ -107,7 +118,9 @@ for (const variant of VARIANTS) {
 
 describe('through the worker API', () => {
   let worker;
-  after(async () => { await worker?.terminate(); });
+  after(async () => {
+    await worker?.terminate();
+  });
   test('searchBatch brings counts and padding across unchanged', async () => {
     worker = await spawn({ variant: 'simd' });
     for (const kind of Object.keys(KINDS)) {
@@ -118,7 +131,10 @@ describe('through the worker API', () => {
       const batch = await index.searchBatch(queries, 10, { allow: [7, 8, 9] });
       assert.equal(batch.k, 10);
       assert.ok(batch.counts instanceof Uint32Array, kind);
-      assert.ok(batch.counts.every((c) => c === 3), kind);
+      assert.ok(
+        batch.counts.every((c) => c === 3),
+        kind,
+      );
       for (let row = 0; row < NQ; row++) {
         const r = [...batch.ids.subarray(row * 10, row * 10 + 10)];
         assert.deepEqual(r.slice(0, 3).sort(), [7, 8, 9], kind);

@@ -3,7 +3,7 @@
 // and the report (summary, sweep, goals) from a synthetic result. No timings are measured here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADD_SLICE_BYTES } from '../../js/staging.js';
+import { ADD_SLICE_BYTES } from '../../js/core/staging.js';
 import { addSliceRows, recallAt10 } from '../../bench/ivf/measure.mjs';
 import { hnswQpsAt, renderIvfReport } from '../../bench/ivf/report.mjs';
 

@@ -29,7 +29,9 @@ function run(args, options = {}) {
 function runLimited(kib, args) {
   const quoted = [cli, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
   return spawnSync('bash', ['-c', `ulimit -v ${kib} && exec ${quoted}`], {
-    encoding: 'utf8', timeout: HANG_GUARD_MS, maxBuffer: 1 << 26,
+    encoding: 'utf8',
+    timeout: HANG_GUARD_MS,
+    maxBuffer: 1 << 26,
   });
 }
 
@@ -46,7 +48,10 @@ describe('quiver CLI limits', () => {
     requireCli();
     writeFbin(base, ROWS, DIM, vectors(ROWS, DIM, 0));
     writeFbin(queries, 3, DIM, vectors(3, DIM, 7));
-    for (const [file, extra] of [[flat, []], [hnsw, ['--index', 'hnsw', '--threads', '1']]]) {
+    for (const [file, extra] of [
+      [flat, []],
+      [hnsw, ['--index', 'hnsw', '--threads', '1']],
+    ]) {
       const r = run(['build', base, '-o', file, '-q', ...extra]);
       assert.equal(r.status, 0, r.stderr);
     }
@@ -60,7 +65,11 @@ describe('quiver CLI limits', () => {
         const out = JSON.parse(r.stdout);
         assert.equal(out.k, ROWS);
         assert.equal(out.ids.length, 3);
-        for (const row of out.ids) assert.deepEqual([...row].sort((a, b) => a - b), [...Array(ROWS).keys()]);
+        for (const row of out.ids)
+          assert.deepEqual(
+            [...row].sort((a, b) => a - b),
+            [...Array(ROWS).keys()],
+          );
       }
     });
   }

@@ -33,7 +33,9 @@ function run(args) {
 function runLimited(kib, args) {
   const quoted = [cli, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
   return spawnSync('bash', ['-c', `ulimit -v ${kib} && exec ${quoted}`], {
-    encoding: 'utf8', timeout: HANG_GUARD_MS, maxBuffer: 1 << 26,
+    encoding: 'utf8',
+    timeout: HANG_GUARD_MS,
+    maxBuffer: 1 << 26,
   });
 }
 
@@ -91,11 +93,28 @@ describe('quiver CLI options', () => {
 
   test('build refuses every option of another index kind, naming it, and writes nothing', () => {
     const cases = {
-      flat: [['--bits', '4'], ['--lists', '16'], ['--refine-bits', '3'], ['--seed', '7'], ['--no-vectors'], ['--M', '8'],
-        ['--ef-construction', '40'], ['--ef-search', '20'], ['--storage', 'f32'], ['--neighbor-codes'], ['--threads', '1']],
-      quantized: [['--M', '8'], ['--ef-construction', '40'], ['--ef-search', '20'], ['--storage', 'sq8'],
-        ['--neighbor-codes'], ['--threads', '2']],
-      hnsw: [['--bits', '2'], ['--lists', '16'], ['--refine-bits', '3'], ['--no-vectors']],  // --no-vectors: f32 storage keeps them
+      flat: [
+        ['--bits', '4'],
+        ['--lists', '16'],
+        ['--refine-bits', '3'],
+        ['--seed', '7'],
+        ['--no-vectors'],
+        ['--M', '8'],
+        ['--ef-construction', '40'],
+        ['--ef-search', '20'],
+        ['--storage', 'f32'],
+        ['--neighbor-codes'],
+        ['--threads', '1'],
+      ],
+      quantized: [
+        ['--M', '8'],
+        ['--ef-construction', '40'],
+        ['--ef-search', '20'],
+        ['--storage', 'sq8'],
+        ['--neighbor-codes'],
+        ['--threads', '2'],
+      ],
+      hnsw: [['--bits', '2'], ['--lists', '16'], ['--refine-bits', '3'], ['--no-vectors']], // --no-vectors: f32 storage keeps them
     };
     for (const [kind, options] of Object.entries(cases)) {
       for (const option of options) {
@@ -103,18 +122,25 @@ describe('quiver CLI options', () => {
         const args = ['build', base, '-o', out, '-q', '--index', kind, ...option];
         const r = run(args);
         assertRefused(r, args, option[0]);
-        assert.match(r.stderr, new RegExp(`does not apply to an? ${kind === 'flat' ? 'flat' : '(quantized|hnsw)'} index`), args.join(' '));
+        assert.match(
+          r.stderr,
+          new RegExp(`does not apply to an? ${kind === 'flat' ? 'flat' : '(quantized|hnsw)'} index`),
+          args.join(' '),
+        );
         assert.equal(existsSync(out), false, `${args.join(' ')} wrote ${out}`);
       }
     }
   });
 
-  test('search refuses an option of another kind than the file\'s', () => {
+  test("search refuses an option of another kind than the file's", () => {
     const cases = [
-      ['flat', '--ef', '10'], ['flat', '--probes', '2'],
-      ['quantized', '--ef', '10'], ['quantized', '--probes', '2'],  // not partitioned: there are no lists to probe
+      ['flat', '--ef', '10'],
+      ['flat', '--probes', '2'],
+      ['quantized', '--ef', '10'],
+      ['quantized', '--probes', '2'], // not partitioned: there are no lists to probe
       ['partitioned', '--ef', '10'],
-      ['hnsw', '--probes', '2'], ['sq8', '--probes', '2'],
+      ['hnsw', '--probes', '2'],
+      ['sq8', '--probes', '2'],
     ];
     for (const [kind, option, value] of cases) {
       const args = ['search', files[kind], queries, '-k', '3', '-q', option, value];
@@ -127,12 +153,26 @@ describe('quiver CLI options', () => {
 
   test('compare, demo and gen refuse options of another kind (or workload) before any work', () => {
     const cases = [
-      ...[['--M', '8'], ['--ef-construction', '40'], ['--ef', '10'], ['--bits', '4'], ['--seed', '1'], ['--storage', 'sq8'],
-        ['--no-vectors']].map((o) => ['compare', base, queries, '--index', 'flat', ...o]),
-      ...[['--M', '8'], ['--ef', '10'], ['--storage', 'f32']].map((o) => ['compare', base, queries, '--index', 'quantized', ...o]),
+      ...[
+        ['--M', '8'],
+        ['--ef-construction', '40'],
+        ['--ef', '10'],
+        ['--bits', '4'],
+        ['--seed', '1'],
+        ['--storage', 'sq8'],
+        ['--no-vectors'],
+      ].map((o) => ['compare', base, queries, '--index', 'flat', ...o]),
+      ...[
+        ['--M', '8'],
+        ['--ef', '10'],
+        ['--storage', 'f32'],
+      ].map((o) => ['compare', base, queries, '--index', 'quantized', ...o]),
       ...[['--bits', '2'], ['--no-vectors']].map((o) => ['compare', base, queries, '--index', 'hnsw', ...o]),
-      ...[['--M', '8'], ['--ef-construction', '40'], ['--ef', '10']].map((o) =>
-        ['demo', '--index', 'flat', '--rows', '100', '--queries', '2', '--dim', '8', ...o]),
+      ...[
+        ['--M', '8'],
+        ['--ef-construction', '40'],
+        ['--ef', '10'],
+      ].map((o) => ['demo', '--index', 'flat', '--rows', '100', '--queries', '2', '--dim', '8', ...o]),
       ['demo', '--index', 'quantized', '--rows', '100', '--queries', '2', '--dim', '8', '--ef', '10'],
     ];
     for (const args of cases) {
@@ -142,7 +182,23 @@ describe('quiver CLI options', () => {
       assert.equal(r.stdout, '', `${args.join(' ')} printed a result`);
     }
     const out = emptyDir();
-    const args = ['gen', 'seed', '-o', out, '--rows', '100', '--queries', '2', '--dim', '8', '-k', '5', '-q', '--clusters', '4'];
+    const args = [
+      'gen',
+      'seed',
+      '-o',
+      out,
+      '--rows',
+      '100',
+      '--queries',
+      '2',
+      '--dim',
+      '8',
+      '-k',
+      '5',
+      '-q',
+      '--clusters',
+      '4',
+    ];
     const r = run(args);
     assertRefused(r, args, '--clusters');
     assert.match(r.stderr, /does not apply to the seed workload/);
@@ -151,18 +207,88 @@ describe('quiver CLI options', () => {
 
   test('the same options on the kind they belong to are accepted', () => {
     const ok = [
-      ['build', base, '-o', join(emptyDir(), 'q.qvr'), '-q', '--index', 'quantized', '--bits', '2', '--lists', '2',
-        '--refine-bits', '3', '--seed', '7', '--no-vectors'],
-      ['build', base, '-o', join(emptyDir(), 'h.qvr'), '-q', '--index', 'hnsw', '--storage', 'sq8', '--M', '8',
-        '--ef-construction', '40', '--ef-search', '20', '--neighbor-codes', '--no-vectors', '--threads', '1', '--seed', '3'],
+      [
+        'build',
+        base,
+        '-o',
+        join(emptyDir(), 'q.qvr'),
+        '-q',
+        '--index',
+        'quantized',
+        '--bits',
+        '2',
+        '--lists',
+        '2',
+        '--refine-bits',
+        '3',
+        '--seed',
+        '7',
+        '--no-vectors',
+      ],
+      [
+        'build',
+        base,
+        '-o',
+        join(emptyDir(), 'h.qvr'),
+        '-q',
+        '--index',
+        'hnsw',
+        '--storage',
+        'sq8',
+        '--M',
+        '8',
+        '--ef-construction',
+        '40',
+        '--ef-search',
+        '20',
+        '--neighbor-codes',
+        '--no-vectors',
+        '--threads',
+        '1',
+        '--seed',
+        '3',
+      ],
       ['search', files.hnsw, queries, '-k', '3', '-q', '--ef', '12'],
       ['search', files.sq8, queries, '-k', '3', '-q', '--ef', '12', '--rerank', '2'],
       ['search', files.partitioned, queries, '-k', '3', '-q', '--probes', '1'],
       ['search', files.quantized, queries, '-k', '3', '-q', '--rerank', '2'],
-      ['search', files.flat, queries, '-k', '3', '-q', '--rerank', '2'],  // shared by every kind; a note says flat is exact
-      ['demo', '--index', 'hnsw', '--rows', '100', '--queries', '2', '--dim', '8', '-k', '3', '--M', '8',
-        '--ef-construction', '40', '--ef', '16'],
-      ['gen', 'clustered', '-o', emptyDir(), '--rows', '200', '--queries', '2', '--dim', '8', '-k', '5', '-q', '--clusters', '4'],
+      ['search', files.flat, queries, '-k', '3', '-q', '--rerank', '2'], // shared by every kind; a note says flat is exact
+      [
+        'demo',
+        '--index',
+        'hnsw',
+        '--rows',
+        '100',
+        '--queries',
+        '2',
+        '--dim',
+        '8',
+        '-k',
+        '3',
+        '--M',
+        '8',
+        '--ef-construction',
+        '40',
+        '--ef',
+        '16',
+      ],
+      [
+        'gen',
+        'clustered',
+        '-o',
+        emptyDir(),
+        '--rows',
+        '200',
+        '--queries',
+        '2',
+        '--dim',
+        '8',
+        '-k',
+        '5',
+        '-q',
+        '--clusters',
+        '4',
+      ],
     ];
     for (const args of ok) {
       const r = run(args);
@@ -173,12 +299,12 @@ describe('quiver CLI options', () => {
   test('gen and demo sizes that cannot fit are coded errors before anything is allocated or written', () => {
     const cases = [
       ['gen', 'seed', '--rows', U64_MAX],
-      ['gen', 'seed', '--rows', '2147483648'],  // ground-truth ids are int32
+      ['gen', 'seed', '--rows', '2147483648'], // ground-truth ids are int32
       ['gen', 'seed', '--queries', U64_MAX],
       ['gen', 'seed', '--dim', U64_MAX],
       ['gen', 'seed', '--dim', '16777217'],
       ['gen', 'clustered', '--rows', '100', '-k', '5', '--clusters', U64_MAX],
-      ['gen', 'seed', '--rows', '2147483647'],  // 2^31 - 1 x 384 floats: terabytes
+      ['gen', 'seed', '--rows', '2147483647'], // 2^31 - 1 x 384 floats: terabytes
       ['demo', '--rows', U64_MAX],
       ['demo', '--dim', U64_MAX],
     ];
@@ -201,17 +327,52 @@ describe('quiver CLI options', () => {
       assert.match(r.stderr, /--lists: expected auto or a whole number in \[0, 65536\]/);
       assert.equal(existsSync(out), false, `--lists ${lists} wrote ${out}`);
     }
-    for (const [lists, shown] of [['65536', /\(65536\)/], ['auto', /\(auto\)/]]) {
-      const r = run(['build', base, '-o', join(emptyDir(), 'x.qvr'), '-q', '--json', '--index', 'quantized', '--lists', lists]);
+    for (const [lists, shown] of [
+      ['65536', /\(65536\)/],
+      ['auto', /\(auto\)/],
+    ]) {
+      const r = run([
+        'build',
+        base,
+        '-o',
+        join(emptyDir(), 'x.qvr'),
+        '-q',
+        '--json',
+        '--index',
+        'quantized',
+        '--lists',
+        lists,
+      ]);
       assert.equal(r.status, 0, r.stderr);
       assert.match(JSON.parse(r.stdout).params, shown);
     }
   });
 
   test('gen --rows 0, --queries 0 and --clusters 0 are errors, not the defaults', () => {
-    for (const [workload, option] of [['seed', '--rows'], ['seed', '--queries'], ['clustered', '--clusters'], ['embedding', '--clusters']]) {
+    for (const [workload, option] of [
+      ['seed', '--rows'],
+      ['seed', '--queries'],
+      ['clustered', '--clusters'],
+      ['embedding', '--clusters'],
+    ]) {
       const out = emptyDir();
-      const args = ['gen', workload, '-o', out, '-q', '--dim', '8', '-k', '5', '--rows', '200', '--queries', '2', option, '0'];
+      const args = [
+        'gen',
+        workload,
+        '-o',
+        out,
+        '-q',
+        '--dim',
+        '8',
+        '-k',
+        '5',
+        '--rows',
+        '200',
+        '--queries',
+        '2',
+        option,
+        '0',
+      ];
       const r = run(args);
       assert.equal(r.status, 2, `${args.join(' ')}: status ${r.status}, stdout ${r.stdout}`);
       assert.match(r.stderr, new RegExp(`${option}: expected a whole number >= 1, got '0'`));
@@ -225,7 +386,23 @@ describe('quiver CLI options', () => {
     mkdirSync(out);
     mkdirSync(join(out, 'sub'));
     for (const name of ['../escaped', '../../escaped', 'sub/x', '/tmp/quiver-cli-options-abs', '..', '.', '', 'a\\b']) {
-      const r = run(['gen', 'seed', '-o', out, '--name', name, '--rows', '50', '--queries', '2', '--dim', '4', '-k', '5', '-q']);
+      const r = run([
+        'gen',
+        'seed',
+        '-o',
+        out,
+        '--name',
+        name,
+        '--rows',
+        '50',
+        '--queries',
+        '2',
+        '--dim',
+        '4',
+        '-k',
+        '5',
+        '-q',
+      ]);
       assert.equal(r.status, 2, `--name '${name}': status ${r.status}, stdout ${r.stdout}`);
       assert.match(r.stderr, /--name: expected a plain file name/);
     }
@@ -234,7 +411,23 @@ describe('quiver CLI options', () => {
     assert.deepEqual(readdirSync(join(out, 'sub')), []);
     assert.equal(existsSync('/tmp/quiver-cli-options-abs.base.fbin'), false);
     // Dots inside a name are fine: it is still one file name in -o.
-    const r = run(['gen', 'seed', '-o', out, '--name', 'v1.2..x', '--rows', '50', '--queries', '2', '--dim', '4', '-k', '5', '-q']);
+    const r = run([
+      'gen',
+      'seed',
+      '-o',
+      out,
+      '--name',
+      'v1.2..x',
+      '--rows',
+      '50',
+      '--queries',
+      '2',
+      '--dim',
+      '4',
+      '-k',
+      '5',
+      '-q',
+    ]);
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(readdirSync(out).sort(), ['sub', 'v1.2..x.base.fbin', 'v1.2..x.gt.ibin', 'v1.2..x.queries.fbin']);
   });
@@ -242,8 +435,10 @@ describe('quiver CLI options', () => {
   test('--gt with no valid id is an error; rows without one are left out of the recall, with a note', () => {
     const none = join(work, 'none.ibin');
     writeIbin(none, 3, 2, [-1, -1, -1, -5, -2147483648, -1]);
-    for (const args of [['search', files.flat, queries, '-k', '2', '-q', '--gt', none],
-      ['compare', base, queries, '-k', '2', '-q', '--gt', none]]) {
+    for (const args of [
+      ['search', files.flat, queries, '-k', '2', '-q', '--gt', none],
+      ['compare', base, queries, '-k', '2', '-q', '--gt', none],
+    ]) {
       const r = run(args);
       assert.equal(r.status, 1, `${args.join(' ')}: status ${r.status}, stdout ${r.stdout}, stderr ${r.stderr}`);
       assert.match(r.stderr, /^quiver: error \[INVALID_ARGUMENT\]: .*none\.ibin: the ground truth has no valid id/m);

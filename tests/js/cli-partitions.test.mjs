@@ -33,8 +33,21 @@ describe('quiver CLI partitions', () => {
   });
 
   test('build --lists 8 --refine-bits 3 trains 8 lists; search --probes takes a count', () => {
-    const b = run(['build', base, '-o', part, '--index', 'quantized', '--lists', '8', '--refine-bits', '3',
-      '--no-vectors', '-q', '--json']);
+    const b = run([
+      'build',
+      base,
+      '-o',
+      part,
+      '--index',
+      'quantized',
+      '--lists',
+      '8',
+      '--refine-bits',
+      '3',
+      '--no-vectors',
+      '-q',
+      '--json',
+    ]);
     assert.equal(b.status, 0, b.stderr);
     const params = JSON.parse(b.stdout).params;
     assert.match(params, /8 lists \(8\)/);

@@ -18,12 +18,29 @@ const PREAMBLE = 16;
 const TABLE_ENTRY = 32;
 const HEADER_FIELDS = [
   // [name, offset from the header start, bytes]
-  ['kind', 0, 4], ['metric', 4, 4], ['dim', 8, 8], ['count', 16, 8], ['seed', 24, 8], ['fileSize', 32, 8],
-  ['sectionCount', 40, 4], ['flags', 44, 4],
+  ['kind', 0, 4],
+  ['metric', 4, 4],
+  ['dim', 8, 8],
+  ['count', 16, 8],
+  ['seed', 24, 8],
+  ['fileSize', 32, 8],
+  ['sectionCount', 40, 4],
+  ['flags', 44, 4],
   ...Array.from({ length: 8 }, (_, i) => [`param${i}`, 48 + 8 * i, 8]),
 ];
-const PREAMBLE_FIELDS = [['major', 8, 2], ['minor', 10, 2], ['headerSize', 12, 4]];
-const ENTRY_FIELDS = [['tag', 0, 4], ['flags', 4, 4], ['offset', 8, 8], ['size', 16, 8], ['crc', 24, 4], ['reserved', 28, 4]];
+const PREAMBLE_FIELDS = [
+  ['major', 8, 2],
+  ['minor', 10, 2],
+  ['headerSize', 12, 4],
+];
+const ENTRY_FIELDS = [
+  ['tag', 0, 4],
+  ['flags', 4, 4],
+  ['offset', 8, 8],
+  ['size', 16, 8],
+  ['crc', 24, 4],
+  ['reserved', 28, 4],
+];
 
 function layout(bytes) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -62,7 +79,8 @@ function fixChecksums(bytes, sections = []) {
   if (lay.crcAt + 4 > bytes.length) return bytes;
   for (const i of sections) {
     const e = lay.entries[i];
-    if (e.offset + e.size <= bytes.length) view.setUint32(e.at + 24, crc32c(bytes.subarray(e.offset, e.offset + e.size)), true);
+    if (e.offset + e.size <= bytes.length)
+      view.setUint32(e.at + 24, crc32c(bytes.subarray(e.offset, e.offset + e.size)), true);
   }
   view.setUint32(lay.crcAt, crc32c(bytes.subarray(0, lay.crcAt)), true);
   return bytes;
@@ -71,8 +89,30 @@ function fixChecksums(bytes, sections = []) {
 // Values an attacker would try in a field of `width` bytes holding `old`.
 function fieldValues(old, width) {
   const max = (1n << BigInt(width * 8)) - 1n;
-  const out = new Set([0n, 1n, 2n, 3n, 4n, 7n, 255n, 256n, 65535n, max, max - 1n, max >> 1n, (max >> 1n) + 1n,
-    old + 1n, old - 1n, old * 2n, old + 64n, old - 64n, old << 8n, 1n << 31n, 1n << 32n, (1n << 32n) - 1n]);
+  const out = new Set([
+    0n,
+    1n,
+    2n,
+    3n,
+    4n,
+    7n,
+    255n,
+    256n,
+    65535n,
+    max,
+    max - 1n,
+    max >> 1n,
+    (max >> 1n) + 1n,
+    old + 1n,
+    old - 1n,
+    old * 2n,
+    old + 64n,
+    old - 64n,
+    old << 8n,
+    1n << 31n,
+    1n << 32n,
+    (1n << 32n) - 1n,
+  ]);
   return [...out].map((v) => BigInt.asUintN(width * 8, v)).filter((v) => v !== old);
 }
 
@@ -82,7 +122,8 @@ export function* mutations(original, { stride = 1, allBits = false } = {}) {
   const lay = layout(original);
   const dense = lay.crcAt + 4; // the container region: always every byte
   for (let len = 0; len < original.length; len++) {
-    if (len < dense || len % stride === 0 || len === original.length - 1) yield [`truncate ${len}`, original.slice(0, len)];
+    if (len < dense || len % stride === 0 || len === original.length - 1)
+      yield [`truncate ${len}`, original.slice(0, len)];
   }
   for (let i = 0; i < original.length; i++) {
     if (!(i < dense || i % stride === 0)) continue;
@@ -141,19 +182,25 @@ export function tryLoad(q, bytes, dim, label) {
       try {
         return fn();
       } catch (e) {
-        if (!(e instanceof QuiverError)) assert.fail(`${label}: ${what} on the loaded index threw ${e?.constructor?.name}: ${e?.stack ?? e}`);
+        if (!(e instanceof QuiverError))
+          assert.fail(`${label}: ${what} on the loaded index threw ${e?.constructor?.name}: ${e?.stack ?? e}`);
         assert.ok(KNOWN_CODES.has(e.code), `${label}: ${what}: unknown code ${e.code}`);
         return null;
       }
     };
     const size = index.size;
     assert.ok(Number.isInteger(size) && size >= 0, `${label}: size ${size}`);
-    if (d <= 4096) { // a larger (edited) dim is answered too, but the test's own queries stay small
+    if (d <= 4096) {
+      // a larger (edited) dim is answered too, but the test's own queries stay small
       const query = new Float32Array(d).map((_, i) => ((i % 5) - 2) / 3 + 0.1);
       // Exact distances where the kind has them: a quantised index with kept vectors reranks.
       const quantized = index instanceof q.QuantizedIndex;
-      const exact = quantized ? index.keepVectors : index instanceof q.FlatIndex || index.storage === 'f32' || index.keepVectors;
-      const r = use('search', () => (quantized && exact ? index.search(query, 5, { rerank: 4 }) : index.search(query, 5)));
+      const exact = quantized
+        ? index.keepVectors
+        : index instanceof q.FlatIndex || index.storage === 'f32' || index.keepVectors;
+      const r = use('search', () =>
+        quantized && exact ? index.search(query, 5, { rerank: 4 }) : index.search(query, 5),
+      );
       if (r) {
         assert.ok(r.ids.length <= Math.min(5, size), `${label}: ${r.ids.length} results from ${size} vectors`);
         assert.equal(new Set(r.ids).size, r.ids.length, `${label}: repeated ids`);
@@ -164,7 +211,8 @@ export function tryLoad(q, bytes, dim, label) {
         for (const d of r.distances) {
           assert.ok(!Number.isNaN(d), `${label}: NaN distance`);
           if (!exact) continue; // estimates from codes may stray outside the metric's range
-          if (metric === 'cosine') assert.ok(d >= -1e-3 && d <= 2 + 1e-3, `${label}: cosine distance ${d} outside [0, 2]`);
+          if (metric === 'cosine')
+            assert.ok(d >= -1e-3 && d <= 2 + 1e-3, `${label}: cosine distance ${d} outside [0, 2]`);
           if (metric === 'l2') assert.ok(d >= -1e-3, `${label}: negative l2 distance ${d}`);
         }
       }
@@ -201,11 +249,20 @@ export function sampleFiles(q) {
     ['flat cosine', () => new q.FlatIndex({ dim, metric: 'cosine' })],
     ['quantized 4-bit kept vectors', () => new q.QuantizedIndex({ dim, metric: 'ip', bits: 4, keepVectors: true })],
     ['quantized 2-bit codes only', () => new q.QuantizedIndex({ dim, metric: 'l2', bits: 2, keepVectors: false })],
-    ['quantized cosine kept vectors', () => new q.QuantizedIndex({ dim, metric: 'cosine', bits: 4, keepVectors: true })],
+    [
+      'quantized cosine kept vectors',
+      () => new q.QuantizedIndex({ dim, metric: 'cosine', bits: 4, keepVectors: true }),
+    ],
     ['hnsw f32', () => new q.HnswIndex({ dim, metric: 'l2', M: 4, efConstruction: 16 })],
     ['hnsw f32 cosine', () => new q.HnswIndex({ dim, metric: 'cosine', M: 4, efConstruction: 16 })],
-    ['hnsw sq8 kept vectors', () => new q.HnswIndex({ dim, metric: 'l2', M: 4, efConstruction: 16, storage: 'sq8', keepVectors: true })],
-    ['hnsw sq8 codes only', () => new q.HnswIndex({ dim, metric: 'ip', M: 4, efConstruction: 16, storage: 'sq8', keepVectors: false })],
+    [
+      'hnsw sq8 kept vectors',
+      () => new q.HnswIndex({ dim, metric: 'l2', M: 4, efConstruction: 16, storage: 'sq8', keepVectors: true }),
+    ],
+    [
+      'hnsw sq8 codes only',
+      () => new q.HnswIndex({ dim, metric: 'ip', M: 4, efConstruction: 16, storage: 'sq8', keepVectors: false }),
+    ],
   ];
   const files = [];
   for (const [name, make] of specs) {

@@ -12,7 +12,11 @@ const load = moduleLoader();
 const HEAP_SLACK = 64 * 1024 * 1024;
 
 describe('corruption sweep through q.load', () => {
-  for (const [variant, stride] of [['simd', 1], ['simd-mt', 5], ['baseline', 5]]) {
+  for (const [variant, stride] of [
+    ['simd', 1],
+    ['simd-mt', 5],
+    ['baseline', 5],
+  ]) {
     test(`${variant}: truncations, bit flips and checksummed field edits of every kind of file`, async () => {
       const q = await load(variant);
       const files = sampleFiles(q);
@@ -20,9 +24,15 @@ describe('corruption sweep through q.load', () => {
       const heapBefore = q.heapBytes();
       const counts = sweep(q, files, { stride });
       assert.ok(counts.loads > 0 && counts.rejected > 0, `${counts.loads} loads, ${counts.rejected} rejected`);
-      assert.deepEqual(summarize(counts.failures), [], `${counts.failures.length} of ${counts.loads} damaged files broke a rule`);
+      assert.deepEqual(
+        summarize(counts.failures),
+        [],
+        `${counts.failures.length} of ${counts.loads} damaged files broke a rule`,
+      );
       assert.ok(q.heapBytes() <= heapBefore + HEAP_SLACK, `heap grew from ${heapBefore} to ${q.heapBytes()}`);
-      console.log(`corruption sweep ${variant}: ${files.length} files, ${counts.loads} loads (${counts.rejected} rejected, ${counts.loaded} loaded and used)`);
+      console.log(
+        `corruption sweep ${variant}: ${files.length} files, ${counts.loads} loads (${counts.rejected} rejected, ${counts.loaded} loaded and used)`,
+      );
     });
   }
 });

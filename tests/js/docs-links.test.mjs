@@ -72,8 +72,10 @@ export function linksOf(text) {
   const links = [];
   const body = prose(text);
   const lineAt = (index) => body.slice(0, index).split('\n').length;
-  for (const m of body.matchAll(/!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]*)>?(?:\s+["'(][^)]*)?\)/g)) links.push({ target: m[1], n: lineAt(m.index) });
-  for (const m of body.matchAll(/^ {0,3}\[[^\]\n]+\]:[ \t]*<?(\S+?)>?(?=\s|$)/gm)) links.push({ target: m[1], n: lineAt(m.index) });
+  for (const m of body.matchAll(/!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]*)>?(?:\s+["'(][^)]*)?\)/g))
+    links.push({ target: m[1], n: lineAt(m.index) });
+  for (const m of body.matchAll(/^ {0,3}\[[^\]\n]+\]:[ \t]*<?(\S+?)>?(?=\s|$)/gm))
+    links.push({ target: m[1], n: lineAt(m.index) });
   for (const m of body.matchAll(/\b(?:href|src)="([^"]*)"/g)) links.push({ target: m[1], n: lineAt(m.index) });
   return links;
 }
@@ -166,13 +168,11 @@ test('the checker itself finds broken files, anchors and skips code', () => {
     isFile: (p) => p in fake,
   };
   const problems = checkFile(join(root, 'README.md'), fs);
-  assert.deepEqual(problems.map((p) => p.split(': ')[1]), [
-    'docs/missing.md',
-    '#no-such-heading',
-    'img/none.svg',
-    'docs/a.md#nope',
-    '#wrapped',
-  ], problems.join('\n'));
+  assert.deepEqual(
+    problems.map((p) => p.split(': ')[1]),
+    ['docs/missing.md', '#no-such-heading', 'img/none.svg', 'docs/a.md#nope', '#wrapped'],
+    problems.join('\n'),
+  );
 });
 
 test('README.md is a short first read that starts with the two commands', () => {
@@ -187,7 +187,9 @@ test('README.md is a short first read that starts with the two commands', () => 
 });
 
 test('every file in docs/ is linked from README.md', () => {
-  const targets = new Set(linksOf(readFileSync(join(root, 'README.md'), 'utf8')).map(({ target }) => target.split('#')[0]));
+  const targets = new Set(
+    linksOf(readFileSync(join(root, 'README.md'), 'utf8')).map(({ target }) => target.split('#')[0]),
+  );
   const unlinked = docs.filter((f) => !targets.has(`docs/${f}`));
   assert.deepEqual(unlinked, [], `docs not linked from README.md: ${unlinked.join(', ')}`);
 });

@@ -14,11 +14,11 @@ import { chunked } from './support.mjs';
 
 const BOUND = 1.2;
 const dim = 384;
-const batch = 500;  // 0.77 MB of staging: a few percent of the index
+const batch = 500; // 0.77 MB of staging: a few percent of the index
 const fresh = () => Quiver.init({ variant: 'simd' });
 const cases = [
-  { storage: 'f32', rows: 24_000 },  // 41 MB of nodes
-  { storage: 'sq8', rows: 60_000 },  // 35 MB of nodes (codes only)
+  { storage: 'f32', rows: 24_000 }, // 41 MB of nodes
+  { storage: 'sq8', rows: 60_000 }, // 35 MB of nodes (codes only)
 ];
 
 function growthRatio(q, start, index) {
@@ -36,19 +36,39 @@ for (const { storage, rows } of cases) {
     const q = await fresh();
     try {
       const start = q.heapBytes();
-      const index = new q.HnswIndex({ dim, metric: 'cosine', M: 8, efConstruction: 24, storage, ...(storage === 'sq8' ? { keepVectors: false } : {}) });
+      const index = new q.HnswIndex({
+        dim,
+        metric: 'cosine',
+        M: 8,
+        efConstruction: 24,
+        storage,
+        ...(storage === 'sq8' ? { keepVectors: false } : {}),
+      });
       const ratios = [];
       for (let done = 0; done < rows; done += batch) {
-        index.add(Float64Array.from({ length: batch }, (_, i) => done + i), vectors.subarray(done * dim, (done + batch) * dim));
+        index.add(
+          Float64Array.from({ length: batch }, (_, i) => done + i),
+          vectors.subarray(done * dim, (done + batch) * dim),
+        );
         ratios.push(growthRatio(q, start, index));
         // The module's initial memory absorbs the first adds: the bound means something once the
         // heap has grown past it, which it does within the first quarter of the build.
-        assert.ok(ratios.at(-1) <= BOUND, `after ${done + batch} rows the heap grew ${ratios.at(-1).toFixed(3)}x memoryBytes`);
+        assert.ok(
+          ratios.at(-1) <= BOUND,
+          `after ${done + batch} rows the heap grew ${ratios.at(-1).toFixed(3)}x memoryBytes`,
+        );
       }
       const grown = (q.heapBytes() - start) / index.memoryBytes;
       assert.ok(grown > 0.5, `the build grew the heap ${grown.toFixed(3)}x memoryBytes: too little to test the bound`);
-      console.log(`hnsw ${storage} build: heap growth / memoryBytes ${ratios.filter((_, i) => i % 4 === 3).map((r) => r.toFixed(3)).join(' ')}`);
-      console.log(`hnsw ${storage}: ${index.bytesPerVector.toFixed(1)} bytes per vector, memoryBytes ${index.memoryBytes}`);
+      console.log(
+        `hnsw ${storage} build: heap growth / memoryBytes ${ratios
+          .filter((_, i) => i % 4 === 3)
+          .map((r) => r.toFixed(3))
+          .join(' ')}`,
+      );
+      console.log(
+        `hnsw ${storage}: ${index.bytesPerVector.toFixed(1)} bytes per vector, memoryBytes ${index.memoryBytes}`,
+      );
       files.set(storage, index.serialize());
       index.dispose();
     } finally {

@@ -13,8 +13,8 @@ import { chunked } from './support.mjs';
 
 const BOUND = 1.2;
 const dim = 384;
-const rows = 24_000;     // 36.9 MB of rows
-const batch = 3_000;     // the last add is 6,000 rows: sliced by the staging
+const rows = 24_000; // 36.9 MB of rows
+const batch = 3_000; // the last add is 6,000 rows: sliced by the staging
 const fresh = () => Quiver.init({ variant: 'simd' });
 
 function growthRatio(q, start, index) {
@@ -35,7 +35,10 @@ test(`building a flat index of ${rows} x ${dim} grows the heap by at most ${BOUN
     const ratios = [];
     for (let done = 0; done < rows;) {
       const n = done >= rows - 2 * batch ? rows - done : batch;
-      index.add(Float64Array.from({ length: n }, (_, i) => done + i), vectors.subarray(done * dim, (done + n) * dim));
+      index.add(
+        Float64Array.from({ length: n }, (_, i) => done + i),
+        vectors.subarray(done * dim, (done + n) * dim),
+      );
       done += n;
       ratios.push(growthRatio(q, start, index));
       assert.ok(ratios.at(-1) <= BOUND, `after ${done} rows the heap grew ${ratios.at(-1).toFixed(3)}x memoryBytes`);
@@ -86,7 +89,7 @@ const quantizedKinds = [
   ['partitioned codes only (lists auto, 4 + 3 bits)', { bits: 4, refineBits: 3, keepVectors: false, lists: 'auto' }],
 ];
 const quantizedRows = 60_000;
-const quantizedFiles = new Map();  // kind name -> its file, from the build test
+const quantizedFiles = new Map(); // kind name -> its file, from the build test
 
 for (const [name, options] of quantizedKinds) {
   test(`building a quantised index (${name}) of ${quantizedRows} x ${dim} grows the heap by at most ${BOUND}x its memoryBytes at every step`, async () => {
@@ -100,16 +103,23 @@ for (const [name, options] of quantizedKinds) {
       const ratios = [];
       for (let done = 0; done < quantizedRows;) {
         const n = Math.min(batch, quantizedRows - done);
-        index.add(Float64Array.from({ length: n }, (_, i) => done + i), vectors.subarray(done * dim, (done + n) * dim));
+        index.add(
+          Float64Array.from({ length: n }, (_, i) => done + i),
+          vectors.subarray(done * dim, (done + n) * dim),
+        );
         done += n;
         ratios.push(growthRatio(q, start, index));
         assert.ok(ratios.at(-1) <= BOUND, `after ${done} rows the heap grew ${ratios.at(-1).toFixed(3)}x memoryBytes`);
       }
-      console.log(`quantized ${name} build: memoryBytes ${index.memoryBytes}, heap growth / memoryBytes ${ratios.map((r) => r.toFixed(3)).join(' ')}`);
+      console.log(
+        `quantized ${name} build: memoryBytes ${index.memoryBytes}, heap growth / memoryBytes ${ratios.map((r) => r.toFixed(3)).join(' ')}`,
+      );
       // Honesty the other way: the index really holds about what it reports — the heap grew by
       // at least its memoryBytes less what the module had free at the start.
-      assert.ok(q.heapBytes() - start >= index.memoryBytes - start,
-        `memoryBytes ${index.memoryBytes} but the heap grew only ${q.heapBytes() - start} from ${start}`);
+      assert.ok(
+        q.heapBytes() - start >= index.memoryBytes - start,
+        `memoryBytes ${index.memoryBytes} but the heap grew only ${q.heapBytes() - start} from ${start}`,
+      );
       quantizedFiles.set(name, index.serialize());
       index.dispose();
     } finally {
@@ -138,7 +148,9 @@ for (const [name] of quantizedKinds) {
         const index = await load(q);
         index.search(new Float32Array(dim).fill(1), 10);
         const ratio = growthRatio(q, start, index);
-        console.log(`quantized ${name} load (${how}): memoryBytes ${index.memoryBytes}, heap growth / memoryBytes ${ratio.toFixed(3)}`);
+        console.log(
+          `quantized ${name} load (${how}): memoryBytes ${index.memoryBytes}, heap growth / memoryBytes ${ratio.toFixed(3)}`,
+        );
         assert.equal(index.size, quantizedRows);
         assert.ok(ratio <= BOUND, `${how}: the heap grew ${ratio.toFixed(3)}x memoryBytes`);
         index.dispose();

@@ -9,7 +9,9 @@ async function load(variant) {
   if (!modules.has(variant)) modules.set(variant, await Quiver.init({ variant }));
   return modules.get(variant);
 }
-after(() => { for (const q of modules.values()) q.terminate(); });
+after(() => {
+  for (const q of modules.values()) q.terminate();
+});
 
 test('Node 20 validates the SIMD probe and auto picks simd-mt', async () => {
   assert.equal(hasSimd(), true);
@@ -27,13 +29,19 @@ for (const variant of VARIANTS) {
       const plain = index.search(query, 3);
       for (const rerank of [0, 1, 4]) assert.deepEqual(index.search(query, 3, { rerank }), plain, `rerank ${rerank}`);
       for (const rerank of [-1, 1.5, true, 'deep']) {
-        assert.throws(() => index.search(query, 3, { rerank }), (e) => e instanceof QuiverError && e.code === 'INVALID_ARGUMENT',
-          `rerank ${rerank}`);
+        assert.throws(
+          () => index.search(query, 3, { rerank }),
+          (e) => e instanceof QuiverError && e.code === 'INVALID_ARGUMENT',
+          `rerank ${rerank}`,
+        );
       }
       // Only HnswIndex keeps the older boolean form.
       const quantized = new q.QuantizedIndex({ dim: 8 });
       quantized.add([1, 2, 3, 4, 5], q.unitGaussianVectors(5, 8, 3));
-      assert.throws(() => quantized.search(query, 3, { rerank: true }), (e) => e.code === 'INVALID_ARGUMENT');
+      assert.throws(
+        () => quantized.search(query, 3, { rerank: true }),
+        (e) => e.code === 'INVALID_ARGUMENT',
+      );
       assert.equal(quantized.search(query, 3, { rerank: 2 }).ids.length, 3);
       quantized.dispose();
       index.dispose();
@@ -76,7 +84,10 @@ for (const variant of VARIANTS) {
       assert.deepEqual([...index.search([1], 4).ids], [max, 2 ** 32 + 5, 7, 123456789012345]);
       assert.equal(index.has(max), true);
       for (const bad of [-1, 1.5, 2 ** 53, NaN]) {
-        assert.throws(() => index.add([bad], [9]), (e) => e instanceof QuiverError && e.code === 'INVALID_ARGUMENT');
+        assert.throws(
+          () => index.add([bad], [9]),
+          (e) => e instanceof QuiverError && e.code === 'INVALID_ARGUMENT',
+        );
       }
       assert.equal(index.size, 4);
       index.dispose();
@@ -85,14 +96,50 @@ for (const variant of VARIANTS) {
     test('bad input throws QuiverError with the C++ message and changes nothing', async () => {
       const q = await load(variant);
       const index = new q.FlatIndex({ dim: 3, metric: 'cosine' });
-      index.add([1, 2], [[1, 0, 0], [0, 1, 0]]);
+      index.add(
+        [1, 2],
+        [
+          [1, 0, 0],
+          [0, 1, 0],
+        ],
+      );
       const before = index.search([1, 1, 0.5], 2);
       const cases = [
         ['DIMENSION_MISMATCH', () => index.add([3], [1, 2])],
-        ['NON_FINITE', () => index.add([3, 4], [[1, 1, 1], [1, NaN, 1]])],
+        [
+          'NON_FINITE',
+          () =>
+            index.add(
+              [3, 4],
+              [
+                [1, 1, 1],
+                [1, NaN, 1],
+              ],
+            ),
+        ],
         ['NON_FINITE', () => index.search([Infinity, 0, 0], 1)],
-        ['DUPLICATE_ID', () => index.add([5, 2], [[1, 1, 1], [2, 2, 2]])],
-        ['DUPLICATE_ID', () => index.add([6, 6], [[1, 1, 1], [2, 2, 2]])],
+        [
+          'DUPLICATE_ID',
+          () =>
+            index.add(
+              [5, 2],
+              [
+                [1, 1, 1],
+                [2, 2, 2],
+              ],
+            ),
+        ],
+        [
+          'DUPLICATE_ID',
+          () =>
+            index.add(
+              [6, 6],
+              [
+                [1, 1, 1],
+                [2, 2, 2],
+              ],
+            ),
+        ],
         ['UNKNOWN_ID', () => index.remove([1, 99])],
         ['INVALID_K', () => index.search([1, 0, 0], 0)],
         ['INVALID_ARGUMENT', () => index.add([7], [0, 0, 0])],
@@ -131,7 +178,10 @@ for (const variant of VARIANTS) {
       const base = q.unitGaussianVectors(300, dim, 1);
       const queries = q.unitGaussianVectors(5, dim, 2);
       const index = new q.FlatIndex({ dim, metric: 'ip' });
-      index.add(Array.from({ length: 300 }, (_, i) => i), base);
+      index.add(
+        Array.from({ length: 300 }, (_, i) => i),
+        base,
+      );
       const batch = index.searchBatch(queries, 4);
       assert.equal(batch.k, 4);
       assert.equal(batch.count, 5);
@@ -145,12 +195,18 @@ for (const variant of VARIANTS) {
 }
 
 test('every variant returns the same ids on the seed workload', async () => {
-  const dim = 384, n = 2000, nq = 32, k = 10;
+  const dim = 384,
+    n = 2000,
+    nq = 32,
+    k = 10;
   const results = [];
   for (const variant of VARIANTS) {
     const q = await load(variant);
     const index = new q.FlatIndex({ dim });
-    index.add(Array.from({ length: n }, (_, i) => i), q.unitGaussianVectors(n, dim, 42));
+    index.add(
+      Array.from({ length: n }, (_, i) => i),
+      q.unitGaussianVectors(n, dim, 42),
+    );
     results.push([...index.searchBatch(q.unitGaussianVectors(nq, dim, 13), k).ids]);
     index.dispose();
   }

@@ -12,12 +12,16 @@ import { moduleLoader, requireCli, runCli, workDir } from './support.mjs';
 const load = moduleLoader();
 
 function rejects(fn, code, part, name = code) {
-  assert.throws(fn, (e) => {
-    assert.ok(e instanceof QuiverError, `${name}: not a QuiverError: ${e}`);
-    assert.equal(e.code, code, `${name}: ${e.code} ${e.message}`);
-    if (part) assert.ok(e.message.includes(part), `${name}: ${e.message}`);
-    return true;
-  }, name);
+  assert.throws(
+    fn,
+    (e) => {
+      assert.ok(e instanceof QuiverError, `${name}: not a QuiverError: ${e}`);
+      assert.equal(e.code, code, `${name}: ${e.code} ${e.message}`);
+      if (part) assert.ok(e.message.includes(part), `${name}: ${e.message}`);
+      return true;
+    },
+    name,
+  );
 }
 const row = (data, dim, i) => data.subarray(i * dim, (i + 1) * dim);
 const seq = (n, from = 0, step = 1) => Float64Array.from({ length: n }, (_, i) => from + i * step);
@@ -35,7 +39,9 @@ function recall(got, exact, k) {
 // 2,000 unit vectors of dimension 16 (ids 7i + 3) and 50 queries: small enough to build in
 // every variant quickly, hard enough that a broken graph shows in the recall.
 async function workload(q) {
-  const n = 2000, dim = 16, nq = 50;
+  const n = 2000,
+    dim = 16,
+    nq = 50;
   const base = q.unitGaussianVectors(n, dim, 42);
   const queries = q.unitGaussianVectors(nq, dim, 13);
   return { n, dim, nq, base, queries, ids: seq(n, 3, 7) };
@@ -55,12 +61,14 @@ for (const variant of VARIANTS) {
       const q = await load(variant);
       const index = new q.HnswIndex({ dim: 10, metric: 'cosine', M: 8, efConstruction: 50, efSearch: 20, seed: 9 });
       assert.ok(index instanceof q.HnswIndex);
-      assert.deepEqual([index.dim, index.metric, index.M, index.efConstruction, index.seed, index.size, index.maxLevel],
-        [10, 'cosine', 8, 50, 9, 0, -1]);
+      assert.deepEqual(
+        [index.dim, index.metric, index.M, index.efConstruction, index.seed, index.size, index.maxLevel],
+        [10, 'cosine', 8, 50, 9, 0, -1],
+      );
       assert.equal(index.isa, variant === 'baseline' ? 'scalar' : 'wasm128');
       assert.equal(index.variant, variant);
       assert.equal(index.nodeBytes % 64, 0);
-      assert.ok(index.nodeBytes >= 16 * 4 + 4 + 2 * 8 * 4);  // padded vector, count, 2M links
+      assert.ok(index.nodeBytes >= 16 * 4 + 4 + 2 * 8 * 4); // padded vector, count, 2M links
       index.dispose();
       rejects(() => index.size, 'DISPOSED');
       const d = new q.HnswIndex({ dim: 3 });
@@ -83,7 +91,7 @@ for (const variant of VARIANTS) {
       assert.equal(index.has(4), false);
       const r = index.search(row(w.base, w.dim, 5), 8);
       assert.ok(r.ids instanceof Float64Array && r.distances instanceof Float32Array);
-      assert.equal(r.ids[0], 3 + 5 * 7);  // a stored vector is its own nearest neighbour
+      assert.equal(r.ids[0], 3 + 5 * 7); // a stored vector is its own nearest neighbour
       assert.equal(r.distances[0], 0);
       for (let i = 1; i < r.distances.length; i++) assert.ok(r.distances[i - 1] <= r.distances[i]);
       // ids given as a plain array, a Uint32Array and BigInts
@@ -154,13 +162,16 @@ for (const variant of VARIANTS) {
       const index = new q.HnswIndex({ dim: w.dim, M: 8, efConstruction: 64 });
       index.add(w.ids, w.base);
       const query = row(w.base, w.dim, 3);
-      const allow = [3 + 7 * 40, 3 + 7 * 3, 3 + 7 * 1999, 4];  // 4 is not in the index: ignored
+      const allow = [3 + 7 * 40, 3 + 7 * 3, 3 + 7 * 1999, 4]; // 4 is not in the index: ignored
       const r = index.search(query, 10, { allow });
-      assert.deepEqual([...r.ids].sort((a, b) => a - b), [24, 283, 13996]);
+      assert.deepEqual(
+        [...r.ids].sort((a, b) => a - b),
+        [24, 283, 13996],
+      );
       assert.equal(r.ids[0], 24);
       assert.equal(index.search(query, 10, { allow: new Uint32Array([283]) }).ids[0], 283);
       assert.equal(index.search(query, 10, { allow: [] }).ids.length, 0);
-      assert.equal(index.search(query, 10).ids.length, 10);  // the allow list did not stick
+      assert.equal(index.search(query, 10).ids.length, 10); // the allow list did not stick
       // A large allow list (every other id): only allowed ids, and the best of them.
       const even = [...w.ids].filter((_, i) => i % 2 === 0);
       const evenSet = new Set(even);
@@ -183,8 +194,12 @@ for (const variant of VARIANTS) {
       index.add(w.ids.subarray(0, 300), w.base.subarray(0, 300 * w.dim));
       index.remove([3]);
       const queries = w.queries.subarray(0, 5 * w.dim);
-      const snapshot = () => ({ size: index.size, memory: index.memoryBytes, level: index.maxLevel,
-        result: index.searchBatch(queries, 10, { ef: 50 }) });
+      const snapshot = () => ({
+        size: index.size,
+        memory: index.memoryBytes,
+        level: index.maxLevel,
+        result: index.searchBatch(queries, 10, { ef: 50 }),
+      });
       const before = snapshot();
       const v = row(w.base, w.dim, 500);
       const nan = Float32Array.from(v);
@@ -197,13 +212,13 @@ for (const variant of VARIANTS) {
       rejects(() => index.add([1, 1], Float32Array.from([...v, ...v])), 'DUPLICATE_ID');
       rejects(() => index.add([1], new Float32Array(w.dim + 1)), 'DIMENSION_MISMATCH');
       rejects(() => index.add([1, 2], v), 'DIMENSION_MISMATCH');
-      rejects(() => index.add([1], new Float32Array(w.dim)), 'INVALID_ARGUMENT');  // zero vector, cosine
+      rejects(() => index.add([1], new Float32Array(w.dim)), 'INVALID_ARGUMENT'); // zero vector, cosine
       rejects(() => index.add([-3], v), 'INVALID_ARGUMENT');
       rejects(() => index.add([2 ** 53], v), 'INVALID_ARGUMENT');
       rejects(() => index.add([1], v, { threads: -1 }), 'INVALID_ARGUMENT', 'threads');
-      rejects(() => index.add([1], v, 'fast'), 'INVALID_ARGUMENT');  // (null options = none)
+      rejects(() => index.add([1], v, 'fast'), 'INVALID_ARGUMENT'); // (null options = none)
       rejects(() => index.remove([10, 424242]), 'UNKNOWN_ID');
-      rejects(() => index.remove([3]), 'UNKNOWN_ID');  // already removed
+      rejects(() => index.remove([3]), 'UNKNOWN_ID'); // already removed
       rejects(() => index.remove([10, 10]), 'DUPLICATE_ID');
       rejects(() => index.search(v, 0), 'INVALID_K');
       rejects(() => index.searchBatch(queries, 0), 'INVALID_K');
@@ -215,11 +230,22 @@ for (const variant of VARIANTS) {
       rejects(() => index.searchBatch(new Float32Array(w.dim + 1), 3), 'DIMENSION_MISMATCH');
       assert.deepEqual(snapshot(), before);
       assert.equal(index.size, 299);
-      for (const [opts, part] of [[{ dim: 0 }, 'dim'], [{ dim: 4, M: 1 }, 'M'], [{ dim: 4, M: 1000 }, 'M'],
-        [{ dim: 4, M: 2.5 }, 'M'], [{ dim: 4, efConstruction: -1 }, 'efConstruction'], [{ dim: 4, efSearch: 0 }, 'ef_search'],
-        [{ dim: 4, metric: 'hamming' }, 'hamming'], [{ dim: 4, seed: -1 }, 'seed'], [{ dim: 4, seed: 2 ** 53 }, 'seed'],
-        [{ dim: 4, storage: 'sq4' }, 'sq4'], [{ dim: 4, storage: 8 }, 'storage'], [{ dim: 4, keepVectors: 1 }, 'keepVectors'],
-        [{ dim: 4, storage: 'sq8', neighborCodes: 1 }, 'neighborCodes'], [{ dim: 4, neighborCodes: true }, 'neighbor_codes needs sq8']]) {
+      for (const [opts, part] of [
+        [{ dim: 0 }, 'dim'],
+        [{ dim: 4, M: 1 }, 'M'],
+        [{ dim: 4, M: 1000 }, 'M'],
+        [{ dim: 4, M: 2.5 }, 'M'],
+        [{ dim: 4, efConstruction: -1 }, 'efConstruction'],
+        [{ dim: 4, efSearch: 0 }, 'ef_search'],
+        [{ dim: 4, metric: 'hamming' }, 'hamming'],
+        [{ dim: 4, seed: -1 }, 'seed'],
+        [{ dim: 4, seed: 2 ** 53 }, 'seed'],
+        [{ dim: 4, storage: 'sq4' }, 'sq4'],
+        [{ dim: 4, storage: 8 }, 'storage'],
+        [{ dim: 4, keepVectors: 1 }, 'keepVectors'],
+        [{ dim: 4, storage: 'sq8', neighborCodes: 1 }, 'neighborCodes'],
+        [{ dim: 4, neighborCodes: true }, 'neighbor_codes needs sq8'],
+      ]) {
         rejects(() => new q.HnswIndex(opts), 'INVALID_ARGUMENT', part, JSON.stringify(opts));
       }
       const empty = new q.HnswIndex({ dim: 4 });
@@ -243,14 +269,21 @@ for (const variant of VARIANTS) {
         index.add(w.ids, w.base, { threads: 1 });
         return index;
       };
-      const f32 = make({}), sq8 = make({ storage: 'sq8' }), lean = make({ storage: 'sq8', keepVectors: false });
-      assert.deepEqual([f32.storage, f32.keepVectors, sq8.storage, sq8.keepVectors, lean.storage, lean.keepVectors],
-        ['f32', true, 'sq8', true, 'sq8', false]);
+      const f32 = make({}),
+        sq8 = make({ storage: 'sq8' }),
+        lean = make({ storage: 'sq8', keepVectors: false });
+      assert.deepEqual(
+        [f32.storage, f32.keepVectors, sq8.storage, sq8.keepVectors, lean.storage, lean.keepVectors],
+        ['f32', true, 'sq8', true, 'sq8', false],
+      );
       assert.ok(sq8.nodeBytes < f32.nodeBytes, `node bytes sq8 ${sq8.nodeBytes}, f32 ${f32.nodeBytes}`);
       assert.equal(lean.nodeBytes, sq8.nodeBytes);
       assert.ok(lean.bytesPerVector < f32.bytesPerVector && lean.bytesPerVector < sq8.bytesPerVector);
       const reranked = sq8.searchBatch(w.queries, 10, { ef: 100 });
-      assert.ok(recall([...reranked.ids], [...exact.ids], 10) >= 0.95, `sq8 + rerank recall ${recall([...reranked.ids], [...exact.ids], 10)}`);
+      assert.ok(
+        recall([...reranked.ids], [...exact.ids], 10) >= 0.95,
+        `sq8 + rerank recall ${recall([...reranked.ids], [...exact.ids], 10)}`,
+      );
       // Reranked distances are the exact f32 ones (checked where the id is in the exact top 10
       // of its query); without rerank they are code estimates.
       let checked = 0;
@@ -259,7 +292,10 @@ for (const variant of VARIANTS) {
         const j = [...exact.ids.subarray(qRow * 10, qRow * 10 + 10)].indexOf(reranked.ids[i]);
         if (j < 0) continue;
         const d = exact.distances[qRow * 10 + j];
-        assert.ok(Math.abs(reranked.distances[i] - d) <= 1e-5 * Math.max(1, d), `distance ${i}: ${reranked.distances[i]} vs ${d}`);
+        assert.ok(
+          Math.abs(reranked.distances[i] - d) <= 1e-5 * Math.max(1, d),
+          `distance ${i}: ${reranked.distances[i]} vs ${d}`,
+        );
         checked++;
       }
       assert.ok(checked >= 0.95 * reranked.ids.length);
@@ -282,7 +318,11 @@ for (const variant of VARIANTS) {
       assert.deepEqual(lean.searchBatch(w.queries, 10, { ef: 100, rerank: false }), leanCodes);
       assert.deepEqual(lean.searchBatch(w.queries, 10, { ef: 100, rerank: 0 }), leanCodes);
       assert.deepEqual([...leanCodes.ids], [...codes.ids], 'same codes, same graph, with or without kept vectors');
-      rejects(() => lean.search(row(w.queries, w.dim, 0), 10, { rerank: 1 }), 'INVALID_ARGUMENT', 'keep_vectors = false');
+      rejects(
+        () => lean.search(row(w.queries, w.dim, 0), 10, { rerank: 1 }),
+        'INVALID_ARGUMENT',
+        'keep_vectors = false',
+      );
       rejects(() => sq8.search(row(w.queries, w.dim, 0), 10, { rerank: 'deep' }), 'INVALID_ARGUMENT', 'rerank');
       rejects(() => sq8.search(row(w.queries, w.dim, 0), 10, { rerank: -1 }), 'INVALID_ARGUMENT', 'rerank');
       // Neighbour codes: bigger nodes (one fast-scan block: 16 dims -> 64 code bytes + 32 x 8
@@ -292,7 +332,8 @@ for (const variant of VARIANTS) {
       assert.equal(nbr.nodeBytes, lean.nodeBytes + 64 + 256);
       assert.ok(nbr.bytesPerVector > lean.bytesPerVector);
       const nbrCodes = nbr.searchBatch(w.queries, 10, { ef: 100 });
-      const rNbr = recall([...nbrCodes.ids], [...exact.ids], 10), rLean = recall([...leanCodes.ids], [...exact.ids], 10);
+      const rNbr = recall([...nbrCodes.ids], [...exact.ids], 10),
+        rLean = recall([...leanCodes.ids], [...exact.ids], 10);
       assert.ok(rNbr >= rLean - 0.03, `recall with neighbour codes ${rNbr}, without ${rLean}`);
       for (const x of [f32, sq8, lean, nbr]) x.dispose();
     });
@@ -300,9 +341,14 @@ for (const variant of VARIANTS) {
     test('serialize and load round-trip (q.load, Quiver.load, HnswIndex.load) and go on identically', async () => {
       const q = await load(variant);
       const w = await workload(q);
-      for (const options of [{}, { metric: 'cosine', M: 6, efConstruction: 30, efSearch: 20, seed: 5 }, { metric: 'ip', M: 4 },
-        { storage: 'sq8', M: 8 }, { storage: 'sq8', metric: 'cosine', keepVectors: false, M: 5 },
-        { storage: 'sq8', keepVectors: false, neighborCodes: true, M: 6 }]) {
+      for (const options of [
+        {},
+        { metric: 'cosine', M: 6, efConstruction: 30, efSearch: 20, seed: 5 },
+        { metric: 'ip', M: 4 },
+        { storage: 'sq8', M: 8 },
+        { storage: 'sq8', metric: 'cosine', keepVectors: false, M: 5 },
+        { storage: 'sq8', keepVectors: false, neighborCodes: true, M: 6 },
+      ]) {
         const index = new q.HnswIndex({ dim: w.dim, ...options });
         index.add(w.ids.subarray(0, 600), w.base.subarray(0, 600 * w.dim), { threads: 1 });
         index.remove([3, 10, 3 + 7 * 599]);
@@ -310,12 +356,28 @@ for (const variant of VARIANTS) {
         assert.ok(bytes instanceof Uint8Array);
         const loaded = q.load(bytes);
         assert.ok(loaded instanceof q.HnswIndex);
-        const props = (x) => [x.dim, x.metric, x.M, x.efConstruction, x.efSearch, x.seed, x.size, x.maxLevel, x.storage,
-          x.keepVectors, x.nodeBytes, x.neighborCodes];
+        const props = (x) => [
+          x.dim,
+          x.metric,
+          x.M,
+          x.efConstruction,
+          x.efSearch,
+          x.seed,
+          x.size,
+          x.maxLevel,
+          x.storage,
+          x.keepVectors,
+          x.nodeBytes,
+          x.neighborCodes,
+        ];
         assert.deepEqual(props(loaded), props(index));
         assert.equal(loaded.has(10), false);
         for (const opts of [{}, { ef: 50 }, { ef: 5, allow: [17, 24, 31, 4000] }, { rerank: false }]) {
-          assert.deepEqual(loaded.searchBatch(w.queries, 10, opts), index.searchBatch(w.queries, 10, opts), JSON.stringify(opts));
+          assert.deepEqual(
+            loaded.searchBatch(w.queries, 10, opts),
+            index.searchBatch(w.queries, 10, opts),
+            JSON.stringify(opts),
+          );
         }
         assert.deepEqual(loaded.serialize(), bytes);
         // Later adds reuse the same removed slots and draw the same levels: the files stay equal.
@@ -386,7 +448,7 @@ for (const variant of VARIANTS) {
       loaded.dispose();
       index.add(removed.slice(0, 10), w.base.subarray(0, 10 * w.dim));
       assert.equal(index.size, keep.length + 10);
-      index.compact();  // nothing to drop: still fine
+      index.compact(); // nothing to drop: still fine
       assert.equal(index.size, keep.length + 10);
       index.dispose();
       rejects(() => index.compact(), 'DISPOSED');
@@ -407,9 +469,9 @@ for (const variant of VARIANTS) {
           }
           index.searchBatch(w.queries, 10, { ef: 80, allow });
         };
-        run();  // warm: staging buffers and per-thread search contexts reach their size
+        run(); // warm: staging buffers and per-thread search contexts reach their size
         const heap = q.heapBytes();
-        for (let r = 0; r < 10; r++) run();  // 1,000 searches and 10 batches
+        for (let r = 0; r < 10; r++) run(); // 1,000 searches and 10 batches
         assert.equal(q.heapBytes(), heap, `${storage}: heap grew over 1,000 warm searches`);
         index.dispose();
       }
@@ -439,7 +501,10 @@ for (const variant of VARIANTS) {
 // The graph fingerprint: the seed workload's generator at a small size, one build thread,
 // every variant and the native CLI (quiver demo builds with one thread) give the same ids.
 describe('HnswIndex across variants and natively', () => {
-  const rows = 3000, dim = 32, nq = 50, k = 10;
+  const rows = 3000,
+    dim = 32,
+    nq = 50,
+    k = 10;
   const opts = { M: 16, efConstruction: 200, seed: 42 };
   async function wasmIds(variant, storage = 'f32') {
     const q = await load(variant);
@@ -459,7 +524,8 @@ describe('HnswIndex across variants and natively', () => {
   test('every variant builds (and compacts) the same graph with one thread: same ids, same file', async () => {
     for (const storage of ['f32', 'sq8', 'sq8+nbr']) {
       const first = await wasmIds(VARIANTS[0], storage);
-      for (const variant of VARIANTS.slice(1)) assert.deepEqual(await wasmIds(variant, storage), first, `${variant} ${storage}`);
+      for (const variant of VARIANTS.slice(1))
+        assert.deepEqual(await wasmIds(variant, storage), first, `${variant} ${storage}`);
     }
   });
 
@@ -468,8 +534,30 @@ describe('HnswIndex across variants and natively', () => {
     const wasm = await wasmIds('simd');
     const info = JSON.parse(runCli(['info', '--json']));
     for (const isa of info.available_isas) {
-      const native = JSON.parse(runCli(['demo', '--json', '--index', 'hnsw', '--isa', isa, '--rows', `${rows}`,
-        '--dim', `${dim}`, '--queries', `${nq}`, '-k', `${k}`, '--M', '16', '--ef-construction', '200', '--ef', '64']));
+      const native = JSON.parse(
+        runCli([
+          'demo',
+          '--json',
+          '--index',
+          'hnsw',
+          '--isa',
+          isa,
+          '--rows',
+          `${rows}`,
+          '--dim',
+          `${dim}`,
+          '--queries',
+          `${nq}`,
+          '-k',
+          `${k}`,
+          '--M',
+          '16',
+          '--ef-construction',
+          '200',
+          '--ef',
+          '64',
+        ]),
+      );
       assert.deepEqual(native.ids, wasm.ids, `native ${isa} vs wasm simd`);
       // (io.test.mjs also compares the file of a one-thread CLI build byte for byte.)
     }
@@ -478,12 +566,49 @@ describe('HnswIndex across variants and natively', () => {
   test('quiver compare --index hnsw: every variant returns the native ids, from its own build and from the native file', () => {
     requireCli();
     const work = workDir('quiver-hnsw-compare-');
-    runCli(['gen', 'seed', '-o', work, '--name', 'c', '--rows', '2000', '--queries', '30', '--dim', '24', '-k', '10', '-q']);
-    const out = JSON.parse(runCli(['compare', join(work, 'c.base.fbin'), join(work, 'c.queries.fbin'), '--gt',
-      join(work, 'c.gt.ibin'), '--index', 'hnsw', '--M', '8', '--ef-construction', '64', '--ef', '32', '--seed', '3',
-      '--json', '-q']));
+    runCli([
+      'gen',
+      'seed',
+      '-o',
+      work,
+      '--name',
+      'c',
+      '--rows',
+      '2000',
+      '--queries',
+      '30',
+      '--dim',
+      '24',
+      '-k',
+      '10',
+      '-q',
+    ]);
+    const out = JSON.parse(
+      runCli([
+        'compare',
+        join(work, 'c.base.fbin'),
+        join(work, 'c.queries.fbin'),
+        '--gt',
+        join(work, 'c.gt.ibin'),
+        '--index',
+        'hnsw',
+        '--M',
+        '8',
+        '--ef-construction',
+        '64',
+        '--ef',
+        '32',
+        '--seed',
+        '3',
+        '--json',
+        '-q',
+      ]),
+    );
     assert.equal(out.index, 'hnsw');
-    assert.deepEqual(out.targets.map((t) => t.target), ['native', ...VARIANTS.map((v) => `wasm ${v}`)]);
+    assert.deepEqual(
+      out.targets.map((t) => t.target),
+      ['native', ...VARIANTS.map((v) => `wasm ${v}`)],
+    );
     const nativeRecall = out.targets[0].recall;
     assert.ok(nativeRecall >= 0.9, `recall ${nativeRecall}`);
     for (const t of out.targets) {
@@ -493,17 +618,51 @@ describe('HnswIndex across variants and natively', () => {
       assert.ok(t.index_mb > 0, t.target);
     }
     // sq8 codes only: integer code distances, so the graph and answers are the same everywhere.
-    const sq8 = JSON.parse(runCli(['compare', join(work, 'c.base.fbin'), join(work, 'c.queries.fbin'), '--gt',
-      join(work, 'c.gt.ibin'), '--index', 'hnsw', '--M', '8', '--ef-construction', '64', '--storage', 'sq8', '--no-vectors',
-      '--variants', 'simd,baseline', '--json', '-q']));
+    const sq8 = JSON.parse(
+      runCli([
+        'compare',
+        join(work, 'c.base.fbin'),
+        join(work, 'c.queries.fbin'),
+        '--gt',
+        join(work, 'c.gt.ibin'),
+        '--index',
+        'hnsw',
+        '--M',
+        '8',
+        '--ef-construction',
+        '64',
+        '--storage',
+        'sq8',
+        '--no-vectors',
+        '--variants',
+        'simd,baseline',
+        '--json',
+        '-q',
+      ]),
+    );
     for (const t of sq8.targets) {
       assert.equal(t.ids_agree_with_native, 1, `sq8 ${t.target}`);
       assert.equal(t.native_file_ids_agree, 1, `sq8 ${t.target}`);
-      assert.ok(t.index_mb < out.targets[0].index_mb, `sq8 codes only ${t.index_mb} MB vs f32 ${out.targets[0].index_mb} MB`);
+      assert.ok(
+        t.index_mb < out.targets[0].index_mb,
+        `sq8 codes only ${t.index_mb} MB vs f32 ${out.targets[0].index_mb} MB`,
+      );
     }
     // The table form names the index and has a row per measure.
-    const table = runCli(['compare', join(work, 'c.base.fbin'), join(work, 'c.queries.fbin'), '--index', 'hnsw',
-      '--M', '8', '--ef-construction', '64', '--variants', 'simd', '-q']);
+    const table = runCli([
+      'compare',
+      join(work, 'c.base.fbin'),
+      join(work, 'c.queries.fbin'),
+      '--index',
+      'hnsw',
+      '--M',
+      '8',
+      '--ef-construction',
+      '64',
+      '--variants',
+      'simd',
+      '-q',
+    ]);
     assert.match(table, /^hnsw index, 2000 x 24 \(l2\), 30 queries, k=10, one thread/);
     assert.match(table, /ids = native +100\.00% +100\.00%/);
   });

@@ -59,7 +59,10 @@ for (const variant of VARIANTS) {
       const index = new q.FlatIndex({ dim });
       const n = 1000;
       const vectors = q.unitGaussianVectors(n, dim, 42);
-      index.add(Array.from({ length: n }, (_, i) => i), vectors);
+      index.add(
+        Array.from({ length: n }, (_, i) => i),
+        vectors,
+      );
       const query = vectors.slice(0, dim);
       const all = index.search(query, n);
       index.searchBatch(vectors.slice(0, 4 * dim), n); // warm: staging sized for these calls
@@ -89,7 +92,10 @@ for (const variant of VARIANTS) {
       const q = await load(variant);
       const index = new q.FlatIndex({ dim: 1 });
       const n = 100000;
-      index.add(Array.from({ length: n }, (_, i) => i), q.unitGaussianVectors(n, 1, 42));
+      index.add(
+        Array.from({ length: n }, (_, i) => i),
+        q.unitGaussianVectors(n, 1, 42),
+      );
       const queries = q.unitGaussianVectors(3000, 1, 13);
       const heap = q.heapBytes();
       // 3000 rows x min(1e6, 100000) x 16 bytes = 4.8 GB > 4 GiB.
@@ -103,12 +109,20 @@ for (const variant of VARIANTS) {
     test('loadFrom with a declared size past 4 GiB is OUT_OF_MEMORY, not a wrapped block the stream overruns', async () => {
       const q = await load(variant);
       const index = new q.FlatIndex({ dim: 4 });
-      index.add([1, 2], [[1, 0, 0, 0], [0, 1, 0, 0]]);
+      index.add(
+        [1, 2],
+        [
+          [1, 0, 0, 0],
+          [0, 1, 0, 0],
+        ],
+      );
       const file = index.serialize();
       index.dispose();
       for (const size of [2 ** 32 + 64, 2 ** 33]) {
-        await assert.rejects(q.loadFrom(new Blob([file]), { size }),
-          (e) => e instanceof QuiverError && e.code === 'OUT_OF_MEMORY');
+        await assert.rejects(
+          q.loadFrom(new Blob([file]), { size }),
+          (e) => e instanceof QuiverError && e.code === 'OUT_OF_MEMORY',
+        );
       }
       const loaded = await q.loadFrom(new Blob([file]));
       assert.deepEqual([...loaded.search([0, 1, 0, 0], 1).ids], [2]);
@@ -137,10 +151,19 @@ for (const variant of VARIANTS) {
 
     test('null, undefined and strings for ids and vectors are QuiverErrors and change nothing', async () => {
       const q = await load(variant);
-      for (const make of [() => new q.FlatIndex({ dim: 2 }), () => new q.QuantizedIndex({ dim: 2 }),
-        () => new q.HnswIndex({ dim: 2 })]) {
+      for (const make of [
+        () => new q.FlatIndex({ dim: 2 }),
+        () => new q.QuantizedIndex({ dim: 2 }),
+        () => new q.HnswIndex({ dim: 2 }),
+      ]) {
         const index = make();
-        index.add([1, 2], [[0.5, 0], [1, 1]]);
+        index.add(
+          [1, 2],
+          [
+            [0.5, 0],
+            [1, 1],
+          ],
+        );
         const before = index.search([0, 0.5], 2);
         const bad = [
           () => index.add(null, [[2, 2]]),
@@ -180,10 +203,20 @@ for (const variant of VARIANTS) {
     test('a file with an id above 2^53 - 1 does not load in JS (every kind)', async () => {
       const q = await load(variant);
       const marker = 0x1a2b3c4d5e6f;
-      for (const make of [() => new q.FlatIndex({ dim: 4 }), () => new q.QuantizedIndex({ dim: 4 }),
-        () => new q.HnswIndex({ dim: 4 })]) {
+      for (const make of [
+        () => new q.FlatIndex({ dim: 4 }),
+        () => new q.QuantizedIndex({ dim: 4 }),
+        () => new q.HnswIndex({ dim: 4 }),
+      ]) {
         const index = make();
-        index.add([1, marker, 3], [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]);
+        index.add(
+          [1, marker, 3],
+          [
+            [1, 0, 0, 0],
+            [0, 1, 0, 0],
+            [0, 0, 1, 0],
+          ],
+        );
         const good = index.serialize();
         index.dispose();
         // The same file with the marker id rewritten still loads (so the edit is sound) ...
@@ -193,8 +226,10 @@ for (const variant of VARIANTS) {
         // ... but not with an id JS would round (2^53 + 1 reads back as 2^53).
         for (const id of [2n ** 53n + 1n, 2n ** 53n, 2n ** 64n - 2n]) {
           const bytes = replaceId(good, BigInt(marker), id);
-          assert.throws(() => q.load(bytes), (e) => e instanceof QuiverError && e.code === 'INVALID_ARGUMENT'
-            && e.message.includes(String(id)));
+          assert.throws(
+            () => q.load(bytes),
+            (e) => e instanceof QuiverError && e.code === 'INVALID_ARGUMENT' && e.message.includes(String(id)),
+          );
         }
       }
     });

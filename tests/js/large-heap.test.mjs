@@ -20,11 +20,17 @@ for (const variant of ['simd', 'simd-mt']) {
     {
       const ref = await Quiver.init({ variant: 'simd' });
       const index = new ref.FlatIndex({ dim });
-      index.add(new Float64Array(n).map((_, i) => i * 7 + 1), ref.unitGaussianVectors(n, dim, 42));
+      index.add(
+        new Float64Array(n).map((_, i) => i * 7 + 1),
+        ref.unitGaussianVectors(n, dim, 42),
+      );
       file = index.serialize();
       more = ref.unitGaussianVectors(n, dim, 43);
       index.add(newIds, more);
-      grown = { single: index.search(more.subarray(0, dim), 3), batch: index.searchBatch(more.subarray(0, 64 * dim), 100) };
+      grown = {
+        single: index.search(more.subarray(0, dim), 3),
+        batch: index.searchBatch(more.subarray(0, 64 * dim), 100),
+      };
       index.remove(newIds);
       single = index.search(more.subarray(0, dim), 50, { allow: [1, 8, 15, 22] });
       batch = index.searchBatch(more.subarray(0, 64 * dim), 100);

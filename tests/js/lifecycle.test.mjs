@@ -25,16 +25,30 @@ test('dispose twice is a no-op and every later use throws DISPOSED', async () =>
   const q = await load('simd');
   for (const [name, make] of kinds(q)) {
     const index = make();
-    index.add([1, 2], [[1, 0, 0, 0], [0, 1, 0, 0]]);
+    index.add(
+      [1, 2],
+      [
+        [1, 0, 0, 0],
+        [0, 1, 0, 0],
+      ],
+    );
     const bytes = index.serialize();
     assert.equal(index.disposed, false);
     index.dispose();
     index.dispose();
     assert.equal(index.disposed, true, name);
     const uses = [
-      () => index.add([3], [0, 0, 1, 0]), () => index.remove([1]), () => index.has(1),
-      () => index.search([1, 0, 0, 0], 1), () => index.searchBatch([1, 0, 0, 0], 1), () => index.serialize(),
-      () => index.size, () => index.dim, () => index.metric, () => index.memoryBytes, () => index.isa,
+      () => index.add([3], [0, 0, 1, 0]),
+      () => index.remove([1]),
+      () => index.has(1),
+      () => index.search([1, 0, 0, 0], 1),
+      () => index.searchBatch([1, 0, 0, 0], 1),
+      () => index.serialize(),
+      () => index.size,
+      () => index.dim,
+      () => index.metric,
+      () => index.memoryBytes,
+      () => index.isa,
     ];
     for (const use of uses) assert.throws(use, isDisposed, `${name}: ${use}`);
     // The module is still healthy: the same bytes load again.
@@ -65,8 +79,10 @@ test('an index collected without dispose() is reported once; a disposed one is n
     for (let i = 0; i < 5; i++) { gc(); await new Promise((r) => setTimeout(r, 20)); }
     q.terminate();
   `;
-  const child = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script],
-    { cwd: root, encoding: 'utf8' });
+  const child = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   assert.equal(child.status, 0, child.stderr);
   const warnings = child.stderr.split('\n').filter((l) => l.startsWith('quiver:'));
   assert.equal(warnings.length, 1, child.stderr);
@@ -80,7 +96,10 @@ function cycle(q, i, make = (dim) => new q.FlatIndex({ dim })) {
   const index = make(dim);
   const vectors = new Float32Array(16 * dim).fill(0.5);
   for (let r = 0; r < 16; r++) vectors[r * dim + (r % dim)] = 2;
-  index.add(Array.from({ length: 16 }, (_, r) => r), vectors);
+  index.add(
+    Array.from({ length: 16 }, (_, r) => r),
+    vectors,
+  );
   index.search(vectors.subarray(0, dim), 4);
   return index;
 }

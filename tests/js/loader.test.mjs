@@ -13,7 +13,9 @@ import { root, workDir } from './support.mjs';
 const wasmPath = (variant) => join(root, 'js', 'wasm', variant, 'quiver.wasm');
 const scratch = workDir('quiver-loader-');
 const modules = [];
-after(() => { for (const q of modules) q.terminate(); });
+after(() => {
+  for (const q of modules) q.terminate();
+});
 async function init(options) {
   const q = await Quiver.init(options);
   modules.push(q);
@@ -24,7 +26,14 @@ const missing = join(scratch, 'nowhere', 'quiver.wasm');
 // The module answers: an exact search over three points.
 function works(q) {
   const index = new q.FlatIndex({ dim: 2 });
-  index.add([1, 2, 3], [[0, 0], [3, 4], [1, 1]]);
+  index.add(
+    [1, 2, 3],
+    [
+      [0, 0],
+      [3, 4],
+      [1, 1],
+    ],
+  );
   const r = index.search([0.9, 0.9], 2);
   index.dispose();
   assert.deepEqual([...r.ids], [3, 1]);
@@ -65,7 +74,10 @@ test('wasmUrl: a filesystem path, a file: URL and an http: URL', async () => {
   const requests = [];
   const server = createServer((req, res) => {
     requests.push(req.url);
-    if (req.url !== '/assets/q.wasm') { res.writeHead(404).end(); return; }
+    if (req.url !== '/assets/q.wasm') {
+      res.writeHead(404).end();
+      return;
+    }
     res.writeHead(200, { 'Content-Type': 'application/wasm' }).end(readFileSync(wasmPath('simd')));
   });
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
@@ -75,12 +87,17 @@ test('wasmUrl: a filesystem path, a file: URL and an http: URL', async () => {
     assert.deepEqual(requests, ['/assets/q.wasm']);
     // A .wasm that cannot be fetched or read is a module that did not load: LOAD_FAILED, as the
     // the error table in docs/api.md says (issue 23 item 10; it was IO_ERROR).
-    await assert.rejects(Quiver.init({ variant: 'simd', wasmUrl: `${base}/gone.wasm` }),
-      (e) => is('LOAD_FAILED')(e) && /gone\.wasm/.test(e.message) && /404/.test(e.message));
+    await assert.rejects(
+      Quiver.init({ variant: 'simd', wasmUrl: `${base}/gone.wasm` }),
+      (e) => is('LOAD_FAILED')(e) && /gone\.wasm/.test(e.message) && /404/.test(e.message),
+    );
   } finally {
     server.close();
   }
-  await assert.rejects(Quiver.init({ variant: 'simd', wasmUrl: missing }), (e) => is('LOAD_FAILED')(e) && /ENOENT/.test(e.message));
+  await assert.rejects(
+    Quiver.init({ variant: 'simd', wasmUrl: missing }),
+    (e) => is('LOAD_FAILED')(e) && /ENOENT/.test(e.message),
+  );
 });
 
 test('locateFile is asked for quiver.wasm (and pthread-worker.js in simd-mt)', async () => {
@@ -100,7 +117,13 @@ test('locateFile is asked for quiver.wasm (and pthread-worker.js in simd-mt)', a
     if (variant === 'simd-mt') {
       assert.ok(asked.includes('pthread-worker.js'), asked.join());
       const index = new q.FlatIndex({ dim: 2 });
-      index.add([1, 2], [[0, 0], [1, 1]]);
+      index.add(
+        [1, 2],
+        [
+          [0, 0],
+          [1, 1],
+        ],
+      );
       assert.equal(index.searchBatch(new Float32Array(2 * 64), 1).count, 64);
       index.dispose();
     }
@@ -112,7 +135,10 @@ test('wasmBinary: bytes are used as given (a wasmUrl that does not exist is neve
   const q = await init({ variant: 'baseline', wasmBinary: bytes, wasmUrl: missing });
   works(q);
   works(await init({ variant: 'simd', wasmBinary: new Uint8Array(readFileSync(wasmPath('simd'))).buffer }));
-  await assert.rejects(Quiver.init({ variant: 'simd', wasmBinary: new Uint8Array([0, 97, 115, 109, 9]) }), is('LOAD_FAILED'));
+  await assert.rejects(
+    Quiver.init({ variant: 'simd', wasmBinary: new Uint8Array([0, 97, 115, 109, 9]) }),
+    is('LOAD_FAILED'),
+  );
   await assert.rejects(Quiver.init({ variant: 'simd', wasmBinary: 'quiver.wasm' }), is('INVALID_ARGUMENT'));
 });
 
@@ -123,7 +149,13 @@ test('wasmModule: a precompiled WebAssembly.Module goes through instantiateWasm,
     works(q);
     // simd-mt hands the same module to its pthread workers: a parallel batch must run.
     const index = new q.FlatIndex({ dim: 2 });
-    index.add([1, 2], [[0, 0], [1, 1]]);
+    index.add(
+      [1, 2],
+      [
+        [0, 0],
+        [1, 1],
+      ],
+    );
     const r = index.searchBatch(new Float32Array(2 * 256).fill(1), 1);
     assert.deepEqual([...r.ids.subarray(0, 3)], [2, 2, 2]);
     index.dispose();
@@ -140,16 +172,20 @@ test('a pthread worker that fails to start rejects init with LOAD_FAILED and a r
   const broken = join(scratch, 'broken-worker.js');
   writeFileSync(broken, 'this is not JavaScript (\n');
   const locateFile = (file) => (file === 'pthread-worker.js' ? broken : wasmPath('simd-mt'));
-  await assert.rejects(Quiver.init({ variant: 'simd-mt', threads: 2, locateFile }),
-    (e) => is('LOAD_FAILED')(e) && /pthread worker failed to start/.test(e.message));
+  await assert.rejects(
+    Quiver.init({ variant: 'simd-mt', threads: 2, locateFile }),
+    (e) => is('LOAD_FAILED')(e) && /pthread worker failed to start/.test(e.message),
+  );
 });
 
 test('a start-up that never finishes rejects with LOAD_FAILED after the timeout option', async () => {
   const silent = join(scratch, 'silent-worker.mjs');
   writeFileSync(silent, '// a pthread worker that never says it has loaded\n');
   const locateFile = (file) => (file === 'pthread-worker.js' ? silent : wasmPath('simd-mt'));
-  await assert.rejects(Quiver.init({ variant: 'simd-mt', threads: 2, locateFile, timeout: 300 }),
-    (e) => is('LOAD_FAILED')(e) && /within 300 ms/.test(e.message));
+  await assert.rejects(
+    Quiver.init({ variant: 'simd-mt', threads: 2, locateFile, timeout: 300 }),
+    (e) => is('LOAD_FAILED')(e) && /within 300 ms/.test(e.message),
+  );
   await assert.rejects(Quiver.init({ variant: 'simd', timeout: -1 }), is('INVALID_ARGUMENT'));
   works(await init({ variant: 'simd', timeout: Infinity }));
   // Past what setTimeout can wait (2^31 - 1 ms) a bound is no bound: it must not fire at once.

@@ -2,19 +2,29 @@
 // APIs refuses an unknown key (a typo such as `alow`, which used to return unfiltered hits), an
 // option of another kind or call (`probes` on a flat index, `ef` on a quantised one, `threads`
 // on a flat add) and a value of the wrong type, with QuiverError INVALID_ARGUMENT whose message
-// names the key, and changes nothing. null means "not given" everywhere (js/options.js).
+// names the key, and changes nothing. null means "not given" everywhere (js/core/options.js).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import {
-  Quiver, QuiverError, spawn, saveToFile, loadFromFile, saveToIndexedDB, loadFromIndexedDB, deleteFromIndexedDB, loadFromOpfs,
+  Quiver,
+  QuiverError,
+  spawn,
+  saveToFile,
+  loadFromFile,
+  saveToIndexedDB,
+  loadFromIndexedDB,
+  deleteFromIndexedDB,
+  loadFromOpfs,
 } from '../../js/main.js';
 import { moduleLoader, workDir } from './support.mjs';
 
 const load = moduleLoader();
 const dir = workDir('quiver-options-');
 const workers = [];
-after(async () => { for (const w of workers) await w.terminate(); });
+after(async () => {
+  for (const w of workers) await w.terminate();
+});
 
 // The error of a refused call: INVALID_ARGUMENT and the key in its message.
 const names = (key) => (e) => {
@@ -26,7 +36,12 @@ const names = (key) => (e) => {
 const refuses = (fn, key) => assert.throws(fn, names(key));
 
 const dim = 4;
-const rows = [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0.5, 0.5, 0, 0]];
+const rows = [
+  [1, 0, 0, 0],
+  [0, 1, 0, 0],
+  [0, 0, 1, 0],
+  [0.5, 0.5, 0, 0],
+];
 const query = new Float32Array([1, 0.1, 0, 0]);
 
 function indexes(q) {
@@ -51,19 +66,30 @@ const SEARCH_WRONG = {
   hnsw: { allow: {}, ef: '8', rerank: 'yes' },
 };
 
-test('main thread: constructors refuse unknown keys, other kinds\' keys and wrong types', async () => {
+test("main thread: constructors refuse unknown keys, other kinds' keys and wrong types", async () => {
   const q = await load('simd');
   const cases = [
-    [q.FlatIndex, { list: 3 }, 'list'], [q.FlatIndex, { M: 8 }, 'M'], [q.FlatIndex, { lists: 4 }, 'lists'],
+    [q.FlatIndex, { list: 3 }, 'list'],
+    [q.FlatIndex, { M: 8 }, 'M'],
+    [q.FlatIndex, { lists: 4 }, 'lists'],
     [q.FlatIndex, { bits: 4 }, 'bits'],
-    [q.QuantizedIndex, { refine_bits: 3 }, 'refine_bits'], [q.QuantizedIndex, { list: 16 }, 'list'],
-    [q.QuantizedIndex, { efSearch: 10 }, 'efSearch'], [q.QuantizedIndex, { storage: 'sq8' }, 'storage'],
-    [q.HnswIndex, { m: 8 }, 'm'], [q.HnswIndex, { lists: 8 }, 'lists'], [q.HnswIndex, { ef: 10 }, 'ef'],
+    [q.QuantizedIndex, { refine_bits: 3 }, 'refine_bits'],
+    [q.QuantizedIndex, { list: 16 }, 'list'],
+    [q.QuantizedIndex, { efSearch: 10 }, 'efSearch'],
+    [q.QuantizedIndex, { storage: 'sq8' }, 'storage'],
+    [q.HnswIndex, { m: 8 }, 'm'],
+    [q.HnswIndex, { lists: 8 }, 'lists'],
+    [q.HnswIndex, { ef: 10 }, 'ef'],
     [q.HnswIndex, { bits: 4 }, 'bits'],
     // wrong types
-    [q.QuantizedIndex, { bits: 3 }, 'bits'], [q.QuantizedIndex, { seed: -1 }, 'seed'], [q.QuantizedIndex, { keepVectors: 1 }, 'keepVectors'],
-    [q.QuantizedIndex, { lists: 'all' }, 'lists'], [q.HnswIndex, { storage: 5 }, 'storage'], [q.HnswIndex, { M: '16' }, 'M'],
-    [q.HnswIndex, { efSearch: 2 ** 20 + 1 }, 'efSearch'], [q.HnswIndex, { neighborCodes: 'yes' }, 'neighborCodes'],
+    [q.QuantizedIndex, { bits: 3 }, 'bits'],
+    [q.QuantizedIndex, { seed: -1 }, 'seed'],
+    [q.QuantizedIndex, { keepVectors: 1 }, 'keepVectors'],
+    [q.QuantizedIndex, { lists: 'all' }, 'lists'],
+    [q.HnswIndex, { storage: 5 }, 'storage'],
+    [q.HnswIndex, { M: '16' }, 'M'],
+    [q.HnswIndex, { efSearch: 2 ** 20 + 1 }, 'efSearch'],
+    [q.HnswIndex, { neighborCodes: 'yes' }, 'neighborCodes'],
     [q.FlatIndex, { metric: 5 }, 'metric'],
   ];
   for (const [Cls, extra, key] of cases) refuses(() => new Cls({ dim, ...extra }), key);
@@ -111,7 +137,12 @@ test('main thread: search, searchBatch and add refuse unknown and inapplicable k
 });
 
 function byteStream(chunks) {
-  return new ReadableStream({ start(c) { for (const x of chunks) c.enqueue(x); c.close(); } });
+  return new ReadableStream({
+    start(c) {
+      for (const x of chunks) c.enqueue(x);
+      c.close();
+    },
+  });
 }
 
 test('main thread: init, shared, load, loadFrom (size hints, stream chunks) and the persistence helpers refuse unknown keys and wrong types', async () => {
@@ -183,7 +214,10 @@ for (const variant of ['simd', 'simd-mt']) {
       await assert.rejects(index.add([9], [[0, 0, 0, 1]], { chunkSize: 0 }), names('chunkSize'));
       await assert.rejects(index.add([9], [[0, 0, 0, 1]], { onProgress: 5 }), names('onProgress'));
       await assert.rejects(index.add([9], [[0, 0, 0, 1]], { signal: {} }), names('signal'));
-      await assert.rejects(index.add([9], [[0, 0, 0, 1]], kind === 'hnsw' ? { thread: 1 } : { threads: 1 }), names('thread'));
+      await assert.rejects(
+        index.add([9], [[0, 0, 0, 1]], kind === 'hnsw' ? { thread: 1 } : { threads: 1 }),
+        names('thread'),
+      );
       if (kind !== 'hnsw') {
         // A chunked add checks the kind's own add options too (flat and quantised take none).
         await assert.rejects(index.add([9], [[0, 0, 0, 1]], { threads: 1, onProgress: () => {} }), names('threads'));
@@ -197,7 +231,10 @@ for (const variant of ['simd', 'simd-mt']) {
     for (const size of [-1, NaN, '300']) {
       await assert.rejects(w.load(byteStream([bytes]), { size }), names('size'), `size ${String(size)}`);
     }
-    await assert.rejects(w.load(byteStream([bytes, 'abc'])), (e) => e.code === 'INVALID_ARGUMENT' && /stream chunk 1/.test(e.message));
+    await assert.rejects(
+      w.load(byteStream([bytes, 'abc'])),
+      (e) => e.code === 'INVALID_ARGUMENT' && /stream chunk 1/.test(e.message),
+    );
     assert.equal(await (await w.load(bytes, { transfer: null, size: null })).size, 0);
   });
 }

@@ -22,7 +22,10 @@ test('examples/edge/handler.mjs answers in an edge-like runtime with the simd bu
   const dim = 16;
   const vectors = q.unitGaussianVectors(1000, dim, 7);
   const index = new q.FlatIndex({ dim, metric: 'cosine' });
-  index.add(Array.from({ length: 1000 }, (_, i) => i + 1), vectors);
+  index.add(
+    Array.from({ length: 1000 }, (_, i) => i + 1),
+    vectors,
+  );
   const indexPath = join(dir, 'edge.qvr');
   writeFileSync(indexPath, index.serialize());
   const query = Array.from(vectors.subarray(5 * dim, 6 * dim));
@@ -36,9 +39,15 @@ test('examples/edge/handler.mjs answers in an edge-like runtime with the simd bu
     { method: 'POST', path: '/search', body: { vector: [1, 2, 3], k: 4 } },
     { method: 'GET', path: '/nothing' },
   ];
-  const out = execFileSync(process.execPath, ['--no-harmony-sharedarraybuffer', 'tests/js/fixtures/edge-runtime.mjs', indexPath, JSON.stringify(requests)],
-    { cwd: root, encoding: 'utf8' });
-  const [env, health, search, bad, missing] = out.trim().split('\n').map((l) => JSON.parse(l));
+  const out = execFileSync(
+    process.execPath,
+    ['--no-harmony-sharedarraybuffer', 'tests/js/fixtures/edge-runtime.mjs', indexPath, JSON.stringify(requests)],
+    { cwd: root, encoding: 'utf8' },
+  );
+  const [env, health, search, bad, missing] = out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.deepEqual(env, { sharedArrayBuffer: 'undefined', auto: 'simd' });
   const { heapBytes, ...described } = health.body;
   assert.equal(health.status, 200);

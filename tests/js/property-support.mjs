@@ -31,9 +31,23 @@ const ID_POOL = 40; // ids 0..ID_POOL: collisions (duplicates, unknown ids) are 
 const HUGE = 1e30;
 
 export const KNOWN_CODES = new Set([
-  'INVALID_ARGUMENT', 'DIMENSION_MISMATCH', 'NON_FINITE', 'DUPLICATE_ID', 'UNKNOWN_ID', 'INVALID_K',
-  'EMPTY_INDEX', 'OUT_OF_MEMORY', 'UNSUPPORTED_ISA', 'CORRUPT', 'TRUNCATED', 'CHECKSUM_MISMATCH',
-  'BAD_MAGIC', 'UNSUPPORTED_VERSION', 'UNKNOWN_INDEX_KIND', 'IO_ERROR', 'DISPOSED',
+  'INVALID_ARGUMENT',
+  'DIMENSION_MISMATCH',
+  'NON_FINITE',
+  'DUPLICATE_ID',
+  'UNKNOWN_ID',
+  'INVALID_K',
+  'EMPTY_INDEX',
+  'OUT_OF_MEMORY',
+  'UNSUPPORTED_ISA',
+  'CORRUPT',
+  'TRUNCATED',
+  'CHECKSUM_MISMATCH',
+  'BAD_MAGIC',
+  'UNSUPPORTED_VERSION',
+  'UNKNOWN_INDEX_KIND',
+  'IO_ERROR',
+  'DISPOSED',
 ]);
 
 // Mean recall against the exact answer (an id tied with the k-th neighbour counts), over all
@@ -50,7 +64,10 @@ export const KNOWN_CODES = new Set([
 // every node). That is a property of HNSW, not a lost duplicate. Every search is still held to
 // the exact rules above.
 export const RECALL_FLOORS = {
-  'quantized-rerank': 0.9, 'quantized-codes': 0.7, 'hnsw-f32': 0.9, 'hnsw-sq8': 0.85,
+  'quantized-rerank': 0.9,
+  'quantized-codes': 0.7,
+  'hnsw-f32': 0.9,
+  'hnsw-sq8': 0.85,
 };
 const PER_SEQUENCE_FLOOR = new Set(['hnsw-f32', 'hnsw-sq8']);
 
@@ -60,8 +77,25 @@ const arbIdValue = fc.oneof(
   { weight: 16, arbitrary: fc.integer({ min: 0, max: ID_POOL }) },
   { weight: 3, arbitrary: fc.bigInt({ min: 0n, max: BigInt(ID_POOL) }) },
   { weight: 1, arbitrary: fc.constantFrom(MAX_ID, 2 ** 32 + 5, 2 ** 32 - 1) },
-  { weight: 2, arbitrary: fc.constantFrom(-1, 1.5, NaN, Infinity, 2 ** 53, 2 ** 64, -1n, 2n ** 53n, 2n ** 64n - 1n,
-    '3', null, undefined, true, {}) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      -1,
+      1.5,
+      NaN,
+      Infinity,
+      2 ** 53,
+      2 ** 64,
+      -1n,
+      2n ** 53n,
+      2n ** 64n - 1n,
+      '3',
+      null,
+      undefined,
+      true,
+      {},
+    ),
+  },
 );
 const arbIdForm = fc.constantFrom('array', 'array', 'f64', 'u32', 'u64', 'single');
 const arbIds = (maxLength) => fc.record({ form: arbIdForm, values: fc.array(arbIdValue, { maxLength }) });
@@ -69,18 +103,29 @@ const arbIds = (maxLength) => fc.record({ form: arbIdForm, values: fc.array(arbI
 // A vector row: 16 small half-integers (the index uses the first dim), so exact ties happen,
 // or a copy of a live vector (exact ties on purpose).
 const arbRow = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ vals: fc.array(fc.integer({ min: -4, max: 4 }), { minLength: MAX_DIM, maxLength: MAX_DIM }) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      vals: fc.array(fc.integer({ min: -4, max: 4 }), { minLength: MAX_DIM, maxLength: MAX_DIM }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ copy: fc.nat(40) }) },
 );
 const arbRowFault = fc.oneof(
   { weight: 12, arbitrary: fc.constant('ok') },
-  { weight: 1, arbitrary: fc.constantFrom('nan', 'inf', 'huge', 'zero', 'short', 'long', 'string', 'rows', 'badrow', 'extra') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('nan', 'inf', 'huge', 'zero', 'short', 'long', 'string', 'rows', 'badrow', 'extra'),
+  },
 );
 
 const arbK = fc.oneof(
   { weight: 10, arbitrary: fc.integer({ min: 1, max: 30 }) },
   { weight: 1, arbitrary: fc.constant(undefined) },
-  { weight: 2, arbitrary: fc.constantFrom(0, -1, 1.5, NaN, Infinity, MAX_K, MAX_K + 1, 2 ** 32 + 3, 1e8, 178956971, '5', 5n, null) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(0, -1, 1.5, NaN, Infinity, MAX_K, MAX_K + 1, 2 ** 32 + 3, 1e8, 178956971, '5', 5n, null),
+  },
 );
 const arbEf = fc.oneof(
   { weight: 8, arbitrary: fc.integer({ min: 0, max: 60 }) },
@@ -95,16 +140,49 @@ const arbAllow = fc.option(arbIds(8), { freq: 3 });
 // key is left out: a valid key with a random value is the other generators' job).
 const arbExtraOption = fc.record({
   key: fc.oneof(
-    { weight: 4, arbitrary: fc.constantFrom('alow', 'allowed', 'probe', 'probes', 'ef', 'efs', 'Ef', 'rerank_', 'reRank',
-      'refine_bits', 'refineBits', 'threads', 'thread', 'm', 'M', 'list', 'lists', 'bits', 'seed', 'dim', 'metric',
-      'storage', 'transfer', 'signal', 'chunkSize', 'k', 'size', 'constructor', 'toString', '__proto__', 'hasOwnProperty') },
+    {
+      weight: 4,
+      arbitrary: fc.constantFrom(
+        'alow',
+        'allowed',
+        'probe',
+        'probes',
+        'ef',
+        'efs',
+        'Ef',
+        'rerank_',
+        'reRank',
+        'refine_bits',
+        'refineBits',
+        'threads',
+        'thread',
+        'm',
+        'M',
+        'list',
+        'lists',
+        'bits',
+        'seed',
+        'dim',
+        'metric',
+        'storage',
+        'transfer',
+        'signal',
+        'chunkSize',
+        'k',
+        'size',
+        'constructor',
+        'toString',
+        '__proto__',
+        'hasOwnProperty',
+      ),
+    },
     { weight: 1, arbitrary: fc.string({ minLength: 0, maxLength: 6 }) },
   ),
   value: fc.constantFrom(0, 1, 3, 'x', true, false, [1], {}, -1, NaN),
 });
 const arbMaybeExtra = fc.option(arbExtraOption, { freq: 4, nil: undefined });
 
-// The keys each call takes, per kind (js/options.js): the model's copy of the schemas.
+// The keys each call takes, per kind (js/core/options.js): the model's copy of the schemas.
 const TAKES = {
   search: { flat: ['allow', 'rerank'], quantized: ['allow', 'rerank', 'probes'], hnsw: ['allow', 'ef', 'rerank'] },
   add: { flat: [], quantized: [], hnsw: ['threads'] },
@@ -127,33 +205,91 @@ function withExtra(options, extra) {
 function arbSearchOptions(kind) {
   const fields = { allow: arbAllow };
   if (kind === 'quantized') {
-    fields.rerank = fc.option(fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 0, max: 4 }) },
-      { weight: 1, arbitrary: fc.constantFrom(-1, 1.5, '2', true) }), { freq: 2, nil: undefined });
+    fields.rerank = fc.option(
+      fc.oneof(
+        { weight: 6, arbitrary: fc.integer({ min: 0, max: 4 }) },
+        { weight: 1, arbitrary: fc.constantFrom(-1, 1.5, '2', true) },
+      ),
+      { freq: 2, nil: undefined },
+    );
   }
   if (kind.startsWith('hnsw')) {
     fields.ef = fc.option(arbEf, { freq: 2, nil: undefined });
     // A depth as in every kind, or true / false (the older switch: absent / 0).
-    fields.rerank = fc.option(fc.oneof({ weight: 3, arbitrary: fc.boolean() }, { weight: 3, arbitrary: fc.integer({ min: 0, max: 3 }) },
-      { weight: 1, arbitrary: fc.constantFrom(-1, 1.5, 'yes', null) }), { freq: 2, nil: undefined });
+    fields.rerank = fc.option(
+      fc.oneof(
+        { weight: 3, arbitrary: fc.boolean() },
+        { weight: 3, arbitrary: fc.integer({ min: 0, max: 3 }) },
+        { weight: 1, arbitrary: fc.constantFrom(-1, 1.5, 'yes', null) },
+      ),
+      { freq: 2, nil: undefined },
+    );
   }
-  return fc.oneof({ weight: 12, arbitrary: fc.record(fields, { requiredKeys: [] }) },
-    { weight: 1, arbitrary: fc.constantFrom(null, 'fast', 7) });
+  return fc.oneof(
+    { weight: 12, arbitrary: fc.record(fields, { requiredKeys: [] }) },
+    { weight: 1, arbitrary: fc.constantFrom(null, 'fast', 7) },
+  );
 }
 
 function arbOp(kind) {
   const ops = [
     // An add pairs each id with its row (a count mismatch is the 'extra' / 'short' faults' job).
     // Mostly-valid adds too, so indexes grow to a few dozen vectors between the bad calls.
-    { weight: 4, arbitrary: fc.record({ op: fc.constant('add'), form: fc.constantFrom('array', 'u32', 'f64'),
-      items: fc.uniqueArray(fc.record({ id: fc.integer({ min: 0, max: ID_POOL }), row: arbRow }), { selector: (it) => it.id, maxLength: 12, size: 'max' }),
-      fault: fc.constant('ok') }) },
-    { weight: 6, arbitrary: fc.record({ op: fc.constant('add'), form: arbIdForm, items: fc.array(fc.record({ id: arbIdValue, row: arbRow }), { maxLength: 6, size: 'max' }), fault: arbRowFault, extra: arbMaybeExtra }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        op: fc.constant('add'),
+        form: fc.constantFrom('array', 'u32', 'f64'),
+        items: fc.uniqueArray(fc.record({ id: fc.integer({ min: 0, max: ID_POOL }), row: arbRow }), {
+          selector: (it) => it.id,
+          maxLength: 12,
+          size: 'max',
+        }),
+        fault: fc.constant('ok'),
+      }),
+    },
+    {
+      weight: 6,
+      arbitrary: fc.record({
+        op: fc.constant('add'),
+        form: arbIdForm,
+        items: fc.array(fc.record({ id: arbIdValue, row: arbRow }), { maxLength: 6, size: 'max' }),
+        fault: arbRowFault,
+        extra: arbMaybeExtra,
+      }),
+    },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('construct'), extra: arbExtraOption }) },
     { weight: 2, arbitrary: fc.record({ op: fc.constant('remove'), ids: arbIds(4) }) },
-    { weight: 6, arbitrary: fc.record({ op: fc.constant('search'), row: arbRow, fault: arbRowFault, k: arbK, options: arbSearchOptions(kind), extra: arbMaybeExtra }) },
-    { weight: 3, arbitrary: fc.record({ op: fc.constant('searchBatch'), rows: fc.array(arbRow, { maxLength: 4 }), fault: arbRowFault, k: arbK, options: arbSearchOptions(kind), extra: arbMaybeExtra }) },
-    { weight: 1, arbitrary: fc.record({ op: fc.constant('has'), id: fc.oneof(arbIdValue, fc.constantFrom('1', [1], 1n)) }) },
-    { weight: 1, arbitrary: fc.record({ op: fc.constant('reload'), how: fc.constantFrom('module', 'class', 'buffer', 'copy') }) },
+    {
+      weight: 6,
+      arbitrary: fc.record({
+        op: fc.constant('search'),
+        row: arbRow,
+        fault: arbRowFault,
+        k: arbK,
+        options: arbSearchOptions(kind),
+        extra: arbMaybeExtra,
+      }),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        op: fc.constant('searchBatch'),
+        rows: fc.array(arbRow, { maxLength: 4 }),
+        fault: arbRowFault,
+        k: arbK,
+        options: arbSearchOptions(kind),
+        extra: arbMaybeExtra,
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({ op: fc.constant('has'), id: fc.oneof(arbIdValue, fc.constantFrom('1', [1], 1n)) }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({ op: fc.constant('reload'), how: fc.constantFrom('module', 'class', 'buffer', 'copy') }),
+    },
     { weight: 1, arbitrary: fc.record({ op: fc.constant('dispose') }) },
   ];
   if (kind.startsWith('hnsw')) ops.push({ weight: 1, arbitrary: fc.record({ op: fc.constant('compact') }) });
@@ -180,7 +316,10 @@ export function arbSequence(kind, maxSteps) {
 // ---------- the reference model ----------
 
 function distance(metric, a, b) {
-  let dot = 0, aa = 0, bb = 0, l2 = 0;
+  let dot = 0,
+    aa = 0,
+    bb = 0,
+    l2 = 0;
   for (let i = 0; i < a.length; i++) {
     dot += a[i] * b[i];
     aa += a[i] * a[i];
@@ -210,8 +349,9 @@ function buildIds(spec) {
     return { arg: arr, ids: [...arr] };
   }
   if (form === 'u64') {
-    const arr = BigUint64Array.from(values, (v) => BigInt.asUintN(64, typeof v === 'bigint' ? v
-      : (Number.isFinite(Number(v)) ? BigInt(Math.trunc(Number(v))) : 0n)));
+    const arr = BigUint64Array.from(values, (v) =>
+      BigInt.asUintN(64, typeof v === 'bigint' ? v : Number.isFinite(Number(v)) ? BigInt(Math.trunc(Number(v))) : 0n),
+    );
     return { arg: arr, ids: [...arr].every(validId) ? [...arr].map(Number) : null };
   }
   return { arg: [...values], ids: values.every(validId) ? values.map(Number) : null };
@@ -227,8 +367,12 @@ class Model {
     this.config = config;
     this.live = new Map(); // id -> Float32Array
   }
-  get size() { return this.live.size; }
-  liveIds() { return [...this.live.keys()].sort((a, b) => a - b); }
+  get size() {
+    return this.live.size;
+  }
+  liveIds() {
+    return [...this.live.keys()].sort((a, b) => a - b);
+  }
   // A row of dim values from a generated row spec (copies reuse a live vector).
   row(spec) {
     const { dim } = this.config;
@@ -307,8 +451,16 @@ function makeIndex(q, config) {
   const { kind, dim, metric, bits, keepVectors, M, efConstruction, seed } = config;
   if (kind === 'flat') return new q.FlatIndex({ dim, metric });
   if (kind === 'quantized') return new q.QuantizedIndex({ dim, metric, bits, seed, keepVectors });
-  return new q.HnswIndex({ dim, metric, M, efConstruction, efSearch: 16, seed,
-    storage: kind === 'hnsw-sq8' ? 'sq8' : 'f32', keepVectors });
+  return new q.HnswIndex({
+    dim,
+    metric,
+    M,
+    efConstruction,
+    efSearch: 16,
+    seed,
+    storage: kind === 'hnsw-sq8' ? 'sq8' : 'f32',
+    keepVectors,
+  });
 }
 
 // Runs fn and returns ['ok', value] or ['error', QuiverError]; anything else thrown fails.
@@ -361,7 +513,12 @@ function searchFaults(model, kind, k, options) {
   if (kind.startsWith('hnsw')) {
     const { ef, rerank } = options;
     if (ef !== undefined && !(Number.isInteger(ef) && ef >= 0 && ef <= MAX_EF)) faults.add('INVALID_ARGUMENT');
-    if (rerank !== undefined && rerank !== null && typeof rerank !== 'boolean' && !(Number.isInteger(rerank) && rerank >= 0)) {
+    if (
+      rerank !== undefined &&
+      rerank !== null &&
+      typeof rerank !== 'boolean' &&
+      !(Number.isInteger(rerank) && rerank >= 0)
+    ) {
       faults.add('INVALID_ARGUMENT');
     } else if (Number.isInteger(rerank) && rerank > 0 && kind === 'hnsw-sq8' && !model.config.keepVectors) {
       faults.add('INVALID_ARGUMENT'); // a depth needs the kept f32 vectors
@@ -402,20 +559,33 @@ function checkHits(ctx, what, query, k, allowed, options, hits) {
     seen.add(id);
     assert.ok(!Number.isNaN(distances[i]), `${what}: NaN distance for id ${id}`);
     if (i > 0) {
-      assert.ok(distances[i - 1] <= distances[i], `${what}: distances out of order at ${i}: ${distances[i - 1]} > ${distances[i]}`);
+      assert.ok(
+        distances[i - 1] <= distances[i],
+        `${what}: distances out of order at ${i}: ${distances[i - 1]} > ${distances[i]}`,
+      );
       if (distances[i - 1] === distances[i]) {
-        assert.ok(ids[i - 1] < ids[i], `${what}: equal distances ${distances[i]} but id ${ids[i - 1]} before ${ids[i]} (ties go by id)`);
+        assert.ok(
+          ids[i - 1] < ids[i],
+          `${what}: equal distances ${distances[i]} but id ${ids[i - 1]} before ${ids[i]} (ties go by id)`,
+        );
       }
     }
     if (exactDistances(config, options)) {
-      assert.ok(close(distances[i], truthById.get(id)), `${what}: id ${id} distance ${distances[i]}, exact ${truthById.get(id)}`);
+      assert.ok(
+        close(distances[i], truthById.get(id)),
+        `${what}: id ${id} distance ${distances[i]}, exact ${truthById.get(id)}`,
+      );
     }
   }
   if (config.kind === 'flat') {
     // Exact: nothing left out is closer than the last hit (within float rounding).
     const last = n > 0 ? distances[n - 1] : -Infinity;
     for (const t of truth) {
-      if (!seen.has(t.id)) assert.ok(t.d >= last - 1e-3 * (1 + Math.abs(last)), `${what}: id ${t.id} at ${t.d} left out, last hit ${last}`);
+      if (!seen.has(t.id))
+        assert.ok(
+          t.d >= last - 1e-3 * (1 + Math.abs(last)),
+          `${what}: id ${t.id} at ${t.d} left out, last hit ${last}`,
+        );
     }
   }
   if (config.kind === 'flat' || config.kind === 'quantized') {
@@ -475,7 +645,8 @@ function checkState(ctx, what) {
     assert.equal(index.has(id), true, `${what}: has(${id})`);
     assert.equal(index.has(BigInt(id)), true, `${what}: has(${id}n)`);
   }
-  for (const id of [MAX_ID, 2 ** 32 + 5, 2 ** 32 - 1]) assert.equal(index.has(id), model.live.has(id), `${what}: has(${id})`);
+  for (const id of [MAX_ID, 2 ** 32 + 5, 2 ** 32 - 1])
+    assert.equal(index.has(id), model.live.has(id), `${what}: has(${id})`);
 }
 
 // The options a call is sent: `options` plus the extra key when the call refuses it (then
@@ -497,7 +668,11 @@ function step(ctx, op, label) {
   switch (op.op) {
     case 'add': {
       const built = buildIds({ form: op.form, values: op.items.map((it) => it.id) });
-      const vec = model.vectors(op.items.map((it) => it.row), op.fault, op.items.length);
+      const vec = model.vectors(
+        op.items.map((it) => it.row),
+        op.fault,
+        op.items.length,
+      );
       const faults = new Set(vec.faults);
       if (built.ids === null) faults.add('INVALID_ARGUMENT');
       else {
@@ -505,8 +680,13 @@ function step(ctx, op, label) {
       }
       // Rows count against ids: the JS layer reports a mismatch before the C++ sees either.
       const sent = op.extra === undefined ? undefined : injectExtra(ctx, 'add', undefined, op.extra, faults);
-      accepted = expectOutcome(label, attempt(label, () => (sent === undefined ? ctx.index.add(built.arg, vec.arg)
-        : ctx.index.add(built.arg, vec.arg, sent))), faults);
+      accepted = expectOutcome(
+        label,
+        attempt(label, () =>
+          sent === undefined ? ctx.index.add(built.arg, vec.arg) : ctx.index.add(built.arg, vec.arg, sent),
+        ),
+        faults,
+      );
       if (accepted) built.ids.forEach((id, i) => model.live.set(id, vec.rows[i]));
       break;
     }
@@ -518,7 +698,11 @@ function step(ctx, op, label) {
         if (built.ids.some((id) => !model.live.has(id))) faults.add('UNKNOWN_ID');
         if (hasDuplicates(built.ids)) faults.add('DUPLICATE_ID');
       }
-      accepted = expectOutcome(label, attempt(label, () => ctx.index.remove(built.arg)), faults);
+      accepted = expectOutcome(
+        label,
+        attempt(label, () => ctx.index.remove(built.arg)),
+        faults,
+      );
       if (accepted) built.ids.forEach((id) => model.live.delete(id));
       break;
     }
@@ -546,7 +730,8 @@ function step(ctx, op, label) {
       const valid = typeof op.id === 'number' || typeof op.id === 'bigint';
       const result = attempt(label, () => ctx.index.has(op.id));
       accepted = expectOutcome(label, result, valid ? new Set() : new Set(['INVALID_ARGUMENT']));
-      if (accepted) assert.equal(result[1], validId(op.id) && model.live.has(Number(op.id)), `${label}: has(${String(op.id)})`);
+      if (accepted)
+        assert.equal(result[1], validId(op.id) && model.live.has(Number(op.id)), `${label}: has(${String(op.id)})`);
       break;
     }
     case 'reload': {
@@ -570,8 +755,12 @@ function step(ctx, op, label) {
       ctx.index.dispose();
       ctx.index.dispose(); // again: a no-op
       assert.equal(ctx.index.disposed, true);
-      for (const [what, fn] of [['size', () => ctx.index.size], ['search', () => ctx.index.search(new Float32Array(config.dim), 1)],
-        ['add', () => ctx.index.add([1], new Float32Array(config.dim).fill(1))], ['serialize', () => ctx.index.serialize()]]) {
+      for (const [what, fn] of [
+        ['size', () => ctx.index.size],
+        ['search', () => ctx.index.search(new Float32Array(config.dim), 1)],
+        ['add', () => ctx.index.add([1], new Float32Array(config.dim).fill(1))],
+        ['serialize', () => ctx.index.serialize()],
+      ]) {
         const [status, e] = attempt(`${label}: ${what} after dispose`, fn);
         assert.equal(status, 'error', `${label}: ${what} after dispose succeeded`);
         assert.equal(e.code, 'DISPOSED', `${label}: ${what} after dispose: ${e.code}`);
@@ -592,7 +781,10 @@ function step(ctx, op, label) {
       const result = attempt(label, () => new Cls(withExtra(base, op.extra)));
       if (result[0] === 'ok') result[1].dispose();
       accepted = expectOutcome(label, result, new Set(['INVALID_ARGUMENT']));
-      assert.ok(result[1].message.includes(`'${op.extra.key}'`), `${label}: the message does not name '${op.extra.key}': ${result[1].message}`);
+      assert.ok(
+        result[1].message.includes(`'${op.extra.key}'`),
+        `${label}: the message does not name '${op.extra.key}': ${result[1].message}`,
+      );
       ctx.stats.unknownOptions = (ctx.stats.unknownOptions ?? 0) + 1;
       break;
     }
@@ -629,7 +821,10 @@ function checkBatch(ctx, what, rows, k, allowed, options, batch) {
       assert.equal(batch.ids[r * width + j], -1, `${what}: row ${r} padding id at ${j}`);
       assert.equal(batch.distances[r * width + j], Infinity, `${what}: row ${r} padding distance at ${j}`);
     }
-    checkHits(ctx, `${what} row ${r}`, rows[r], k, allowed, options, { ids: Float64Array.from(ids), distances: Float32Array.from(distances) });
+    checkHits(ctx, `${what} row ${r}`, rows[r], k, allowed, options, {
+      ids: Float64Array.from(ids),
+      distances: Float32Array.from(distances),
+    });
     const single = ctx.index.search(rows[r], k, options);
     assert.deepEqual([...single.ids], [...ids], `${what}: row ${r} differs from search() of the same query`);
     assert.deepEqual([...single.distances], [...distances], `${what}: row ${r} distances differ from search()`);
@@ -654,7 +849,8 @@ export function runSequence(q, config, ops, stats) {
     }
     stats.steps += ops.length;
     stats.sequences += 1;
-    for (const key of ['accepted', 'rejected', 'liveSum', 'unknownOptions']) stats[key] = (stats[key] ?? 0) + (local[key] ?? 0);
+    for (const key of ['accepted', 'rejected', 'liveSum', 'unknownOptions'])
+      stats[key] = (stats[key] ?? 0) + (local[key] ?? 0);
   }
   for (const key of PER_SEQUENCE_FLOOR) {
     const r = local.recall[key];

@@ -38,7 +38,10 @@ for (const { variant, runs, maxSteps } of PLAN) {
         assert.ok(stats.unknownOptions > 0, 'no call carried an unknown option key');
         // Across the whole run the approximate kinds stay above their floors too.
         for (const [key, r] of Object.entries(stats.recall)) {
-          assert.ok(r.sum / r.n >= RECALL_FLOORS[key], `${key}: mean recall ${(r.sum / r.n).toFixed(3)} over ${r.n} searches`);
+          assert.ok(
+            r.sum / r.n >= RECALL_FLOORS[key],
+            `${key}: mean recall ${(r.sum / r.n).toFixed(3)} over ${r.n} searches`,
+          );
         }
       });
     });
@@ -53,7 +56,8 @@ for (const { variant, runs, maxSteps } of PLAN) {
 // full before, at the 12 nearest of 64 lists and 8,192 scanned of 10,000, and missed allowed
 // vectors further out.)
 describe('property: a small allow-list is scored in full by the partitioned index', () => {
-  const N = 10000, DIM = 16;
+  const N = 10000,
+    DIM = 16;
   test('partitioned answers equal the unpartitioned index under 150 random allow-lists (simd)', async () => {
     const q = await load('simd');
     const rows = q.unitGaussianVectors(N, DIM, 5);
@@ -64,30 +68,44 @@ describe('property: a small allow-list is scored in full by the partitioned inde
       index.add(ids, rows);
       return index;
     };
-    const part = make(64), whole = make(0);
+    const part = make(64),
+      whole = make(0);
     assert.equal(part.lists, 64);
     try {
-      fc.assert(fc.property(
-        fc.integer({ min: 1, max: 8192 }), fc.integer({ min: 1, max: 30 }), fc.integer({ min: 0, max: 39 }),
-        fc.boolean(), fc.integer({ min: 0, max: N - 1 }), fc.integer(),
-        (count, k, qi, region, centre, seed) => {
-          let allowed;
-          if (region) {  // the `count` rows nearest one row: a neighbourhood, maybe far from the query
-            const near = whole.search(rows.subarray(centre * DIM, (centre + 1) * DIM), Math.min(count, N));
-            allowed = Array.from(near.ids);
-          } else {  // a seeded random sample
-            const pick = new Set();
-            let s = seed >>> 0;
-            while (pick.size < count) { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; pick.add(ids[s % N]); }
-            allowed = [...pick];
-          }
-          const query = queries.subarray(qi * DIM, (qi + 1) * DIM);
-          const got = part.search(query, k, { allow: allowed });
-          const want = whole.search(query, k, { allow: allowed });
-          assert.equal(got.ids.length, Math.min(k, allowed.length));
-          assert.deepEqual(Array.from(got.ids), Array.from(want.ids));
-          assert.deepEqual(Array.from(got.distances), Array.from(want.distances));
-        }), { seed: BASE_SEED, numRuns: Math.round(150 * SCALE) });
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 1, max: 8192 }),
+          fc.integer({ min: 1, max: 30 }),
+          fc.integer({ min: 0, max: 39 }),
+          fc.boolean(),
+          fc.integer({ min: 0, max: N - 1 }),
+          fc.integer(),
+          (count, k, qi, region, centre, seed) => {
+            let allowed;
+            if (region) {
+              // the `count` rows nearest one row: a neighbourhood, maybe far from the query
+              const near = whole.search(rows.subarray(centre * DIM, (centre + 1) * DIM), Math.min(count, N));
+              allowed = Array.from(near.ids);
+            } else {
+              // a seeded random sample
+              const pick = new Set();
+              let s = seed >>> 0;
+              while (pick.size < count) {
+                s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+                pick.add(ids[s % N]);
+              }
+              allowed = [...pick];
+            }
+            const query = queries.subarray(qi * DIM, (qi + 1) * DIM);
+            const got = part.search(query, k, { allow: allowed });
+            const want = whole.search(query, k, { allow: allowed });
+            assert.equal(got.ids.length, Math.min(k, allowed.length));
+            assert.deepEqual(Array.from(got.ids), Array.from(want.ids));
+            assert.deepEqual(Array.from(got.distances), Array.from(want.distances));
+          },
+        ),
+        { seed: BASE_SEED, numRuns: Math.round(150 * SCALE) },
+      );
     } finally {
       part.dispose();
       whole.dispose();

@@ -13,12 +13,16 @@ const work = workDir('quiver-quantized-test-');
 const load = moduleLoader();
 
 function rejects(fn, code, part, name = code) {
-  assert.throws(fn, (e) => {
-    assert.ok(e instanceof QuiverError, `${name}: not a QuiverError: ${e}`);
-    assert.equal(e.code, code, `${name}: ${e.code} ${e.message}`);
-    if (part) assert.ok(e.message.includes(part), `${name}: ${e.message}`);
-    return true;
-  }, name);
+  assert.throws(
+    fn,
+    (e) => {
+      assert.ok(e instanceof QuiverError, `${name}: not a QuiverError: ${e}`);
+      assert.equal(e.code, code, `${name}: ${e.code} ${e.message}`);
+      if (part) assert.ok(e.message.includes(part), `${name}: ${e.message}`);
+      return true;
+    },
+    name,
+  );
 }
 const row = (data, dim, i) => data.subarray(i * dim, (i + 1) * dim);
 
@@ -26,7 +30,10 @@ function smallIndex(q, options = {}) {
   const dim = options.dim ?? 8;
   const index = new q.QuantizedIndex({ dim, metric: 'l2', bits: 4, seed: 42, keepVectors: true, ...options });
   const base = q.unitGaussianVectors(60, dim, 21);
-  index.add(Float64Array.from({ length: 60 }, (_, i) => 1000 + i), base);
+  index.add(
+    Float64Array.from({ length: 60 }, (_, i) => 1000 + i),
+    base,
+  );
   return { index, base, dim };
 }
 
@@ -35,18 +42,27 @@ const seedIds = new Map();
 async function seedWorkloadIds(variant) {
   if (seedIds.has(variant)) return seedIds.get(variant);
   const q = await load(variant);
-  const n = 10000, dim = 384, nq = 256, k = 10;
+  const n = 10000,
+    dim = 384,
+    nq = 256,
+    k = 10;
   const base = q.unitGaussianVectors(n, dim, 42);
   const queries = q.unitGaussianVectors(nq, dim, 13);
   const index = new q.QuantizedIndex({ dim, metric: 'l2', bits: 4, seed: 42, keepVectors: true });
-  index.add(Float64Array.from({ length: n }, (_, i) => i), base);
+  index.add(
+    Float64Array.from({ length: n }, (_, i) => i),
+    base,
+  );
   const plain = index.searchBatch(queries, k);
   const reranked = index.searchBatch(queries, k, { rerank: 4 });
   const out = { plain: [...plain.ids], reranked: [...reranked.ids], bytes: index.serialize() };
   // searchBatch rows equal single searches
   for (const i of [0, 17, 255]) {
     assert.deepEqual([...index.search(row(queries, dim, i), k).ids], out.plain.slice(i * k, (i + 1) * k));
-    assert.deepEqual([...index.search(row(queries, dim, i), k, { rerank: 4 }).ids], out.reranked.slice(i * k, (i + 1) * k));
+    assert.deepEqual(
+      [...index.search(row(queries, dim, i), k, { rerank: 4 }).ids],
+      out.reranked.slice(i * k, (i + 1) * k),
+    );
   }
   index.dispose();
   seedIds.set(variant, out);
@@ -72,7 +88,10 @@ for (const variant of VARIANTS) {
       assert.deepEqual([d.metric, d.bits, d.seed, d.keepVectors], ['l2', 4, 42, true]);
       d.dispose();
       rejects(() => d.size, 'DISPOSED');
-      assert.equal(typeof Symbol.dispose === 'symbol' ? typeof q.QuantizedIndex.prototype[Symbol.dispose] : 'function', 'function');
+      assert.equal(
+        typeof Symbol.dispose === 'symbol' ? typeof q.QuantizedIndex.prototype[Symbol.dispose] : 'function',
+        'function',
+      );
     });
 
     test('add, has, remove, search with ids closest first', async () => {
@@ -99,14 +118,17 @@ for (const variant of VARIANTS) {
       const q = await load(variant);
       const { index, base, dim } = smallIndex(q, { metric: 'ip' });
       const flat = new q.FlatIndex({ dim, metric: 'ip' });
-      flat.add(Float64Array.from({ length: 60 }, (_, i) => 1000 + i), base);
+      flat.add(
+        Float64Array.from({ length: 60 }, (_, i) => 1000 + i),
+        base,
+      );
       const query = q.unitGaussianVectors(1, dim, 77);
       const exact = flat.search(query, 60);
       const exactOf = new Map([...exact.ids].map((id, i) => [id, exact.distances[i]]));
-      const rr = index.search(query, 5, { rerank: 12 });  // 60 candidates: the whole index
+      const rr = index.search(query, 5, { rerank: 12 }); // 60 candidates: the whole index
       assert.deepEqual([...rr.ids], [...exact.ids].slice(0, 5));
       for (let i = 0; i < 5; i++) assert.ok(Math.abs(rr.distances[i] - exactOf.get(rr.ids[i])) <= 1e-5);
-      const codes = index.search(query, 5);  // estimates: same ids need not hold, but close
+      const codes = index.search(query, 5); // estimates: same ids need not hold, but close
       assert.equal(codes.ids.length, 5);
       flat.dispose();
       index.dispose();
@@ -121,13 +143,13 @@ for (const variant of VARIANTS) {
       const q = await load(variant);
       const { index, base, dim } = smallIndex(q);
       const query = row(base, dim, 3);
-      const allow = [1040, 1003, 1059, 99999];  // 99999 is not in the index: ignored
+      const allow = [1040, 1003, 1059, 99999]; // 99999 is not in the index: ignored
       const r = index.search(query, 10, { allow });
       assert.deepEqual([...r.ids].sort(), [1003, 1040, 1059]);
       assert.equal(r.ids[0], 1003);
       assert.equal(index.search(query, 10, { allow: new Uint32Array([1040]) }).ids[0], 1040);
       assert.equal(index.search(query, 10, { allow: [] }).ids.length, 0);
-      assert.equal(index.search(query, 10).ids.length, 10);  // the allow list did not stick
+      assert.equal(index.search(query, 10).ids.length, 10); // the allow list did not stick
       const batch = index.searchBatch(base.subarray(0, 3 * dim), 2, { allow: [1000, 1001, 1002], rerank: 2 });
       assert.equal(batch.k, 2);
       assert.deepEqual([batch.ids[0], batch.ids[2], batch.ids[4]], [1000, 1001, 1002]);
@@ -150,7 +172,15 @@ for (const variant of VARIANTS) {
       rejects(() => index.add([7, 7], Float32Array.from([...v, ...v])), 'DUPLICATE_ID');
       rejects(() => index.add([7], new Float32Array(dim + 1)), 'DIMENSION_MISMATCH');
       rejects(() => index.add([7, 8], v), 'DIMENSION_MISMATCH');
-      rejects(() => index.add([7], Float32Array.from(v, (x) => x * 2 ** 60)), 'NON_FINITE', '2^100');
+      rejects(
+        () =>
+          index.add(
+            [7],
+            Float32Array.from(v, (x) => x * 2 ** 60),
+          ),
+        'NON_FINITE',
+        '2^100',
+      );
       rejects(() => index.add([-3], v), 'INVALID_ARGUMENT');
       rejects(() => index.remove([1000, 424242]), 'UNKNOWN_ID');
       rejects(() => index.remove([1001]), 'UNKNOWN_ID');
@@ -159,13 +189,19 @@ for (const variant of VARIANTS) {
       rejects(() => index.search(new Float32Array(dim - 1), 3), 'DIMENSION_MISMATCH');
       rejects(() => index.search(v, 3, { rerank: -1 }), 'INVALID_ARGUMENT');
       rejects(() => index.search(v, 3, { rerank: 0.5 }), 'INVALID_ARGUMENT');
-      rejects(() => index.search(v, 3, 'fast'), 'INVALID_ARGUMENT');  // (null options = none)
+      rejects(() => index.search(v, 3, 'fast'), 'INVALID_ARGUMENT'); // (null options = none)
       rejects(() => index.searchBatch(new Float32Array(dim + 1), 3), 'DIMENSION_MISMATCH');
       assert.deepEqual(index.serialize(), before);
       assert.equal(index.size, 59);
-      for (const [opts, part] of [[{ dim: 0 }, 'dim'], [{ dim: 4, bits: 3 }, 'bits'], [{ dim: 4, bits: 8 }, 'bits'],
-        [{ dim: 4, metric: 'hamming' }, 'hamming'], [{ dim: 4, seed: -1 }, 'seed'], [{ dim: 4, seed: 2 ** 53 }, 'seed'],
-        [{ dim: 4, keepVectors: 1 }, 'keepVectors']]) {
+      for (const [opts, part] of [
+        [{ dim: 0 }, 'dim'],
+        [{ dim: 4, bits: 3 }, 'bits'],
+        [{ dim: 4, bits: 8 }, 'bits'],
+        [{ dim: 4, metric: 'hamming' }, 'hamming'],
+        [{ dim: 4, seed: -1 }, 'seed'],
+        [{ dim: 4, seed: 2 ** 53 }, 'seed'],
+        [{ dim: 4, keepVectors: 1 }, 'keepVectors'],
+      ]) {
         rejects(() => new q.QuantizedIndex(opts), 'INVALID_ARGUMENT', part, JSON.stringify(opts));
       }
       const empty = new q.QuantizedIndex({ dim: 4 });
@@ -176,15 +212,21 @@ for (const variant of VARIANTS) {
 
     test('serialize and load round-trip (q.load, Quiver.load, QuantizedIndex.load)', async () => {
       const q = await load(variant);
-      for (const options of [{}, { metric: 'cosine', bits: 2, keepVectors: false, seed: 5 }, { metric: 'ip', dim: 7 }]) {
+      for (const options of [
+        {},
+        { metric: 'cosine', bits: 2, keepVectors: false, seed: 5 },
+        { metric: 'ip', dim: 7 },
+      ]) {
         const { index, base, dim } = smallIndex(q, options);
         index.remove([1002, 1030]);
         const bytes = index.serialize();
         assert.ok(bytes instanceof Uint8Array);
         const loaded = q.load(bytes);
         assert.ok(loaded instanceof q.QuantizedIndex);
-        assert.deepEqual([loaded.dim, loaded.metric, loaded.bits, loaded.seed, loaded.keepVectors, loaded.size],
-          [index.dim, index.metric, index.bits, index.seed, index.keepVectors, 58]);
+        assert.deepEqual(
+          [loaded.dim, loaded.metric, loaded.bits, loaded.seed, loaded.keepVectors, loaded.size],
+          [index.dim, index.metric, index.bits, index.seed, index.keepVectors, 58],
+        );
         const queries = q.unitGaussianVectors(5, dim, 31);
         const opts = index.keepVectors ? { rerank: 3 } : {};
         assert.deepEqual(loaded.searchBatch(queries, 7, opts), index.searchBatch(queries, 7, opts));
@@ -221,7 +263,8 @@ for (const variant of VARIANTS) {
 
     test('the same data gives the same bytes as the native build', async () => {
       const q = await load(variant);
-      const n = 300, dim = 384;
+      const n = 300,
+        dim = 384;
       const base = q.unitGaussianVectors(n, dim, 42);
       const ids = Float64Array.from({ length: n }, (_, i) => i * 3 + 1);
       const four = new q.QuantizedIndex({ dim, metric: 'l2', bits: 4, seed: 42, keepVectors: false });
@@ -229,7 +272,8 @@ for (const variant of VARIANTS) {
       four.remove([1, 4, 301]);
       const two = new q.QuantizedIndex({ dim, metric: 'cosine', bits: 2, seed: 9, keepVectors: true });
       two.add(ids, base);
-      const a = four.serialize(), c = two.serialize();
+      const a = four.serialize(),
+        c = two.serialize();
       // The constants of tests/cpp/test_io_quantized.cpp (QuantizedIndexFile.ByteIdenticalEverywhere).
       assert.equal(a.length, 62832);
       assert.equal(crc32c(a), 0xb954c5c8);
@@ -253,10 +297,11 @@ describe('QuantizedIndex across variants and the native CLI', () => {
     }
   });
 
-  test('native CLI files load in every variant with the CLI\'s results, and JS writes the same bytes', async () => {
+  test("native CLI files load in every variant with the CLI's results, and JS writes the same bytes", async () => {
     requireCli();
-    runCli(['gen', 'seed', '-o', work, '--name', 'seed', '-q']);  // 10,000 x 384, 256 queries, as DESIGN.md
-    const baseFile = join(work, 'seed.base.fbin'), queryFile = join(work, 'seed.queries.fbin');
+    runCli(['gen', 'seed', '-o', work, '--name', 'seed', '-q']); // 10,000 x 384, 256 queries, as DESIGN.md
+    const baseFile = join(work, 'seed.base.fbin'),
+      queryFile = join(work, 'seed.queries.fbin');
     const indexFile = join(work, 'seed-q4.qvr');
     runCli(['build', baseFile, '-o', indexFile, '--index', 'quantized', '--bits', '4', '--seed', '42', '-q']);
     const native = JSON.parse(runCli(['search', indexFile, queryFile, '-k', '10', '--json']));
@@ -288,23 +333,34 @@ describe('QuantizedIndex across variants and the native CLI', () => {
     requireCli();
     for (const variant of VARIANTS) {
       const q = await load(variant);
-      const rows = 900, dim = 40, nq = 12;
+      const rows = 900,
+        dim = 40,
+        nq = 12;
       const base = q.unitGaussianVectors(rows, dim, 5);
       const queries = q.unitGaussianVectors(nq, dim, 6);
       const index = new q.QuantizedIndex({ dim, metric: 'cosine', bits: 2, seed: 1234, keepVectors: true });
-      index.add(Float64Array.from({ length: rows }, (_, i) => i), base);
+      index.add(
+        Float64Array.from({ length: rows }, (_, i) => i),
+        base,
+      );
       index.remove([5, 6, 700]);
       const file = join(work, `js-${variant}.qvr`);
       writeFileSync(file, index.serialize());
       const info = JSON.parse(runCli(['info', file, '--json']));
-      assert.deepEqual([info.kind, info.metric, info.count, info.dim, info.seed, info.valid, info.contents_checked],
-        ['quantized', 'cosine', rows - 3, dim, 1234, true, true]);
+      assert.deepEqual(
+        [info.kind, info.metric, info.count, info.dim, info.seed, info.valid, info.contents_checked],
+        ['quantized', 'cosine', rows - 3, dim, 1234, true, true],
+      );
       assert.deepEqual(info.params.slice(0, 4), [2, 1, rows, 3]);
       const queryFile = join(work, `js-${variant}.queries.fbin`);
       writeFbin(queryFile, nq, dim, queries);
       for (const rerank of [0, 3]) {
         const native = JSON.parse(runCli(['search', file, queryFile, '-k', '7', '--rerank', String(rerank), '--json']));
-        assert.deepEqual(native.ids.flat(), [...index.searchBatch(queries, 7, { rerank }).ids], `${variant} rerank ${rerank}`);
+        assert.deepEqual(
+          native.ids.flat(),
+          [...index.searchBatch(queries, 7, { rerank }).ids],
+          `${variant} rerank ${rerank}`,
+        );
       }
       index.dispose();
     }

@@ -11,26 +11,34 @@ import { QuiverError, VARIANTS } from '../../js/index.js';
 import { chunked, moduleLoader, root } from './support.mjs';
 
 const load = moduleLoader();
-const N = 1200, DIM = 16, K = 10;
+const N = 1200,
+  DIM = 16,
+  K = 10;
 
 function rejects(fn, code, name) {
-  assert.throws(fn, (e) => {
-    assert.ok(e instanceof QuiverError, `${name}: not a QuiverError: ${e}`);
-    assert.equal(e.code, code, `${name}: ${e.code} ${e.message}`);
-    return true;
-  }, name);
+  assert.throws(
+    fn,
+    (e) => {
+      assert.ok(e instanceof QuiverError, `${name}: not a QuiverError: ${e}`);
+      assert.equal(e.code, code, `${name}: ${e.code} ${e.message}`);
+      return true;
+    },
+    name,
+  );
 }
 
 // The payload of each section of an index file, by tag, in file order (quiver/index_file.hpp:
 // header size at byte 12, section count at 16 + 40, 32-byte table entries after the header).
 function sections(bytes) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const headerBytes = view.getUint32(12, true), count = view.getUint32(16 + 40, true);
+  const headerBytes = view.getUint32(12, true),
+    count = view.getUint32(16 + 40, true);
   const out = new Map();
   for (let i = 0; i < count; i++) {
     const e = 16 + headerBytes + 32 * i;
     const tag = String.fromCharCode(...bytes.subarray(e, e + 4));
-    const offset = Number(view.getBigUint64(e + 8, true)), size = Number(view.getBigUint64(e + 16, true));
+    const offset = Number(view.getBigUint64(e + 8, true)),
+      size = Number(view.getBigUint64(e + 16, true));
     out.set(tag, bytes.slice(offset, offset + size));
   }
   return out;
@@ -38,7 +46,10 @@ function sections(bytes) {
 
 function build(q, options) {
   const index = new q.QuantizedIndex({ dim: DIM, metric: 'cosine', bits: 4, seed: 3, ...options });
-  index.add(Float64Array.from({ length: N }, (_, i) => 10 + i), q.unitGaussianVectors(N, DIM, 5));
+  index.add(
+    Float64Array.from({ length: N }, (_, i) => 10 + i),
+    q.unitGaussianVectors(N, DIM, 5),
+  );
   return index;
 }
 
@@ -48,7 +59,7 @@ for (const variant of VARIANTS) {
       const q = await load(variant);
       const part = build(q, { lists: 16, refineBits: 3, keepVectors: false });
       assert.equal(part.listsOption, 16);
-      assert.equal(part.lists, 16);  // trained at 32 x 16 = 512 vectors
+      assert.equal(part.lists, 16); // trained at 32 x 16 = 512 vectors
       assert.equal(part.defaultProbes, 8);
       assert.equal(part.refineBits, 3);
       const full = build(q, { lists: 0, refineBits: 3, keepVectors: false });
@@ -64,13 +75,14 @@ for (const variant of VARIANTS) {
       assert.deepEqual(part.search(queries.subarray(DIM, 2 * DIM), K, { probes: 2 }).ids, rows.ids.subarray(K, 2 * K));
       const auto = build(q, { lists: 'auto' });
       assert.equal(auto.listsOption, 'auto');
-      assert.equal(auto.lists, 1);  // auto trains at 4096 vectors
+      assert.equal(auto.lists, 1); // auto trains at 4096 vectors
       for (const index of [part, full, auto]) index.dispose();
     });
 
     test('bad lists, refineBits and probes are refused', async () => {
       const q = await load(variant);
-      for (const lists of [-1, 1.5, 65537, 'x', true]) { // (null = not given: the default)
+      for (const lists of [-1, 1.5, 65537, 'x', true]) {
+        // (null = not given: the default)
         rejects(() => new q.QuantizedIndex({ dim: 4, lists }), 'INVALID_ARGUMENT', `lists ${lists}`);
       }
       for (const refineBits of [-1, 5, 2.5, '3']) {
@@ -78,7 +90,11 @@ for (const variant of VARIANTS) {
       }
       const index = build(q, { lists: 8 });
       for (const probes of [-1, 1.5, 2 ** 32, '2']) {
-        rejects(() => index.search(q.unitGaussianVectors(1, DIM, 1), K, { probes }), 'INVALID_ARGUMENT', `probes ${probes}`);
+        rejects(
+          () => index.search(q.unitGaussianVectors(1, DIM, 1), K, { probes }),
+          'INVALID_ARGUMENT',
+          `probes ${probes}`,
+        );
       }
       assert.equal(index.size, N);
       index.dispose();
@@ -94,18 +110,29 @@ for (const variant of VARIANTS) {
       assert.equal(copy.listsOption, 12);
       assert.deepEqual(copy.serialize(), bytes);
       const queries = q.unitGaussianVectors(4, DIM, 2);
-      assert.deepEqual(copy.searchBatch(queries, K, { probes: 3, rerank: 2 }), index.searchBatch(queries, K, { probes: 3, rerank: 2 }));
+      assert.deepEqual(
+        copy.searchBatch(queries, K, { probes: 3, rerank: 2 }),
+        index.searchBatch(queries, K, { probes: 3, rerank: 2 }),
+      );
       // The partition is stored before the codes, so a stream is placed into the lists as it
       // arrives: the same index from a stream of small pieces.
-      assert.deepEqual([...sections(bytes).keys()], ['SLOT', 'FREE', 'PART', 'CENT', 'LIST', 'CODE', 'OFFS', 'SCAL', 'VECS']);
+      assert.deepEqual(
+        [...sections(bytes).keys()],
+        ['SLOT', 'FREE', 'PART', 'CENT', 'LIST', 'CODE', 'OFFS', 'SCAL', 'VECS'],
+      );
       const streamed = await q.loadFrom(chunked(bytes, 1000));
       assert.deepEqual(streamed.serialize(), bytes);
-      assert.deepEqual(streamed.searchBatch(queries, K, { probes: 3, rerank: 2 }), index.searchBatch(queries, K, { probes: 3, rerank: 2 }));
+      assert.deepEqual(
+        streamed.searchBatch(queries, K, { probes: 3, rerank: 2 }),
+        index.searchBatch(queries, K, { probes: 3, rerank: 2 }),
+      );
       // Written by the native library (tests/fuzz/make-corpus.sh) in the older order, the
       // partition last: 3 trained lists, free slots. It loads (gathered whole, as before) and
       // saves the same sections, byte for byte, in the current order, which streams into the
       // same index.
-      const file = new Uint8Array(readFileSync(join(root, 'tests/fuzz/corpus/index_loader/quantized-4-l2-lists3-free.qvr')));
+      const file = new Uint8Array(
+        readFileSync(join(root, 'tests/fuzz/corpus/index_loader/quantized-4-l2-lists3-free.qvr')),
+      );
       const native = q.load(file);
       assert.equal(native.lists, 3);
       assert.deepEqual([...sections(file).keys()].slice(-3), ['PART', 'CENT', 'LIST']);
@@ -117,7 +144,10 @@ for (const variant of VARIANTS) {
       assert.deepEqual(fromStream.serialize(), resaved);
       const nativeQueries = q.unitGaussianVectors(3, native.dim, 9);
       for (const probes of [1, 3]) {
-        assert.deepEqual(fromStream.searchBatch(nativeQueries, 5, { probes }), native.searchBatch(nativeQueries, 5, { probes }));
+        assert.deepEqual(
+          fromStream.searchBatch(nativeQueries, 5, { probes }),
+          native.searchBatch(nativeQueries, 5, { probes }),
+        );
       }
       for (const i of [index, copy, streamed, native, fromStream]) i.dispose();
     });

@@ -1,10 +1,10 @@
 // add() of a large batch: the package feeds it to wasm in slices of at most 4 MiB of vectors
-// (js/staging.js addInSlices), so staging never holds the whole batch beside the index, and
+// (js/core/staging.js addInSlices), so staging never holds the whole batch beside the index, and
 // it stays all or nothing — a bad row or id in any slice adds nothing at all.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Quiver, QuiverError } from '../../js/index.js';
-import { ADD_SLICE_BYTES } from '../../js/staging.js';
+import { ADD_SLICE_BYTES } from '../../js/core/staging.js';
 
 const q = await Quiver.init({ variant: 'simd' });
 after(() => q.terminate());
@@ -12,7 +12,7 @@ const is = (code) => (e) => e instanceof QuiverError && e.code === code;
 
 const dim = 256;
 const rowsPerSlice = ADD_SLICE_BYTES / (dim * 4);
-const n = 2 * rowsPerSlice + 500;  // three slices
+const n = 2 * rowsPerSlice + 500; // three slices
 const vectors = q.unitGaussianVectors(n, dim, 21);
 const ids = Float64Array.from({ length: n }, (_, i) => 10 * i + 7);
 
@@ -47,26 +47,29 @@ test('a bad row or id in any slice adds nothing', () => {
       assert.deepEqual(index.serialize(), before);
     };
     const nan = vectors.slice();
-    nan[(n - 3) * dim + 5] = NaN;  // in the last slice
-    assert.throws(() => index.add(ids, nan), (e) => is('NON_FINITE')(e) && /batch row/.test(e.message));
+    nan[(n - 3) * dim + 5] = NaN; // in the last slice
+    assert.throws(
+      () => index.add(ids, nan),
+      (e) => is('NON_FINITE')(e) && /batch row/.test(e.message),
+    );
     unchanged();
     const zero = vectors.slice();
-    zero.fill(0, (rowsPerSlice + 1) * dim, (rowsPerSlice + 2) * dim);  // a zero row under cosine, second slice
+    zero.fill(0, (rowsPerSlice + 1) * dim, (rowsPerSlice + 2) * dim); // a zero row under cosine, second slice
     assert.throws(() => index.add(ids, zero), is('INVALID_ARGUMENT'));
     unchanged();
     const repeated = ids.slice();
-    repeated[n - 1] = repeated[0];  // repeated across slices
+    repeated[n - 1] = repeated[0]; // repeated across slices
     assert.throws(() => index.add(repeated, vectors), is('DUPLICATE_ID'));
     unchanged();
     const present = ids.slice();
-    present[n - 10] = 2;  // already in the index
+    present[n - 10] = 2; // already in the index
     assert.throws(() => index.add(present, vectors), is('DUPLICATE_ID'));
     unchanged();
     const fractional = ids.slice();
     fractional[rowsPerSlice + 3] = 0.5;
     assert.throws(() => index.add(fractional, vectors), is('INVALID_ARGUMENT'));
     unchanged();
-    index.add(ids, vectors);  // and the good batch still goes in
+    index.add(ids, vectors); // and the good batch still goes in
     assert.equal(index.size, n + 2);
   } finally {
     index.dispose();

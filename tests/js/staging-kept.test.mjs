@@ -11,15 +11,15 @@ const q = await Quiver.init({ variant: 'simd' });
 after(() => q.terminate());
 
 const dim = 64;
-const n = 20_000;                                    // 5 MiB of vectors: one slice
+const n = 20_000; // 5 MiB of vectors: one slice
 const vectors = q.unitGaussianVectors(n, dim, 5);
 const ids = Float64Array.from({ length: n }, (_, i) => i);
-const bigAllow = Float64Array.from({ length: 750_000 }, (_, i) => i);   // 6 MB of ids
+const bigAllow = Float64Array.from({ length: 750_000 }, (_, i) => i); // 6 MB of ids
 
 test('one call that stages several large blocks keeps at most 8 MiB of them', () => {
   const index = new q.FlatIndex({ dim, metric: 'l2' });
   try {
-    index.add(ids, vectors);                          // ids 160 KB + vectors 5 MiB
+    index.add(ids, vectors); // ids 160 KB + vectors 5 MiB
     assert.ok(q.stagingBytes() <= KEPT_LIMIT, `after add: ${q.stagingBytes()}`);
     // allow-list 6 MB, results 200 x 2,000 x 16 B = 6.4 MB
     const batch = index.searchBatch(vectors.subarray(0, 200 * dim), 2000, { allow: bigAllow });
@@ -35,11 +35,16 @@ test('a call refused after its allow-list was staged keeps no large block', () =
   const index = new q.FlatIndex({ dim, metric: 'l2' });
   try {
     index.add(ids.subarray(0, 10), vectors.subarray(0, 10 * dim));
-    const allow = Float64Array.from({ length: 2_000_000 }, (_, i) => i);   // 16 MB
-    assert.throws(() => index.search(vectors.subarray(0, dim), 0, { allow }), (e) => e instanceof QuiverError && e.code === 'INVALID_K');
+    const allow = Float64Array.from({ length: 2_000_000 }, (_, i) => i); // 16 MB
+    assert.throws(
+      () => index.search(vectors.subarray(0, dim), 0, { allow }),
+      (e) => e instanceof QuiverError && e.code === 'INVALID_K',
+    );
     assert.ok(q.stagingBytes() <= KEPT_LIMIT, `after a refused search: ${q.stagingBytes()}`);
-    assert.throws(() => index.searchBatch(vectors.subarray(0, dim + 1), 1, { allow }),
-      (e) => e instanceof QuiverError && e.code === 'DIMENSION_MISMATCH');
+    assert.throws(
+      () => index.searchBatch(vectors.subarray(0, dim + 1), 1, { allow }),
+      (e) => e instanceof QuiverError && e.code === 'DIMENSION_MISMATCH',
+    );
     assert.ok(q.stagingBytes() <= KEPT_LIMIT, `after a refused searchBatch: ${q.stagingBytes()}`);
   } finally {
     index.dispose();

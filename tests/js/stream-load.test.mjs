@@ -8,12 +8,18 @@ import { chunked } from './support.mjs';
 
 const is = (code) => (e) => e instanceof QuiverError && e.code === code;
 const q = await Quiver.init({ variant: 'simd' });
-after(async () => { q.terminate(); (await Quiver.shared({ variant: 'simd' })).terminate(); });
+after(async () => {
+  q.terminate();
+  (await Quiver.shared({ variant: 'simd' })).terminate();
+});
 
 const dim = 16;
 const vectors = q.unitGaussianVectors(3000, dim, 9);
 const source = new q.HnswIndex({ dim, metric: 'cosine', M: 8, efConstruction: 32 });
-source.add(Float64Array.from({ length: 3000 }, (_, i) => i + 1), vectors);
+source.add(
+  Float64Array.from({ length: 3000 }, (_, i) => i + 1),
+  vectors,
+);
 const bytes = source.serialize();
 const query = vectors.subarray(20 * dim, 21 * dim);
 const expected = [...source.search(query, 5).ids];
@@ -32,16 +38,20 @@ async function same(loading) {
 test('a Response with Content-Length, a Blob, and a stream of unknown length in small chunks', async () => {
   await same(q.loadFrom(new Response(bytes, { headers: { 'content-length': String(bytes.length) } })));
   await same(q.loadFrom(new Blob([bytes])));
-  await same(q.loadFrom(chunked(bytes, 1000)));                   // grows past the first block
+  await same(q.loadFrom(chunked(bytes, 1000))); // grows past the first block
   await same(q.loadFrom(chunked(bytes, 4096), { size: bytes.length }));
-  await same(q.loadFrom(bytes));                                   // bytes still work
+  await same(q.loadFrom(bytes)); // bytes still work
   await same(Quiver.load(new Response(bytes), { variant: 'simd' }));
 });
 
 test('bad sources are rejected with a code; the heap does not grow over repeated loads', async () => {
   await assert.rejects(q.loadFrom(new Response(bytes, { status: 404 })), is('IO_ERROR'));
   await assert.rejects(q.loadFrom(chunked(bytes.slice(0, bytes.length - 100), 512)), is('TRUNCATED'));
-  const broken = new ReadableStream({ pull(c) { c.error(new Error('connection reset')); } });
+  const broken = new ReadableStream({
+    pull(c) {
+      c.error(new Error('connection reset'));
+    },
+  });
   await assert.rejects(q.loadFrom(broken), (e) => is('IO_ERROR')(e) && /connection reset/.test(e.message));
   for (let i = 0; i < 3; i++) await same(q.loadFrom(chunked(bytes, 777)));
   const heap = q.heapBytes();

@@ -49,7 +49,9 @@ const CRC_TABLE = (() => {
 // is terminated after the test file.
 export function workerStarter(spawnWorker) {
   const workers = [];
-  after(async () => { for (const w of workers) await w.terminate(); });
+  after(async () => {
+    for (const w of workers) await w.terminate();
+  });
   return async (options) => {
     const w = await spawnWorker(options);
     workers.push(w);
@@ -81,7 +83,8 @@ export function writeFbin(path, rows, dim, data) {
 
 export function readFbin(path) {
   const b = readFileSync(path);
-  const rows = b.readUInt32LE(0), dim = b.readUInt32LE(4);
+  const rows = b.readUInt32LE(0),
+    dim = b.readUInt32LE(4);
   const data = new Float32Array(rows * dim);
   for (let i = 0; i < rows * dim; i++) data[i] = b.readFloatLE(8 + 4 * i);
   return { rows, dim, data };
@@ -90,7 +93,9 @@ export function readFbin(path) {
 // Fails the test (rather than skipping it) when the native CLI has not been built.
 export function requireCli() {
   if (!existsSync(cli)) {
-    assert.fail(`the native CLI is missing at ${cli}: build it first (QUIVER_BUILD_ROOT=${buildRoot} bash scripts/build.sh native)`);
+    assert.fail(
+      `the native CLI is missing at ${cli}: build it first (QUIVER_BUILD_ROOT=${buildRoot} bash scripts/build.sh native)`,
+    );
   }
 }
 
@@ -104,7 +109,10 @@ export function chunked(data, size) {
   let at = 0;
   return new ReadableStream({
     pull(controller) {
-      if (at >= data.length) { controller.close(); return; }
+      if (at >= data.length) {
+        controller.close();
+        return;
+      }
       controller.enqueue(data.slice(at, at + size));
       at += size;
     },

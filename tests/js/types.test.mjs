@@ -11,7 +11,11 @@ test('tsc --noEmit accepts tests/js/types/usage.ts against the package types', (
   const tsc = join(root, 'node_modules', '.bin', 'tsc');
   assert.ok(existsSync(tsc), `TypeScript is missing at ${tsc}: run npm install`);
   try {
-    execFileSync(tsc, ['-p', join(root, 'tests', 'js', 'types', 'tsconfig.json')], { cwd: root, encoding: 'utf8', stdio: 'pipe' });
+    execFileSync(tsc, ['-p', join(root, 'tests', 'js', 'types', 'tsconfig.json')], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: 'pipe',
+    });
   } catch (e) {
     assert.fail(`tsc reported errors:\n${e.stdout}${e.stderr}`);
   }

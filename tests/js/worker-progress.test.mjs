@@ -5,11 +5,13 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from '../../js/main.js';
-import { QuiverError } from '../../js/errors.js';
+import { QuiverError } from '../../js/core/errors.js';
 
 const is = (code) => (e) => e instanceof QuiverError && e.code === code;
 const workers = [];
-after(async () => { for (const w of workers) await w.terminate(); });
+after(async () => {
+  for (const w of workers) await w.terminate();
+});
 async function worker() {
   const w = await spawn({ variant: 'simd', threads: 1 });
   workers.push(w);
@@ -27,7 +29,10 @@ for (const kind of ['flat', 'hnsw']) {
     const chunked = await w.create(kind, { dim, ...graph(kind, { M: 8, efConstruction: 32 }) });
     const events = [];
     await chunked.add(range(1, 1000), vectors, { chunkSize: 128, onProgress: (p) => events.push(p) });
-    assert.deepEqual(events.map((e) => e.done), [128, 256, 384, 512, 640, 768, 896, 1000]);
+    assert.deepEqual(
+      events.map((e) => e.done),
+      [128, 256, 384, 512, 640, 768, 896, 1000],
+    );
     assert.ok(events.every((e) => e.total === 1000));
     assert.equal(await chunked.size, 1000);
     const whole = await w.create(kind, { dim, ...graph(kind, { M: 8, efConstruction: 32 }) });
@@ -48,7 +53,10 @@ for (const kind of ['flat', 'hnsw']) {
     const events = [];
     const adding = index.add(range(1000, 2900), vectors.slice(100 * dim), {
       chunkSize: 100,
-      onProgress: (p) => { events.push(p.done); if (p.done === 300) controller.abort(); },
+      onProgress: (p) => {
+        events.push(p.done);
+        if (p.done === 300) controller.abort();
+      },
       signal: controller.signal,
     });
     await assert.rejects(adding, is('ABORTED'));
@@ -68,10 +76,19 @@ for (const kind of ['flat', 'hnsw']) {
     const w = await worker();
     const dim = 4;
     const index = await w.create(kind, { dim, ...graph(kind, { M: 8 }) });
-    await index.add([1, 2], [[1, 0, 0, 0], [0, 1, 0, 0]]);
+    await index.add(
+      [1, 2],
+      [
+        [1, 0, 0, 0],
+        [0, 1, 0, 0],
+      ],
+    );
     const vectors = new Float32Array(300 * dim).fill(0.5);
     vectors[250 * dim] = NaN; // the third chunk of 100
-    await assert.rejects(index.add(range(10, 300), vectors, { chunkSize: 100, onProgress: () => {} }), is('NON_FINITE'));
+    await assert.rejects(
+      index.add(range(10, 300), vectors, { chunkSize: 100, onProgress: () => {} }),
+      is('NON_FINITE'),
+    );
     assert.equal(await index.size, 2);
     assert.equal(await index.has(10), false);
   });
@@ -92,7 +109,10 @@ function chunked(data, size) {
   let at = 0;
   return new ReadableStream({
     pull(controller) {
-      if (at >= data.length) { controller.close(); return; }
+      if (at >= data.length) {
+        controller.close();
+        return;
+      }
       controller.enqueue(data.slice(at, at + size));
       at += size;
     },
@@ -122,7 +142,10 @@ test('load() of a stream, a Response and a Blob in the worker reports progress i
   const controller = new AbortController();
   const seen = [];
   const loading = w.load(chunked(bytes, 1024), {
-    onProgress: (p) => { seen.push(p.done); if (seen.length === 3) controller.abort(); },
+    onProgress: (p) => {
+      seen.push(p.done);
+      if (seen.length === 3) controller.abort();
+    },
     signal: controller.signal,
   });
   await assert.rejects(loading, is('ABORTED'));
@@ -137,21 +160,44 @@ test('load() of a stream, a Response and a Blob in the worker reports progress i
 // "cancelled early" set and stayed there for ever (one entry per late cancel). The host is run
 // here in this thread (serve() with a recording post), so its bookkeeping can be read.
 test('the worker host keeps nothing for a cancel that comes after its call finished', async () => {
-  const { serve } = await import('../../js/worker-host.js');
+  const { serve } = await import('../../js/worker/worker-host.js');
   const replies = new Map();
-  const onMessage = serve((m) => { if (!m.progress) replies.set(m.id, m); });
-  const send = async (m) => { await onMessage(m); return replies.get(m.id); };
+  const onMessage = serve((m) => {
+    if (!m.progress) replies.set(m.id, m);
+  });
+  const send = async (m) => {
+    await onMessage(m);
+    return replies.get(m.id);
+  };
   assert.equal((await send({ id: 1, op: 'init', options: { variant: 'simd' } })).ok, true);
-  const { value: { handle } } = await send({ id: 2, op: 'create', kind: 'flat', options: { dim: 2 } });
+  const {
+    value: { handle },
+  } = await send({ id: 2, op: 'create', kind: 'flat', options: { dim: 2 } });
   try {
     // Finished, then cancelled (the abort raced the reply).
-    assert.equal((await send({ id: 3, op: 'call', handle, method: 'add', args: [[1], [[1, 2]]], chunked: {} })).ok, true);
+    assert.equal(
+      (await send({ id: 3, op: 'call', handle, method: 'add', args: [[1], [[1, 2]]], chunked: {} })).ok,
+      true,
+    );
     await onMessage({ op: 'cancel', target: 3 });
     // Never sent at all.
     await onMessage({ op: 'cancel', target: 99 });
     assert.deepEqual(onMessage.pending(), { queued: 0, jobs: 0, cancels: 0 });
     // Still queued when cancelled: it is cancelled (ABORTED) and then forgotten.
-    const busy = onMessage({ id: 4, op: 'call', handle, method: 'add', args: [[5, 6], [[1, 1], [2, 2]]], chunked: { chunkSize: 1 } });
+    const busy = onMessage({
+      id: 4,
+      op: 'call',
+      handle,
+      method: 'add',
+      args: [
+        [5, 6],
+        [
+          [1, 1],
+          [2, 2],
+        ],
+      ],
+      chunked: { chunkSize: 1 },
+    });
     const queuedAdd = onMessage({ id: 5, op: 'call', handle, method: 'add', args: [[7], [[3, 3]]], chunked: {} });
     onMessage({ op: 'cancel', target: 5 });
     assert.equal(onMessage.pending().cancels, 1);

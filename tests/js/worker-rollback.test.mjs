@@ -11,7 +11,9 @@ import { spawn, QuiverError } from '../../js/main.js';
 
 const is = (code) => (e) => e instanceof QuiverError && e.code === code;
 const workers = [];
-after(async () => { for (const w of workers) await w.terminate(); });
+after(async () => {
+  for (const w of workers) await w.terminate();
+});
 const range = (from, n) => Float64Array.from({ length: n }, (_, i) => from + i);
 
 const dim = 8;
@@ -41,10 +43,18 @@ for (const variant of ['simd', 'simd-mt']) {
       // Aborted after the third chunk of 100.
       const controller = new AbortController();
       const seen = [];
-      await assert.rejects(index.add(range(1000, 1000), extra, {
-        ...addOptions(kind), chunkSize: 100, signal: controller.signal,
-        onProgress: (p) => { seen.push(p.done); if (p.done === 300) controller.abort(); },
-      }), is('ABORTED'));
+      await assert.rejects(
+        index.add(range(1000, 1000), extra, {
+          ...addOptions(kind),
+          chunkSize: 100,
+          signal: controller.signal,
+          onProgress: (p) => {
+            seen.push(p.done);
+            if (p.done === 300) controller.abort();
+          },
+        }),
+        is('ABORTED'),
+      );
       assert.ok(seen.includes(300) && seen.at(-1) < 1000, `stopped part-way: ${seen}`);
       assert.deepEqual(await index.serialize(), before, 'the aborted add changed the bytes');
       if (lists !== undefined) assert.equal(await index.property('lists'), lists, 'the partition was re-trained');
@@ -52,7 +62,10 @@ for (const variant of ['simd', 'simd-mt']) {
       // Rejected in the sixth chunk (a NaN), after five chunks went in.
       const bad = extra.slice();
       bad[550 * dim + 2] = NaN;
-      await assert.rejects(index.add(range(1000, 1000), bad, { ...addOptions(kind), chunkSize: 100, onProgress: () => {} }), is('NON_FINITE'));
+      await assert.rejects(
+        index.add(range(1000, 1000), bad, { ...addOptions(kind), chunkSize: 100, onProgress: () => {} }),
+        is('NON_FINITE'),
+      );
       assert.deepEqual(await index.serialize(), before, 'the partly rejected add changed the bytes');
       assert.equal(await index.size, 497);
       assert.equal(await index.has(1000), false);
@@ -62,7 +75,11 @@ for (const variant of ['simd', 'simd-mt']) {
       const twin = await w.load(before);
       await index.add(range(1000, 1000), extra, { ...addOptions(kind), chunkSize: 250, onProgress: () => {} });
       await twin.add(range(1000, 1000), extra, { ...addOptions(kind), chunkSize: 250, onProgress: () => {} });
-      assert.deepEqual(await index.serialize(), await twin.serialize(), 'a later add differs from one on an untouched copy');
+      assert.deepEqual(
+        await index.serialize(),
+        await twin.serialize(),
+        'a later add differs from one on an untouched copy',
+      );
       assert.equal(await index.size, 1497);
       if (options.lists) {
         assert.equal(lists, 1, 'untrained before the add');

@@ -4,7 +4,7 @@
 // input with { transfer: true } is sent without transfer, and terminate() ends a worker in the
 // middle of a long add at once, rejecting the running call, the calls queued behind it and
 // every later call with WORKER_EXITED.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, QuiverError } from '../../js/main.js';
 import { workerStarter } from './support.mjs';
@@ -16,7 +16,9 @@ const start = workerStarter(spawn);
 const HANG_MS = 5000;
 function bounded(promise, what) {
   let timer;
-  const hang = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: still pending after ${HANG_MS} ms`)), HANG_MS); });
+  const hang = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: still pending after ${HANG_MS} ms`)), HANG_MS);
+  });
   return Promise.race([promise, hang]).finally(() => clearTimeout(timer));
 }
 function detached(Type, n) {
@@ -36,7 +38,14 @@ for (const variant of ['simd', 'simd-mt']) {
     const w = await start({ variant, threads: 2 });
     const dim = 4;
     const index = await w.create('flat', { dim });
-    await index.add([1, 2, 3], [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]);
+    await index.add(
+      [1, 2, 3],
+      [
+        [1, 0, 0, 0],
+        [0, 1, 0, 0],
+        [0, 0, 1, 0],
+      ],
+    );
     const bytes = await index.serialize();
     for (const transfer of [true, false]) {
       const calls = {
@@ -49,7 +58,11 @@ for (const variant of ['simd', 'simd-mt']) {
         'load (ArrayBuffer)': () => w.load(detached(Uint8Array, bytes.length).buffer, { transfer }),
       };
       for (const [what, fn] of Object.entries(calls)) {
-        await assert.rejects(bounded(fn(), `${what}, transfer ${transfer}`), is('INVALID_ARGUMENT'), `${what}, transfer ${transfer}`);
+        await assert.rejects(
+          bounded(fn(), `${what}, transfer ${transfer}`),
+          is('INVALID_ARGUMENT'),
+          `${what}, transfer ${transfer}`,
+        );
       }
     }
     assert.equal(await index.size, 3, 'nothing was added');
@@ -67,9 +80,18 @@ for (const variant of ['simd', 'simd-mt']) {
     assert.equal(await index.size, 3);
     const query = shared(Float32Array, [0, 0, 1, 0]);
     assert.deepEqual([...(await bounded(index.search(query, 1, { transfer: true }), 'search')).ids], [3]);
-    const batch = await bounded(index.searchBatch(shared(Float32Array, [1, 0, 0, 0, 0, 1, 0, 0]), 1, { transfer: true }), 'searchBatch');
+    const batch = await bounded(
+      index.searchBatch(shared(Float32Array, [1, 0, 0, 0, 0, 1, 0, 0]), 1, { transfer: true }),
+      'searchBatch',
+    );
     assert.deepEqual([...batch.ids], [1, 2]);
-    await bounded(index.add(shared(Float64Array, [4]), shared(Float32Array, [0, 0, 0, 1]), { transfer: true, onProgress: () => {} }), 'chunked add');
+    await bounded(
+      index.add(shared(Float64Array, [4]), shared(Float32Array, [0, 0, 0, 1]), {
+        transfer: true,
+        onProgress: () => {},
+      }),
+      'chunked add',
+    );
     assert.equal(await index.size, 4);
     const file = await index.serialize();
     const loaded = await bounded(w.load(shared(Uint8Array, file), { transfer: true }), 'load');
@@ -86,9 +108,19 @@ for (const variant of ['simd', 'simd-mt']) {
     const vectors = await w.unitGaussianVectors(n, dim, 7);
     const index = await w.create('hnsw', { dim, M: 16, efConstruction: 200 });
     let settled = false;
-    const adding = index.add(Float64Array.from({ length: n }, (_, i) => i), vectors);
-    adding.then(() => { settled = true; }, () => { settled = true; });
-    const queued = index.search(vectors.subarray(0, dim), 3);          // waits behind the add
+    const adding = index.add(
+      Float64Array.from({ length: n }, (_, i) => i),
+      vectors,
+    );
+    adding.then(
+      () => {
+        settled = true;
+      },
+      () => {
+        settled = true;
+      },
+    );
+    const queued = index.search(vectors.subarray(0, dim), 3); // waits behind the add
     const chunked = index.add([n + 1], vectors.subarray(0, dim), { onProgress: () => {} });
     await new Promise((r) => setTimeout(r, 200));
     assert.equal(settled, false, 'the add finished within 200 ms: the test would prove nothing');

@@ -2,7 +2,7 @@
 // synchronous API, QuiverError codes from the worker, transferred buffers, dispose and
 // terminate semantics, 'quiver-vector/worker' through package.json "exports", and an idle worker
 // that does not keep the process alive.
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -43,8 +43,14 @@ for (const variant of ['simd-mt', 'simd']) {
       assert.equal(await remote.size, 500);
       assert.equal(await remote.memoryBytes, local.memoryBytes);
       assert.equal(await remote.has(3), true);
-      assert.deepEqual(await remote.search(queries.subarray(0, dim), 5, searchOptions), local.search(queries.subarray(0, dim), 5, searchOptions));
-      assert.deepEqual(await remote.searchBatch(queries, 7, searchOptions), local.searchBatch(queries, 7, searchOptions));
+      assert.deepEqual(
+        await remote.search(queries.subarray(0, dim), 5, searchOptions),
+        local.search(queries.subarray(0, dim), 5, searchOptions),
+      );
+      assert.deepEqual(
+        await remote.searchBatch(queries, 7, searchOptions),
+        local.searchBatch(queries, 7, searchOptions),
+      );
       await remote.remove([3, 6]);
       local.remove([3, 6]);
       assert.deepEqual(await remote.serialize(), local.serialize());
@@ -65,7 +71,10 @@ test('HnswIndex through the worker', async () => {
   const remote = await w.create('hnsw', { dim, M: 8, efConstruction: 50, seed: 3 });
   await remote.add(ids, vectors, { threads: 1 });
   assert.equal(remote.kind, 'hnsw');
-  assert.deepEqual(await remote.search(vectors.subarray(0, dim), 5, { ef: 40 }), local.search(vectors.subarray(0, dim), 5, { ef: 40 }));
+  assert.deepEqual(
+    await remote.search(vectors.subarray(0, dim), 5, { ef: 40 }),
+    local.search(vectors.subarray(0, dim), 5, { ef: 40 }),
+  );
   assert.deepEqual(await remote.serialize(), local.serialize());
   await remote.remove([0, 1]);
   await remote.compact();
@@ -83,7 +92,10 @@ test('HnswIndex through the worker', async () => {
   await remoteSq8.add(ids, vectors, { threads: 1 });
   assert.equal(await remoteSq8.property('storage'), 'sq8');
   for (const rerank of [true, false]) {
-    assert.deepEqual(await remoteSq8.search(vectors.subarray(dim, 2 * dim), 5, { rerank }), localSq8.search(vectors.subarray(dim, 2 * dim), 5, { rerank }));
+    assert.deepEqual(
+      await remoteSq8.search(vectors.subarray(dim, 2 * dim), 5, { rerank }),
+      localSq8.search(vectors.subarray(dim, 2 * dim), 5, { rerank }),
+    );
   }
   localSq8.dispose();
   await remoteSq8.dispose();
@@ -92,7 +104,13 @@ test('HnswIndex through the worker', async () => {
 test('errors come back as QuiverError with the C++ code, and the index is unchanged', async () => {
   const w = await start({ variant: 'simd' });
   const index = await w.create('flat', { dim: 3 });
-  await index.add([1, 2], [[1, 0, 0], [0, 1, 0]]);
+  await index.add(
+    [1, 2],
+    [
+      [1, 0, 0],
+      [0, 1, 0],
+    ],
+  );
   await assert.rejects(index.add([3], [1, 2]), is('DIMENSION_MISMATCH'));
   await assert.rejects(index.add([2], [[1, 1, 1]]), (e) => is('DUPLICATE_ID')(e) && /2/.test(e.message));
   await assert.rejects(index.add([4], [[NaN, 0, 0]]), is('NON_FINITE'));
@@ -101,7 +119,10 @@ test('errors come back as QuiverError with the C++ code, and the index is unchan
   assert.equal(await index.size, 2);
   await assert.rejects(w.create('flat', { dim: 0 }), is('INVALID_ARGUMENT'));
   await assert.rejects(w.create('kd-tree', { dim: 3 }), is('INVALID_ARGUMENT'));
-  await assert.rejects(w.load(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8])), (e) => e instanceof QuiverError && e.code !== 'INTERNAL');
+  await assert.rejects(
+    w.load(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8])),
+    (e) => e instanceof QuiverError && e.code !== 'INTERNAL',
+  );
   await assert.rejects(index.compact(), is('INVALID_ARGUMENT'));
   await assert.rejects(spawn({ locateFile: (f) => f }), is('INVALID_ARGUMENT'));
   await assert.rejects(spawn({ variant: 'mmx' }), is('INVALID_ARGUMENT'));
@@ -148,7 +169,14 @@ test('bytes saved by a worker load locally and the other way round', async () =>
   const w = await start({ variant: 'simd-mt', threads: 2 });
   const q = await load('simd');
   const local = new q.QuantizedIndex({ dim: 4, bits: 2 });
-  local.add([1, 2, 3], [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 1]]);
+  local.add(
+    [1, 2, 3],
+    [
+      [1, 0, 0, 0],
+      [0, 1, 0, 0],
+      [0, 0, 1, 1],
+    ],
+  );
   const remote = await w.load(local.serialize());
   assert.equal(remote.kind, 'quantized');
   assert.equal(await remote.property('bits'), 2);
@@ -162,10 +190,19 @@ test('bytes saved by a worker load locally and the other way round', async () =>
 test('load options reach the worker: a precompiled module and a wasm path', async () => {
   const wasm = join(root, 'js', 'wasm', 'simd', 'quiver.wasm');
   const module = await WebAssembly.compile(readFileSync(wasm));
-  for (const options of [{ variant: 'simd', wasmModule: module, wasmUrl: '/nowhere/quiver.wasm' }, { variant: 'simd', wasmUrl: wasm }]) {
+  for (const options of [
+    { variant: 'simd', wasmModule: module, wasmUrl: '/nowhere/quiver.wasm' },
+    { variant: 'simd', wasmUrl: wasm },
+  ]) {
     const w = await start(options);
     const index = await w.create('flat', { dim: 2 });
-    await index.add([1, 2], [[0, 0], [1, 1]]);
+    await index.add(
+      [1, 2],
+      [
+        [0, 0],
+        [1, 1],
+      ],
+    );
     assert.deepEqual([...(await index.search([1, 1], 1)).ids], [2]);
   }
   await assert.rejects(spawn({ variant: 'simd', wasmUrl: '/nowhere/quiver.wasm' }), is('LOAD_FAILED'));
@@ -179,7 +216,11 @@ test('a process that never calls terminate() still exits once its calls are done
     await index.add([1], [[1, 2]]);
     console.log((await index.search([1, 2], 1)).ids[0]);
   `;
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   assert.equal(child.signal, null, 'the process had to be killed: the worker kept it alive');
   assert.equal(child.status, 0, child.stderr);
   assert.equal(child.stdout.trim(), '1');

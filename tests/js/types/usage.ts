@@ -2,10 +2,30 @@
 // package used the way the README shows, resolved through package.json "exports" like a user's
 // project would. A wrong or missing declaration fails the test.
 import Quiver, {
-  QuiverError, init, load, spawn as spawnFromMain, chooseVariant, VARIANTS, saveToFile, loadFromFile,
-  saveToIndexedDB, loadFromIndexedDB, deleteFromIndexedDB, saveToOpfs, loadFromOpfs, deleteFromOpfs,
-  type AnyIndex, type ErrorCode, type FlatIndex, type HnswIndex, type QuantizedIndex, type QuiverModule,
-  type RemoteHnswIndex, type SearchResult, type BatchSearchResult, type Variant,
+  QuiverError,
+  init,
+  load,
+  spawn as spawnFromMain,
+  chooseVariant,
+  VARIANTS,
+  saveToFile,
+  loadFromFile,
+  saveToIndexedDB,
+  loadFromIndexedDB,
+  deleteFromIndexedDB,
+  saveToOpfs,
+  loadFromOpfs,
+  deleteFromOpfs,
+  type AnyIndex,
+  type ErrorCode,
+  type FlatIndex,
+  type HnswIndex,
+  type QuantizedIndex,
+  type QuiverModule,
+  type RemoteHnswIndex,
+  type SearchResult,
+  type BatchSearchResult,
+  type Variant,
 } from 'quiver-vector';
 import { spawn } from 'quiver-vector/worker';
 
@@ -23,13 +43,20 @@ export async function local(): Promise<void> {
   const r: SearchResult = flat.search(new Float32Array(4), 2);
   const ids: Float64Array = r.ids;
   const d: Float32Array = r.distances;
-  const b: BatchSearchResult = flat.searchBatch([[0, 0, 0, 1], [1, 0, 0, 0]], 3);
+  const b: BatchSearchResult = flat.searchBatch(
+    [
+      [0, 0, 0, 1],
+      [1, 0, 0, 0],
+    ],
+    3,
+  );
   const rows: number = b.count * b.k + ids.length + d.length;
   const hits: Uint32Array = b.counts;
   const filtered: SearchResult = flat.search(new Float32Array(4), 2, { allow: [2, 3] });
   flat.remove([1]);
   const present: boolean = flat.has(2);
-  const sizes: number = flat.size + flat.dim + flat.memoryBytes + rows + hits[0] + filtered.ids.length + (present ? 1 : 0);
+  const sizes: number =
+    flat.size + flat.dim + flat.memoryBytes + rows + hits[0] + filtered.ids.length + (present ? 1 : 0);
   const bytes: Uint8Array = flat.serialize();
   flat.dispose();
   flat[Symbol.dispose]();
@@ -42,18 +69,30 @@ export async function local(): Promise<void> {
   const listsOption: number | 'auto' = part.listsOption;
   const lists: number = part.lists + part.defaultProbes + part.refineBits;
 
-  const h: HnswIndex = new q.HnswIndex({ dim: 4, metric: 'l2', M: 16, efConstruction: 100, efSearch: 32, seed: 1, storage: 'sq8', keepVectors: true });
+  const h: HnswIndex = new q.HnswIndex({
+    dim: 4,
+    metric: 'l2',
+    M: 16,
+    efConstruction: 100,
+    efSearch: 32,
+    seed: 1,
+    storage: 'sq8',
+    keepVectors: true,
+  });
   h.add([1], [1, 2, 3, 4], { threads: 1 });
   h.search([1, 2, 3, 4], 1, { ef: 64, allow: [1], rerank: false });
   h.compact();
-  const level: number = h.maxLevel + h.M + h.efConstruction + h.efSearch + h.bytesPerVector + h.nodeBytes + bits + sizes;
+  const level: number =
+    h.maxLevel + h.M + h.efConstruction + h.efSearch + h.bytesPerVector + h.nodeBytes + bits + sizes;
   const storage: 'f32' | 'sq8' = h.storage;
   console.log(storage, h.keepVectors);
 
   const any: AnyIndex = q.load(bytes);
   const again: AnyIndex = await load(bytes, { variant: 'simd' });
   const fromStatic: AnyIndex = await Quiver.load(bytes.buffer);
-  any.dispose(); again.dispose(); fromStatic.dispose();
+  any.dispose();
+  again.dispose();
+  fromStatic.dispose();
 
   try {
     flat.search([0, 0, 0, 0]);

@@ -11,10 +11,10 @@
 // and add takes { threads }: pool workers the insertion may use (0 or absent: all). With
 // threads: 1 the graph depends only on the seed and the data, and equals a one-thread native
 // build (quiver build --threads 1) on the same vectors.
-import { checked } from './errors.js';
+import { checked } from '../core/errors.js';
 import { FROM_NATIVE } from './index-base.js';
-import { checkDim } from './inputs.js';
-import { ADD_OPTIONS, INDEX_OPTIONS, SEARCH_OPTIONS, readOptions } from './options.js';
+import { checkDim } from '../core/inputs.js';
+import { ADD_OPTIONS, INDEX_OPTIONS, SEARCH_OPTIONS, readOptions } from '../core/options.js';
 
 export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
   class HnswIndex extends IndexBase {
@@ -31,30 +31,63 @@ export function makeHnswIndexClass(mod, staging, variantName, IndexBase) {
         return;
       }
       // Every key and type is checked by the schema (options.js); any other key is refused.
-      const { dim, metric = 'l2', M = 16, efConstruction = 200, efSearch = 64, seed = 42, storage = 'f32',
-        keepVectors = true, neighborCodes = false } = readOptions(options, INDEX_OPTIONS.hnsw);
+      const {
+        dim,
+        metric = 'l2',
+        M = 16,
+        efConstruction = 200,
+        efSearch = 64,
+        seed = 42,
+        storage = 'f32',
+        keepVectors = true,
+        neighborCodes = false,
+      } = readOptions(options, INDEX_OPTIONS.hnsw);
       checkDim(dim);
-      super(checked(mod, mod.HnswIndex.create(dim, metric, M, efConstruction, seed, efSearch, storage, keepVectors,
-        neighborCodes)));
+      super(
+        checked(
+          mod,
+          mod.HnswIndex.create(dim, metric, M, efConstruction, seed, efSearch, storage, keepVectors, neighborCodes),
+        ),
+      );
     }
 
-    get M() { return this.live().M(); }
-    get efConstruction() { return this.live().efConstruction(); }
-    get seed() { return this.live().seed(); }
+    get M() {
+      return this.live().M();
+    }
+    get efConstruction() {
+      return this.live().efConstruction();
+    }
+    get seed() {
+      return this.live().seed();
+    }
     // The beam width of a search without an ef option.
-    get efSearch() { return this.live().efSearch(); }
+    get efSearch() {
+      return this.live().efSearch();
+    }
     // 'f32' or 'sq8'.
-    get storage() { return this.live().storage(); }
+    get storage() {
+      return this.live().storage();
+    }
     // Whether f32 vectors are kept (always for f32; sq8 only with keepVectors).
-    get keepVectors() { return this.live().keepsVectors(); }
+    get keepVectors() {
+      return this.live().keepsVectors();
+    }
     // Whether neighbours' codes are stored beside the level-0 links (neighborCodes option).
-    get neighborCodes() { return this.live().neighborCodes(); }
+    get neighborCodes() {
+      return this.live().neighborCodes();
+    }
     // memoryBytes divided by the slots in use (removed nodes keep their slot until reused).
-    get bytesPerVector() { return this.live().bytesPerVector(); }
+    get bytesPerVector() {
+      return this.live().bytesPerVector();
+    }
     // Highest level of the graph (-1 while it has no node).
-    get maxLevel() { return this.live().maxLevel(); }
+    get maxLevel() {
+      return this.live().maxLevel();
+    }
     // Bytes per node of the fixed level-0 stride (vector + level-0 links, 64-byte aligned).
-    get nodeBytes() { return this.live().nodeBytes(); }
+    get nodeBytes() {
+      return this.live().nodeBytes();
+    }
 
     // Drops removed nodes for good: links are rebuilt around them and storage shrinks to the
     // live nodes (memoryBytes drops). Ids, size and has() are unchanged; deterministic.

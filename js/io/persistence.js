@@ -2,9 +2,15 @@
 // System (browsers). Every helper takes any index with serialize() — a synchronous one or a
 // worker-hosted one (spawn.js) — and loads through `quiver` (the option): a module from Quiver.init(), a
 // worker from spawn(), or, when omitted, the shared module of Quiver.load.
-import { QuiverError } from './errors.js';
-import { Quiver } from './index.js';
-import { IDB_LOAD_OPTIONS, IDB_OPTIONS, LOAD_FROM_FILE_OPTIONS, OPFS_LOAD_OPTIONS, readOptions } from './options.js';
+import { QuiverError } from '../core/errors.js';
+import { Quiver } from '../index.js';
+import {
+  IDB_LOAD_OPTIONS,
+  IDB_OPTIONS,
+  LOAD_FROM_FILE_OPTIONS,
+  OPFS_LOAD_OPTIONS,
+  readOptions,
+} from '../core/options.js';
 
 async function bytesOf(index) {
   if (!index || typeof index.serialize !== 'function') {
@@ -112,8 +118,15 @@ export async function loadFromFile(path, options) {
   try {
     const stat = await file.stat().catch(fail);
     if (!stat.isFile()) {
-      const what = stat.isFIFO() ? 'a FIFO' : stat.isDirectory() ? 'a directory' : stat.isSocket() ? 'a socket'
-        : stat.isCharacterDevice() || stat.isBlockDevice() ? 'a device' : 'not a regular file';
+      const what = stat.isFIFO()
+        ? 'a FIFO'
+        : stat.isDirectory()
+          ? 'a directory'
+          : stat.isSocket()
+            ? 'a socket'
+            : stat.isCharacterDevice() || stat.isBlockDevice()
+              ? 'a device'
+              : 'not a regular file';
       throw new QuiverError('IO_ERROR', `loading ${where}: it is ${what}, not a regular file; nothing was read`);
     }
     bytes = await file.readFile().catch(fail);
@@ -134,7 +147,10 @@ function openDatabase(database, store) {
     request.onupgradeneeded = () => request.result.createObjectStore(store);
     request.onsuccess = () => {
       const db = request.result;
-      if (db.objectStoreNames.contains(store)) { resolve(db); return; }
+      if (db.objectStoreNames.contains(store)) {
+        resolve(db);
+        return;
+      }
       // The database exists without this store: add it with a version upgrade.
       const version = db.version + 1;
       db.close();
@@ -154,11 +170,14 @@ async function withStore(database, store, mode, fn) {
       const tx = db.transaction(store, mode);
       let result;
       const request = fn(tx.objectStore(store));
-      request.onsuccess = () => { result = request.result; };
+      request.onsuccess = () => {
+        result = request.result;
+      };
       // Resolve on commit, so a save has reached the database when the promise settles.
       tx.oncomplete = () => resolve(result);
       tx.onerror = () => reject(new QuiverError('IO_ERROR', `IndexedDB: ${tx.error?.message}`));
-      tx.onabort = () => reject(new QuiverError('IO_ERROR', `IndexedDB: ${tx.error?.message ?? 'transaction aborted'}`));
+      tx.onabort = () =>
+        reject(new QuiverError('IO_ERROR', `IndexedDB: ${tx.error?.message ?? 'transaction aborted'}`));
     });
   } finally {
     db.close();
@@ -176,10 +195,15 @@ export async function saveToIndexedDB(index, key, options) {
 }
 
 export async function loadFromIndexedDB(key, options) {
-  const { quiver, database = IDB_DEFAULTS.database, store = IDB_DEFAULTS.store } = readOptions(options, IDB_LOAD_OPTIONS);
+  const {
+    quiver,
+    database = IDB_DEFAULTS.database,
+    store = IDB_DEFAULTS.store,
+  } = readOptions(options, IDB_LOAD_OPTIONS);
   checkName(key, 'key');
   const bytes = await withStore(database, store, 'readonly', (s) => s.get(key));
-  if (bytes === undefined) throw new QuiverError('NOT_FOUND', `no index saved under '${key}' in IndexedDB ${database}/${store}`);
+  if (bytes === undefined)
+    throw new QuiverError('NOT_FOUND', `no index saved under '${key}' in IndexedDB ${database}/${store}`);
   return loadWith(quiver, bytes);
 }
 

@@ -2,16 +2,36 @@
 // created in it, addressed by handle. Messages are { id, op, ... }; every reply is
 // { id, ok: true, value } or { id, ok: false, error: { code, message } }, with the typed
 // arrays of a result transferred (not copied) back.
-import { QuiverError } from './errors.js';
-import { init } from './index.js';
-import { toIds, toVectors } from './inputs.js';
+import { QuiverError } from '../core/errors.js';
+import { init } from '../index.js';
+import { toIds, toVectors } from '../core/inputs.js';
 
 const CLASS_BY_KIND = { flat: 'FlatIndex', quantized: 'QuantizedIndex', hnsw: 'HnswIndex' };
 // What a caller may invoke on an index through the worker (never live(), constructors, ...).
 const METHODS = new Set(['add', 'remove', 'has', 'search', 'searchBatch', 'serialize', 'compact']);
-const PROPERTIES = new Set(['size', 'memoryBytes', 'dim', 'metric', 'isa', 'variant', 'bits', 'seed', 'keepVectors', 'neighborCodes',
-  'M', 'efConstruction', 'efSearch', 'maxLevel', 'nodeBytes', 'storage', 'bytesPerVector',
-  'refineBits', 'lists', 'listsOption', 'defaultProbes']);
+const PROPERTIES = new Set([
+  'size',
+  'memoryBytes',
+  'dim',
+  'metric',
+  'isa',
+  'variant',
+  'bits',
+  'seed',
+  'keepVectors',
+  'neighborCodes',
+  'M',
+  'efConstruction',
+  'efSearch',
+  'maxLevel',
+  'nodeBytes',
+  'storage',
+  'bytesPerVector',
+  'refineBits',
+  'lists',
+  'listsOption',
+  'defaultProbes',
+]);
 
 function transferables(value, out = []) {
   if (ArrayBuffer.isView(value)) {
@@ -48,12 +68,19 @@ const EXACT_REMOVE = new Set(['flat']);
 //     the add runs — and a rollback loads the snapshot into a new index (so the wasm heap holds
 //     the grown index and the restored one for a moment) that replaces the changed one under
 //     the same handle (`replace`). A one-chunk add needs neither: add() is all or nothing.
-async function addInChunks(index, [ids, vectors, options], { kind, chunkRows = DEFAULT_CHUNK_ROWS, job, progress, replace }) {
+async function addInChunks(
+  index,
+  [ids, vectors, options],
+  { kind, chunkRows = DEFAULT_CHUNK_ROWS, job, progress, replace },
+) {
   const idArray = toIds(ids);
   const data = toVectors(vectors, index.dim);
   const dim = index.dim;
   if (data.length !== idArray.length * dim) {
-    throw new QuiverError('DIMENSION_MISMATCH', `${idArray.length} ids but ${data.length / dim} vectors of dimension ${dim}`);
+    throw new QuiverError(
+      'DIMENSION_MISMATCH',
+      `${idArray.length} ids but ${data.length / dim} vectors of dimension ${dim}`,
+    );
   }
   if (!Number.isInteger(chunkRows) || chunkRows < 1) {
     throw new QuiverError('INVALID_ARGUMENT', `chunkSize must be a positive integer, got ${chunkRows}`);
@@ -66,7 +93,8 @@ async function addInChunks(index, [ids, vectors, options], { kind, chunkRows = D
       if (job.cancelled) throw new QuiverError('ABORTED', 'add() was cancelled; the index holds what it held before');
       const end = Math.min(total, done + chunkRows);
       const chunk = [idArray.subarray(done, end), data.subarray(done * dim, end * dim)];
-      if (options === undefined) index.add(...chunk); else index.add(...chunk, options);
+      if (options === undefined) index.add(...chunk);
+      else index.add(...chunk, options);
       done = end;
       progress({ done, total });
       await nextTask();
@@ -94,7 +122,14 @@ export function serve(post) {
 
   function describe(handle) {
     const index = indexes.get(handle);
-    return { handle, kind: kindOf(q, index), dim: index.dim, metric: index.metric, isa: index.isa, variant: index.variant };
+    return {
+      handle,
+      kind: kindOf(q, index),
+      dim: index.dim,
+      metric: index.metric,
+      isa: index.isa,
+      variant: index.variant,
+    };
   }
   function adopt(index) {
     const handle = nextHandle++;
@@ -115,8 +150,12 @@ export function serve(post) {
     create({ kind, options }) {
       const Cls = q[CLASS_BY_KIND[kind]];
       if (!Cls) {
-        throw new QuiverError('INVALID_ARGUMENT',
-          `unknown index kind '${kind}' (this build has ${Object.keys(CLASS_BY_KIND).filter((k) => q[CLASS_BY_KIND[k]]).join(', ')})`);
+        throw new QuiverError(
+          'INVALID_ARGUMENT',
+          `unknown index kind '${kind}' (this build has ${Object.keys(CLASS_BY_KIND)
+            .filter((k) => q[CLASS_BY_KIND[k]])
+            .join(', ')})`,
+        );
       }
       return adopt(new Cls(options));
     },
@@ -129,7 +168,10 @@ export function serve(post) {
       if (job.cancelled) controller.abort();
       jobs.set(id, job);
       const onProgress = chunked ? (p) => post({ id, progress: p }, []) : undefined;
-      return q.loadFrom(source, { size, onProgress, signal: controller.signal }).then(adopt).finally(() => jobs.delete(id));
+      return q
+        .loadFrom(source, { size, onProgress, signal: controller.signal })
+        .then(adopt)
+        .finally(() => jobs.delete(id));
     },
     call({ id, handle, method, args, chunked }) {
       const index = lookup(handle);
@@ -146,8 +188,13 @@ export function serve(post) {
           indexes.set(handle, restored);
           index.dispose();
         };
-        return addInChunks(index, args, { kind: kindOf(q, index), chunkRows: chunked.chunkSize ?? DEFAULT_CHUNK_ROWS, job, progress, replace })
-          .finally(() => jobs.delete(id));
+        return addInChunks(index, args, {
+          kind: kindOf(q, index),
+          chunkRows: chunked.chunkSize ?? DEFAULT_CHUNK_ROWS,
+          job,
+          progress,
+          replace,
+        }).finally(() => jobs.delete(id));
       }
       return index[method](...args);
     },
@@ -162,8 +209,12 @@ export function serve(post) {
       indexes.get(handle)?.dispose();
       indexes.delete(handle);
     },
-    threadPool() { return q.threadPool(); },
-    unitGaussianVectors({ n, dim, seed }) { return q.unitGaussianVectors(n, dim, seed); },
+    threadPool() {
+      return q.threadPool();
+    },
+    unitGaussianVectors({ n, dim, seed }) {
+      return q.unitGaussianVectors(n, dim, seed);
+    },
     terminate() {
       for (const index of indexes.values()) index.dispose();
       indexes.clear();
@@ -194,7 +245,10 @@ export function serve(post) {
   function onMessage(message) {
     if (message.op === 'cancel') {
       const job = jobs.get(message.target);
-      if (job) { job.cancelled = true; job.abort?.(); } else if (queued.has(message.target)) cancelledEarly.add(message.target);
+      if (job) {
+        job.cancelled = true;
+        job.abort?.();
+      } else if (queued.has(message.target)) cancelledEarly.add(message.target);
       return queue;
     }
     queued.add(message.id);

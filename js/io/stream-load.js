@@ -10,14 +10,15 @@
 // nothing allocated. A fault of the file's head stops the read at once (the stream is
 // cancelled); other faults are reported when the source ends, because a later fault can
 // outrank them (a truncated file is TRUNCATED whatever else is wrong with it).
-import { QuiverError, checked } from './errors.js';
-import { FROM_NATIVE } from './index-base.js';
-import { MAX_BLOCK_BYTES } from './staging.js';
+import { QuiverError, checked } from '../core/errors.js';
+import { MAX_BLOCK_BYTES } from '../core/staging.js';
 
 export function isStreamSource(source) {
-  return (typeof Response === 'function' && source instanceof Response)
-    || (typeof ReadableStream === 'function' && source instanceof ReadableStream)
-    || (typeof Blob === 'function' && source instanceof Blob);
+  return (
+    (typeof Response === 'function' && source instanceof Response) ||
+    (typeof ReadableStream === 'function' && source instanceof ReadableStream) ||
+    (typeof Blob === 'function' && source instanceof Blob)
+  );
 }
 
 // { stream, exact, hint }: the source as a ReadableStream and what is known of its length —
@@ -25,7 +26,10 @@ export function isStreamSource(source) {
 // option).
 function streamOf(source, size) {
   if (size !== undefined && size > MAX_BLOCK_BYTES) {
-    throw new QuiverError('OUT_OF_MEMORY', `an index file of ${size} bytes cannot fit in a wasm32 heap (4 GiB); nothing was loaded`);
+    throw new QuiverError(
+      'OUT_OF_MEMORY',
+      `an index file of ${size} bytes cannot fit in a wasm32 heap (4 GiB); nothing was loaded`,
+    );
   }
   if (typeof Response === 'function' && source instanceof Response) {
     if (!source.ok) throw new QuiverError('IO_ERROR', `the index response failed: HTTP ${source.status}`);
@@ -44,11 +48,24 @@ function streamOf(source, size) {
 function chunkBytes(value, n) {
   if (value instanceof Uint8Array) return value;
   if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-  if (value instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && value instanceof SharedArrayBuffer)) {
+  if (
+    value instanceof ArrayBuffer ||
+    (typeof SharedArrayBuffer !== 'undefined' && value instanceof SharedArrayBuffer)
+  ) {
     return new Uint8Array(value);
   }
-  const what = value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? (value.constructor?.name ?? 'an object') : typeof value;
-  throw new QuiverError('INVALID_ARGUMENT', `stream chunk ${n} is ${what}, not bytes (a Uint8Array, a typed array or an ArrayBuffer); nothing was loaded`);
+  const what =
+    value === null
+      ? 'null'
+      : Array.isArray(value)
+        ? 'an array'
+        : typeof value === 'object'
+          ? (value.constructor?.name ?? 'an object')
+          : typeof value;
+  throw new QuiverError(
+    'INVALID_ARGUMENT',
+    `stream chunk ${n} is ${what}, not bytes (a Uint8Array, a typed array or an ArrayBuffer); nothing was loaded`,
+  );
 }
 
 function heapU8(mod) {
@@ -73,13 +90,14 @@ function push(mod, stream, bytes) {
 }
 
 // The index the stream holds, as an instance of its class. `classes` maps a kind to
-// [JS class, native class].
+// [JS class, native class]; the JS class wraps the C++ index (IndexBase.fromNative), so this
+// file needs nothing from the index classes (they import it for their static load()).
 function finish(mod, classes, stream) {
   const kind = checked(mod, stream.finish());
   const entry = classes[kind];
   if (!entry) throw new QuiverError('UNKNOWN_INDEX_KIND', `the ${kind} index is not available in this build`);
   const [Cls, nativeClass] = entry;
-  return new Cls({ [FROM_NATIVE]: checked(mod, nativeClass.fromStream(stream)) });
+  return Cls.fromNative(checked(mod, nativeClass.fromStream(stream)));
 }
 
 // The index in `bytes` (a Uint8Array), synchronously: the bytes stay in JS and go into the heap
@@ -109,7 +127,8 @@ export async function loadFromSource(mod, classes, source, { size, onProgress, s
       let done = 0;
       let chunks = 0;
       for (;;) {
-        if (signal?.aborted) throw new QuiverError('ABORTED', `the load was cancelled after ${done} bytes; nothing was loaded`);
+        if (signal?.aborted)
+          throw new QuiverError('ABORTED', `the load was cancelled after ${done} bytes; nothing was loaded`);
         let next;
         try {
           next = await reader.read();

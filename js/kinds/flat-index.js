@@ -2,13 +2,10 @@
 // classes (index-base.js). search / searchBatch options:
 //   allow   ids (array or typed array) that may be returned; others are skipped
 //   rerank  accepted like every kind's (a depth); changes nothing — every distance is exact
-import { checked } from './errors.js';
+import { checked } from '../core/errors.js';
 import { FROM_NATIVE } from './index-base.js';
-import { checkDim } from './inputs.js';
-import { ADD_OPTIONS, INDEX_OPTIONS, SEARCH_OPTIONS, readOptions } from './options.js';
-
-// Kept for code that imported these from here.
-export { FROM_NATIVE, toBytes, withHeapBytes } from './index-base.js';
+import { checkDim } from '../core/inputs.js';
+import { ADD_OPTIONS, INDEX_OPTIONS, SEARCH_OPTIONS, readOptions } from '../core/options.js';
 
 export function makeFlatIndexClass(mod, staging, variantName, IndexBase) {
   class FlatIndex extends IndexBase {

@@ -5,13 +5,11 @@
 // (hnsw-index.js) extend the class made here and add only their constructor, the search
 // options they take (a static list) and their own properties. The C++ side is one binding
 // template for every kind (bindings/quiver_bindings.cpp), so every call has one shape.
-import { QuiverError, checked } from './errors.js';
-import { checkK, toIds, toLookupId, toVectors } from './inputs.js';
-import { readOptions } from './options.js';
-import { NEIGHBOR_BYTES, heapAlloc } from './staging.js';
-import { loadFromBytes } from './stream-load.js';
-
-export { NEIGHBOR_BYTES, checkK };
+import { QuiverError, checked } from '../core/errors.js';
+import { checkK, toIds, toLookupId, toVectors } from '../core/inputs.js';
+import { readOptions } from '../core/options.js';
+import { NEIGHBOR_BYTES } from '../core/staging.js';
+import { loadFromBytes } from '../io/stream-load.js';
 
 // The rerank option (checked by the kind's search schema, options.js) as the binding takes it:
 // -1 for absent (the kind's default), else the depth; HnswIndex's older switch true / false
@@ -27,35 +25,28 @@ export const FROM_NATIVE = Symbol('fromNative');
 // Index file bytes from a Uint8Array, an ArrayBuffer or any other typed array view.
 export function toBytes(bytes) {
   if (bytes instanceof Uint8Array) return bytes;
-  if (bytes instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && bytes instanceof SharedArrayBuffer)) {
+  if (
+    bytes instanceof ArrayBuffer ||
+    (typeof SharedArrayBuffer !== 'undefined' && bytes instanceof SharedArrayBuffer)
+  ) {
     return new Uint8Array(bytes);
   }
   if (ArrayBuffer.isView(bytes)) return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   throw new QuiverError('INVALID_ARGUMENT', 'index bytes must be a Uint8Array, an ArrayBuffer or a typed array');
 }
 
-// Copies bytes into a temporary heap block for fn(ptr, length), then frees it.
-export function withHeapBytes(mod, staging, bytes, fn) {
-  const data = toBytes(bytes);
-  const ptr = heapAlloc(mod, data.length, 'the index file');
-  if (!ptr) throw new QuiverError('OUT_OF_MEMORY', `out of memory copying ${data.length} bytes into the module`);
-  try {
-    staging.putBytes(ptr, data);
-    return fn(ptr, data.length);
-  } finally {
-    mod._free(ptr);
-  }
-}
-
 // Warns (once per object) about an index that was garbage-collected without dispose(): its
 // C++ memory stays allocated in the wasm heap until the module ends. Only a warning, never a
 // free: the collector runs at unpredictable times, on objects other code may still reach
 // through the module.
-const leaks = typeof FinalizationRegistry === 'function'
-  ? new FinalizationRegistry((what) => {
-    console.warn(`quiver: a ${what} was garbage-collected without dispose(); its wasm memory leaked (call index.dispose() or use \`using\`)`);
-  })
-  : null;
+const leaks =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry((what) => {
+        console.warn(
+          `quiver: a ${what} was garbage-collected without dispose(); its wasm memory leaked (call index.dispose() or use \`using\`)`,
+        );
+      })
+    : null;
 
 // The base class for one loaded module. Subclasses construct with `super(native)` and reach
 // the C++ object through `this.live()` (which throws DISPOSED after dispose()).
@@ -73,12 +64,24 @@ export function makeIndexBase(mod, staging, variantName) {
       return this.#native;
     }
 
-    get dim() { return this.live().dim(); }
-    get metric() { return this.live().metric(); }
-    get isa() { return this.live().isa(); }
-    get variant() { return variantName; }
-    get size() { return this.live().size(); }
-    get memoryBytes() { return this.live().memoryBytes(); }
+    get dim() {
+      return this.live().dim();
+    }
+    get metric() {
+      return this.live().metric();
+    }
+    get isa() {
+      return this.live().isa();
+    }
+    get variant() {
+      return variantName;
+    }
+    get size() {
+      return this.live().size();
+    }
+    get memoryBytes() {
+      return this.live().memoryBytes();
+    }
 
     // All-or-nothing: a bad id or vector throws and adds nothing. Options: the kind's add
     // schema (options.js); HnswIndex takes threads (pool workers the insertion may use, 0 or
@@ -89,12 +92,15 @@ export function makeIndexBase(mod, staging, variantName) {
       const idArray = toIds(ids);
       const data = toVectors(vectors, native.dim());
       if (data.length !== idArray.length * native.dim()) {
-        throw new QuiverError('DIMENSION_MISMATCH',
-          `${idArray.length} ids but ${data.length / native.dim()} vectors of dimension ${native.dim()}`);
+        throw new QuiverError(
+          'DIMENSION_MISMATCH',
+          `${idArray.length} ids but ${data.length / native.dim()} vectors of dimension ${native.dim()}`,
+        );
       }
       // Bounded staging, all or nothing (staging.js).
-      staging.addInSlices(native, idArray, data, native.dim(),
-        (n, idPtr, vecPtr, count) => n.add(idPtr, vecPtr, count, threads));
+      staging.addInSlices(native, idArray, data, native.dim(), (n, idPtr, vecPtr, count) =>
+        n.add(idPtr, vecPtr, count, threads),
+      );
     }
 
     remove(ids) {
@@ -136,7 +142,7 @@ export function makeIndexBase(mod, staging, variantName) {
         const opts = this.stageSearchOptions(options);
         return this.searchWith(query, k, (q, kk, out) => native.search(q, kk, out, ...opts));
       } finally {
-        staging.trim();   // also when the query or k is refused after the allow-list was staged
+        staging.trim(); // also when the query or k is refused after the allow-list was staged
       }
     }
 
@@ -162,8 +168,10 @@ export function makeIndexBase(mod, staging, variantName) {
       checkK(k);
       const q = toVectors(query, native.dim(), 'query');
       if (q.length !== native.dim()) {
-        throw new QuiverError('DIMENSION_MISMATCH',
-          `query has ${q.length} values, the index dimension is ${native.dim()}`);
+        throw new QuiverError(
+          'DIMENSION_MISMATCH',
+          `query has ${q.length} values, the index dimension is ${native.dim()}`,
+        );
       }
       const kk = Math.max(1, Math.min(k, native.size()));
       try {
@@ -210,6 +218,11 @@ export function makeIndexBase(mod, staging, variantName) {
       }
     }
 
+    // An instance of the class it is called on around a C++ index a loader made (stream-load.js).
+    static fromNative(native) {
+      return new this({ [FROM_NATIVE]: native });
+    }
+
     // Reads index file bytes written by serialize() or natively (quiver build, save()) into
     // the subclass it is called on (FlatIndex.load(bytes), ...); its static nativeClass names
     // the C++ class that reads them.
@@ -235,7 +248,9 @@ export function makeIndexBase(mod, staging, variantName) {
       }
     }
 
-    get disposed() { return this.#native === null; }
+    get disposed() {
+      return this.#native === null;
+    }
   }
   // What a subclass overrides: its search and add option schemas (options.js) and its C++
   // class (for load).

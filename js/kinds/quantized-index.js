@@ -5,10 +5,10 @@
 //           keepVectors)
 //   allow   ids (array or typed array) that may be returned; others are skipped
 //   probes  a partitioned index's lists to scan (0 or absent: its default)
-import { checked } from './errors.js';
+import { checked } from '../core/errors.js';
 import { FROM_NATIVE } from './index-base.js';
-import { checkDim } from './inputs.js';
-import { ADD_OPTIONS, INDEX_OPTIONS, SEARCH_OPTIONS, readOptions } from './options.js';
+import { checkDim } from '../core/inputs.js';
+import { ADD_OPTIONS, INDEX_OPTIONS, SEARCH_OPTIONS, readOptions } from '../core/options.js';
 
 export function makeQuantizedIndexClass(mod, staging, variantName, IndexBase) {
   class QuantizedIndex extends IndexBase {
@@ -24,22 +24,48 @@ export function makeQuantizedIndexClass(mod, staging, variantName, IndexBase) {
         return;
       }
       // Every key and type is checked by the schema (options.js); any other key is refused.
-      const { dim, metric = 'l2', bits = 4, seed = 42, keepVectors = true, refineBits = 0, lists = 0 } =
-        readOptions(options, INDEX_OPTIONS.quantized);
+      const {
+        dim,
+        metric = 'l2',
+        bits = 4,
+        seed = 42,
+        keepVectors = true,
+        refineBits = 0,
+        lists = 0,
+      } = readOptions(options, INDEX_OPTIONS.quantized);
       checkDim(dim);
-      super(checked(mod, mod.QuantizedIndex.create(dim, metric, bits, seed, keepVectors, refineBits,
-        lists === 'auto' ? -1 : lists)));
+      super(
+        checked(
+          mod,
+          mod.QuantizedIndex.create(dim, metric, bits, seed, keepVectors, refineBits, lists === 'auto' ? -1 : lists),
+        ),
+      );
     }
 
-    get bits() { return this.live().bits(); }
-    get seed() { return this.live().seed(); }
-    get keepVectors() { return this.live().keepsVectors(); }
-    get refineBits() { return this.live().refineBits(); }
+    get bits() {
+      return this.live().bits();
+    }
+    get seed() {
+      return this.live().seed();
+    }
+    get keepVectors() {
+      return this.live().keepsVectors();
+    }
+    get refineBits() {
+      return this.live().refineBits();
+    }
     // The lists option as given ('auto', or a count; 0 = not partitioned), the lists the index
     // is split into now (1 until trained), and the probes a search uses when it does not say.
-    get listsOption() { const l = this.live().listsOption(); return l < 0 ? 'auto' : l; }
-    get lists() { return this.live().lists(); }
-    get defaultProbes() { return this.live().defaultProbes(); }
+    get listsOption() {
+      const l = this.live().listsOption();
+      return l < 0 ? 'auto' : l;
+    }
+    get lists() {
+      return this.live().lists();
+    }
+    get defaultProbes() {
+      return this.live().defaultProbes();
+    }
   }
   QuantizedIndex.searchSchema = SEARCH_OPTIONS.quantized;
   QuantizedIndex.addSchema = ADD_OPTIONS.quantized;

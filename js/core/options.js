@@ -29,23 +29,29 @@ const invalid = (message) => new QuiverError('INVALID_ARGUMENT', message);
 // ---- checks: (value, key) => the value as the call uses it, or a thrown INVALID_ARGUMENT ----
 
 // An integer in [min, max] (a number; no '3', no 3n).
-export const integer = (min, max, note = '') => (value, key) => {
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw invalid(`${key} must be an integer in [${min}, ${max}]${note}, got ${describe(value)}`);
-  }
-  return value;
-};
+export const integer =
+  (min, max, note = '') =>
+  (value, key) => {
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw invalid(`${key} must be an integer in [${min}, ${max}]${note}, got ${describe(value)}`);
+    }
+    return value;
+  };
 export const count = (max = MAX_U32) => integer(0, max);
 export const boolean = () => (value, key) => {
   if (typeof value !== 'boolean') throw invalid(`${key} must be true or false, got ${describe(value)}`);
   return value;
 };
-export const oneOf = (...choices) => (value, key) => {
-  if (!choices.includes(value)) {
-    throw invalid(`${key} must be ${choices.map((c) => (typeof c === 'string' ? `'${c}'` : String(c))).join(', ')}, got ${describe(value)}`);
-  }
-  return value;
-};
+export const oneOf =
+  (...choices) =>
+  (value, key) => {
+    if (!choices.includes(value)) {
+      throw invalid(
+        `${key} must be ${choices.map((c) => (typeof c === 'string' ? `'${c}'` : String(c))).join(', ')}, got ${describe(value)}`,
+      );
+    }
+    return value;
+  };
 export const func = () => (value, key) => {
   if (typeof value !== 'function') throw invalid(`${key} must be a function, got ${describe(value)}`);
   return value;
@@ -53,7 +59,8 @@ export const func = () => (value, key) => {
 // A seed: an integer in [0, 2^53 - 1], a number or a bigint (returned as a number).
 export const seed = () => (value, key) => {
   const s = typeof value === 'bigint' && value >= 0n && value <= 9007199254740991n ? Number(value) : value;
-  if (!Number.isSafeInteger(s) || s < 0) throw invalid(`${key} must be an integer in [0, 2^53 - 1], got ${describe(value)}`);
+  if (!Number.isSafeInteger(s) || s < 0)
+    throw invalid(`${key} must be an integer in [0, 2^53 - 1], got ${describe(value)}`);
   return s;
 };
 // Ids (the allow list): converted by the ids rule (inputs.js), to a Float64Array.
@@ -80,7 +87,8 @@ export const bytes = () => (value, key) => {
   throw invalid(`${key} must be an ArrayBuffer or a typed array, got ${describe(value)}`);
 };
 export const name = () => (value, key) => {
-  if (typeof value !== 'string' || value === '') throw invalid(`${key} must be a non-empty string, got ${describe(value)}`);
+  if (typeof value !== 'string' || value === '')
+    throw invalid(`${key} must be a non-empty string, got ${describe(value)}`);
   return value;
 };
 // Anything the call itself checks (a value handed on, e.g. `quiver`).
@@ -88,13 +96,19 @@ export const object = (what) => (value, key) => {
   if (typeof value !== 'object') throw invalid(`${key} must be ${what}, got ${describe(value)}`);
   return value;
 };
-export const either = (...checks) => (value, key) => {
-  let first;
-  for (const check of checks) {
-    try { return check(value, key); } catch (e) { first ??= e; }
-  }
-  throw first;
-};
+export const either =
+  (...checks) =>
+  (value, key) => {
+    let first;
+    for (const check of checks) {
+      try {
+        return check(value, key);
+      } catch (e) {
+        first ??= e;
+      }
+    }
+    throw first;
+  };
 
 // ---- schemas ---------------------------------------------------------------------------------
 
@@ -121,7 +135,9 @@ export function extend(call, ...parts) {
 export function readOptions(options, spec) {
   if (options === undefined || options === null) return {};
   if (typeof options !== 'object' || Array.isArray(options)) {
-    throw invalid(`${spec.call}: options must be an object (${Object.keys(spec.fields).join(', ') || 'no options'}), got ${describe(options)}`);
+    throw invalid(
+      `${spec.call}: options must be an object (${Object.keys(spec.fields).join(', ') || 'no options'}), got ${describe(options)}`,
+    );
   }
   const out = {};
   for (const key of Object.keys(options)) {
@@ -129,9 +145,11 @@ export function readOptions(options, spec) {
     if (!check || !Object.prototype.hasOwnProperty.call(spec.fields, key)) {
       const known = Object.keys(spec.fields);
       const takes = known.length ? `it takes ${known.join(', ')}` : 'it takes no options';
-      throw invalid(everyKey.has(key)
-        ? `${spec.call}: option '${key}' does not apply here (${takes})`
-        : `${spec.call}: unknown option '${key}' (${takes})`);
+      throw invalid(
+        everyKey.has(key)
+          ? `${spec.call}: option '${key}' does not apply here (${takes})`
+          : `${spec.call}: unknown option '${key}' (${takes})`,
+      );
     }
     const value = options[key];
     if (value === undefined || value === null) continue;
@@ -154,12 +172,24 @@ const lists = () => either(oneOf('auto'), integer(0, 65536));
 export const INDEX_OPTIONS = {
   flat: schema('new FlatIndex()', { dim: dim(), metric: metric() }),
   quantized: schema('new QuantizedIndex()', {
-    dim: dim(), metric: metric(), bits: oneOf(2, 4), seed: seed(), keepVectors: boolean(), refineBits: integer(0, 4),
+    dim: dim(),
+    metric: metric(),
+    bits: oneOf(2, 4),
+    seed: seed(),
+    keepVectors: boolean(),
+    refineBits: integer(0, 4),
     lists: lists(),
   }),
   hnsw: schema('new HnswIndex()', {
-    dim: dim(), metric: metric(), M: count(), efConstruction: count(MAX_EF), efSearch: count(MAX_EF), seed: seed(),
-    storage: oneOf('f32', 'sq8'), keepVectors: boolean(), neighborCodes: boolean(),
+    dim: dim(),
+    metric: metric(),
+    M: count(),
+    efConstruction: count(MAX_EF),
+    efSearch: count(MAX_EF),
+    seed: seed(),
+    storage: oneOf('f32', 'sq8'),
+    keepVectors: boolean(),
+    neighborCodes: boolean(),
   }),
 };
 
@@ -212,7 +242,9 @@ export const SPAWN_OPTIONS = extend('spawn()', INIT_FIELDS, {
   },
   workerUrl: (value, key) => {
     if (value instanceof URL || (typeof value === 'string' && value !== '')) return value;
-    throw invalid(`${key} must be a URL or a non-empty string (the worker script, e.g. a bundle of quiver-vector/worker-entry)`);
+    throw invalid(
+      `${key} must be a URL or a non-empty string (the worker script, e.g. a bundle of quiver-vector/worker-entry)`,
+    );
   },
 });
 
@@ -220,11 +252,21 @@ export const SPAWN_OPTIONS = extend('spawn()', INIT_FIELDS, {
 const TRANSFER = { transfer: boolean() };
 const PROGRESS = { onProgress: func(), signal: signal(), chunkSize: integer(1, MAX_U32) };
 const KIND_NAMES = { flat: 'FlatIndex', quantized: 'QuantizedIndex', hnsw: 'HnswIndex' };
-export const REMOTE_SEARCH_OPTIONS = Object.fromEntries(Object.entries(SEARCH_OPTIONS)
-  .map(([kind, s]) => [kind, extend(`remote ${KIND_NAMES[kind]} search()`, s, TRANSFER)]));
-export const REMOTE_ADD_OPTIONS = Object.fromEntries(Object.entries(ADD_OPTIONS)
-  .map(([kind, s]) => [kind, extend(`remote ${KIND_NAMES[kind]} add()`, s, TRANSFER, PROGRESS)]));
-export const REMOTE_LOAD_OPTIONS = schema('remote load()', { ...TRANSFER, signal: signal(), onProgress: func(), size: size() });
+export const REMOTE_SEARCH_OPTIONS = Object.fromEntries(
+  Object.entries(SEARCH_OPTIONS).map(([kind, s]) => [kind, extend(`remote ${KIND_NAMES[kind]} search()`, s, TRANSFER)]),
+);
+export const REMOTE_ADD_OPTIONS = Object.fromEntries(
+  Object.entries(ADD_OPTIONS).map(([kind, s]) => [
+    kind,
+    extend(`remote ${KIND_NAMES[kind]} add()`, s, TRANSFER, PROGRESS),
+  ]),
+);
+export const REMOTE_LOAD_OPTIONS = schema('remote load()', {
+  ...TRANSFER,
+  signal: signal(),
+  onProgress: func(),
+  size: size(),
+});
 
 // Persistence helpers.
 const quiver = () => object('a module from Quiver.init() or a worker from spawn()');

@@ -31,8 +31,10 @@ export function heapAlloc(mod, bytes, what) {
     throw new QuiverError('INVALID_ARGUMENT', `${what}: ${bytes} is not a byte count`);
   }
   if (bytes > MAX_BLOCK_BYTES) {
-    throw new QuiverError('OUT_OF_MEMORY',
-      `${what} needs ${bytes} bytes, more than a wasm32 heap (4 GiB) can hold; nothing was changed`);
+    throw new QuiverError(
+      'OUT_OF_MEMORY',
+      `${what} needs ${bytes} bytes, more than a wasm32 heap (4 GiB) can hold; nothing was changed`,
+    );
   }
   return mod._malloc(Math.max(1, bytes)) >>> 0;
 }
@@ -108,10 +110,18 @@ export class Staging {
     return this.views;
   }
 
-  get u8() { return this.#views().u8; }
-  get u32() { return this.#views().u32; }
-  get f32() { return this.#views().f32; }
-  get f64() { return this.#views().f64; }
+  get u8() {
+    return this.#views().u8;
+  }
+  get u32() {
+    return this.#views().u32;
+  }
+  get f32() {
+    return this.#views().f32;
+  }
+  get f64() {
+    return this.#views().f64;
+  }
 
   putFloat32(name, data) {
     const ptr = this.reserve(name, data.length * 4);
@@ -123,11 +133,6 @@ export class Staging {
     const ptr = this.reserve(name, data.length * 8);
     this.f64.set(data, ptr / 8);
     return ptr;
-  }
-
-  // Copies `bytes` (a Uint8Array) to the heap at ptr.
-  putBytes(ptr, bytes) {
-    this.u8.set(bytes, ptr >>> 0);
   }
 
   // A copy of n heap bytes at ptr.
@@ -220,7 +225,10 @@ export class Staging {
           throw new QuiverError('INVALID_ARGUMENT', `id at position ${i} is not an integer in [0, 2^53 - 1]`);
         }
         if (seen.has(id) || native.has(id)) {
-          throw new QuiverError('DUPLICATE_ID', seen.has(id) ? `id ${id} appears twice in one add` : `id ${id} is already in the index`);
+          throw new QuiverError(
+            'DUPLICATE_ID',
+            seen.has(id) ? `id ${id} appears twice in one add` : `id ${id} is already in the index`,
+          );
         }
         seen.add(id);
       }

@@ -31,8 +31,10 @@ export function checkDim(dim) {
 }
 
 function idError(i, value) {
-  return new QuiverError('INVALID_ARGUMENT',
-    `id at position ${i} is not an integer in [0, 2^53 - 1] (a number or a bigint), got ${describe(value)}`);
+  return new QuiverError(
+    'INVALID_ARGUMENT',
+    `id at position ${i} is not an integer in [0, 2^53 - 1] (a number or a bigint), got ${describe(value)}`,
+  );
 }
 
 // Ids: a number, a bigint, an array of numbers or bigints, or an integer typed array
@@ -43,8 +45,10 @@ export function toIds(ids) {
   if (ids instanceof Float64Array) return ids; // values checked by the binding (same rule)
   const typed = ArrayBuffer.isView(ids) && !(ids instanceof DataView);
   if (!typed && !Array.isArray(ids)) {
-    throw new QuiverError('INVALID_ARGUMENT',
-      `ids must be a number, a bigint, an array or a typed array, got ${describe(ids)}`);
+    throw new QuiverError(
+      'INVALID_ARGUMENT',
+      `ids must be a number, a bigint, an array or a typed array, got ${describe(ids)}`,
+    );
   }
   const out = new Float64Array(ids.length);
   for (let i = 0; i < ids.length; i++) {
@@ -82,18 +86,26 @@ function checkNumbers(values, what) {
 export function toVectors(vectors, dim, what = 'vectors') {
   if (vectors instanceof Float32Array) {
     if (vectors.length % dim !== 0) {
-      throw new QuiverError('DIMENSION_MISMATCH',
-        `${what} has ${vectors.length} values, not a multiple of the dimension ${dim}`);
+      throw new QuiverError(
+        'DIMENSION_MISMATCH',
+        `${what} has ${vectors.length} values, not a multiple of the dimension ${dim}`,
+      );
     }
     return vectors;
   }
-  if (ArrayBuffer.isView(vectors) && !(vectors instanceof DataView) && !(vectors instanceof BigInt64Array)
-      && !(vectors instanceof BigUint64Array)) {
+  if (
+    ArrayBuffer.isView(vectors) &&
+    !(vectors instanceof DataView) &&
+    !(vectors instanceof BigInt64Array) &&
+    !(vectors instanceof BigUint64Array)
+  ) {
     return toVectors(Float32Array.from(vectors), dim, what);
   }
   if (!Array.isArray(vectors)) {
-    throw new QuiverError('INVALID_ARGUMENT',
-      `${what} must be a Float32Array, an array of numbers or an array of rows, got ${describe(vectors)}`);
+    throw new QuiverError(
+      'INVALID_ARGUMENT',
+      `${what} must be a Float32Array, an array of numbers or an array of rows, got ${describe(vectors)}`,
+    );
   }
   if (vectors.length > 0 && typeof vectors[0] !== 'number') {
     const out = new Float32Array(vectors.length * dim);
@@ -103,8 +115,10 @@ export function toVectors(vectors, dim, what = 'vectors') {
         throw new QuiverError('INVALID_ARGUMENT', `${what} row ${r} is not an array of numbers, got ${describe(row)}`);
       }
       if (row.length !== dim) {
-        throw new QuiverError('DIMENSION_MISMATCH',
-          `${what} row ${r} has ${row.length} values, the index dimension is ${dim}`);
+        throw new QuiverError(
+          'DIMENSION_MISMATCH',
+          `${what} row ${r} has ${row.length} values, the index dimension is ${dim}`,
+        );
       }
       if (Array.isArray(row)) checkNumbers(row, `${what} row ${r}:`);
       out.set(row, r * dim);

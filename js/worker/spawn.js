@@ -7,10 +7,16 @@
 //   await index.add(ids, vectors, { transfer: true });   // moves the buffers instead of copying
 //   const { ids, distances } = await index.search(query, 10, { ef: 64 });
 //   await index.dispose(); await w.terminate();
-import { QuiverError } from './errors.js';
-import { isStreamSource } from './stream-load.js';
-import { MAX_TIMER_MS, checkTimeout } from './loader.js';
-import { REMOTE_ADD_OPTIONS, REMOTE_LOAD_OPTIONS, REMOTE_SEARCH_OPTIONS, SPAWN_OPTIONS, readOptions } from './options.js';
+import { QuiverError } from '../core/errors.js';
+import { isStreamSource } from '../io/stream-load.js';
+import { MAX_TIMER_MS, checkTimeout } from '../loader.js';
+import {
+  REMOTE_ADD_OPTIONS,
+  REMOTE_LOAD_OPTIONS,
+  REMOTE_SEARCH_OPTIONS,
+  SPAWN_OPTIONS,
+  readOptions,
+} from '../core/options.js';
 
 const NODE_WORKER = './worker-node.js';
 const isNode = typeof process === 'object' && !!(process.versions && process.versions.node);
@@ -73,8 +79,10 @@ function transferList(buffers) {
   for (const buffer of buffers) {
     if (typeof SharedArrayBuffer !== 'undefined' && buffer instanceof SharedArrayBuffer) continue;
     if (buffer instanceof ArrayBuffer && isDetached(buffer)) {
-      throw new QuiverError('INVALID_ARGUMENT',
-        'an input buffer is detached (already transferred elsewhere, e.g. by an earlier { transfer: true } call); nothing was sent');
+      throw new QuiverError(
+        'INVALID_ARGUMENT',
+        'an input buffer is detached (already transferred elsewhere, e.g. by an earlier { transfer: true } call); nothing was sent',
+      );
     }
     out.push(buffer);
   }
@@ -128,15 +136,18 @@ async function startWorker(workerUrl) {
       terminate: () => worker.terminate(),
     };
   }
-  if (typeof Worker !== 'function') throw new QuiverError('LOAD_FAILED', 'spawn() needs Worker, which this runtime does not have');
-  const worker = workerUrl !== undefined
-    ? new Worker(workerUrl, { type: 'module' })
-    : new Worker(new URL('./worker-browser.js', import.meta.url), { type: 'module' });
+  if (typeof Worker !== 'function')
+    throw new QuiverError('LOAD_FAILED', 'spawn() needs Worker, which this runtime does not have');
+  const worker =
+    workerUrl !== undefined
+      ? new Worker(workerUrl, { type: 'module' })
+      : new Worker(new URL('./worker-browser.js', import.meta.url), { type: 'module' });
   return {
     post: (m, transfer) => worker.postMessage(m, transfer),
     onMessage: (fn) => worker.addEventListener('message', (e) => fn(e.data)),
     // A script that cannot be fetched or parsed fires a plain Event (no message).
-    onExit: (fn) => worker.addEventListener('error', (e) => fn(`the worker failed: ${e.message ?? 'its script did not load'}`)),
+    onExit: (fn) =>
+      worker.addEventListener('error', (e) => fn(`the worker failed: ${e.message ?? 'its script did not load'}`)),
     ref: () => {},
     unref: () => {},
     terminate: async () => worker.terminate(),
@@ -167,10 +178,16 @@ class RemoteIndex {
     return this.#call({ op: 'get', handle: this.#handle, property });
   }
 
-  get size() { return this.#get('size'); }
-  get memoryBytes() { return this.#get('memoryBytes'); }
+  get size() {
+    return this.#get('size');
+  }
+  get memoryBytes() {
+    return this.#get('memoryBytes');
+  }
   // Any other read-only property of the index in the worker (bits, M, maxLevel, ...).
-  property(name) { return this.#get(name); }
+  property(name) {
+    return this.#get(name);
+  }
 
   // options: the index's add options, plus
   //   transfer    move the buffers into the worker instead of copying them
@@ -192,8 +209,12 @@ class RemoteIndex {
       return this.#invoke('add', args, transfer ? buffersOf([ids, vectors]) : [], chunked, { onProgress, signal });
     });
   }
-  remove(ids) { return this.#invoke('remove', [ids]); }
-  has(id) { return this.#invoke('has', [id]); }
+  remove(ids) {
+    return this.#invoke('remove', [ids]);
+  }
+  has(id) {
+    return this.#invoke('has', [id]);
+  }
   // options: the kind's search options (checked here and again in the worker), plus transfer.
   search(query, k = 10, options) {
     return settle(() => {
@@ -207,8 +228,12 @@ class RemoteIndex {
       return this.#invoke('searchBatch', [queries, k, rest], transfer ? buffersOf([queries]) : []);
     });
   }
-  serialize() { return this.#invoke('serialize', []); }
-  compact(...args) { return this.#invoke('compact', args); }
+  serialize() {
+    return this.#invoke('serialize', []);
+  }
+  compact(...args) {
+    return this.#invoke('compact', args);
+  }
 
   // Frees the index in the worker; again is a no-op.
   async dispose() {
@@ -240,17 +265,27 @@ export async function spawn(options) {
     if (!p) return;
     if (progress) {
       // The caller's callback must not break the call (its errors are its own).
-      try { p.onProgress?.(progress); } catch (e) { queueMicrotask(() => { throw e; }); }
+      try {
+        p.onProgress?.(progress);
+      } catch (e) {
+        queueMicrotask(() => {
+          throw e;
+        });
+      }
       return;
     }
     pending.delete(id);
     p.cleanup?.();
     if (pending.size === 0) port.unref();
-    if (ok) p.resolve(value); else p.reject(toError(error));
+    if (ok) p.resolve(value);
+    else p.reject(toError(error));
   });
   port.onExit((why) => {
     if (!closed) closed = why;
-    for (const p of pending.values()) { p.cleanup?.(); p.reject(new QuiverError('WORKER_EXITED', closed)); }
+    for (const p of pending.values()) {
+      p.cleanup?.();
+      p.reject(new QuiverError('WORKER_EXITED', closed));
+    }
     pending.clear();
     port.unref();
   });
@@ -268,7 +303,9 @@ export async function spawn(options) {
       if (pending.size === 0) port.ref();
       const entry = { resolve, reject, onProgress };
       if (signal) {
-        const cancel = () => { if (!closed) port.post({ op: 'cancel', target: id }, []); };
+        const cancel = () => {
+          if (!closed) port.post({ op: 'cancel', target: id }, []);
+        };
         signal.addEventListener('abort', cancel, { once: true });
         entry.cleanup = () => signal.removeEventListener('abort', cancel);
       }
@@ -293,8 +330,10 @@ export async function spawn(options) {
     // but never answers (not the worker entry, say). Its margin lets the loader speak first.
     const silent = new Promise((_, reject) => {
       if (startTimeout + START_MARGIN_MS > MAX_TIMER_MS) return;
-      timer = setTimeout(() => reject(new QuiverError('WORKER_EXITED', `no answer within ${startTimeout + START_MARGIN_MS} ms`)),
-        startTimeout + START_MARGIN_MS);
+      timer = setTimeout(
+        () => reject(new QuiverError('WORKER_EXITED', `no answer within ${startTimeout + START_MARGIN_MS} ms`)),
+        startTimeout + START_MARGIN_MS,
+      );
     });
     info = await Promise.race([call({ op: 'init', options: initOptions }), silent]);
   } catch (e) {
@@ -303,8 +342,11 @@ export async function spawn(options) {
     // A worker that died or never answered: say which script it ran and how to point at another.
     if (e.code === 'WORKER_EXITED') {
       const href = workerUrl === undefined ? defaultWorkerHref() : String(workerUrl);
-      throw new QuiverError('LOAD_FAILED', `the worker script ${href} did not start (${e.message}): `
-        + 'if a bundler did not copy it, bundle quiver-vector/worker-entry and pass its URL as spawn({ workerUrl })');
+      throw new QuiverError(
+        'LOAD_FAILED',
+        `the worker script ${href} did not start (${e.message}): ` +
+          'if a bundler did not copy it, bundle quiver-vector/worker-entry and pass its URL as spawn({ workerUrl })',
+      );
     }
     throw e;
   } finally {
@@ -314,7 +356,9 @@ export async function spawn(options) {
   return {
     ...info,
     // create('flat' | 'quantized' | 'hnsw', options): a new empty index in the worker.
-    async create(kind, indexOptions = {}) { return new RemoteIndex(call, await call({ op: 'create', kind, options: indexOptions })); },
+    async create(kind, indexOptions = {}) {
+      return new RemoteIndex(call, await call({ op: 'create', kind, options: indexOptions }));
+    },
     // Index file bytes (as Quiver.load); { transfer: true } moves the buffer into the worker.
     // A Response, ReadableStream or Blob goes to the worker as a stream (never whole in this
     // thread), which reads it into its heap chunk by chunk: onProgress({ done, total }) in
@@ -336,8 +380,12 @@ export async function spawn(options) {
       }
       return index;
     },
-    threadPool() { return call({ op: 'threadPool' }); },
-    unitGaussianVectors(n, dim, seed) { return call({ op: 'unitGaussianVectors', n, dim, seed }); },
+    threadPool() {
+      return call({ op: 'threadPool' });
+    },
+    unitGaussianVectors(n, dim, seed) {
+      return call({ op: 'unitGaussianVectors', n, dim, seed });
+    },
     // Stops the worker at once — from this side (worker_threads terminate() / Worker
     // terminate()), not by a message that would wait behind a running add or build — and with
     // it every index it holds. Every pending call and every later one rejects with
@@ -346,10 +394,16 @@ export async function spawn(options) {
       if (!terminating) {
         closed ??= 'the worker was terminated';
         const error = new QuiverError('WORKER_EXITED', closed);
-        for (const p of pending.values()) { p.cleanup?.(); p.reject(error); }
+        for (const p of pending.values()) {
+          p.cleanup?.();
+          p.reject(error);
+        }
         pending.clear();
         port.unref();
-        terminating = Promise.resolve(port.terminate()).then(() => {}, () => {});
+        terminating = Promise.resolve(port.terminate()).then(
+          () => {},
+          () => {},
+        );
       }
       return terminating;
     },
