@@ -21,7 +21,15 @@ export default [
   },
   // Node: tests, scripts, the Node examples and the example servers, this file.
   {
-    files: ['tests/**', 'scripts/**', 'examples/node/**', 'examples/*/server.mjs', 'examples/edge/bun.mjs', '*.js'],
+    files: [
+      'tests/**',
+      'scripts/**',
+      'bench/**',
+      'examples/node/**',
+      'examples/*/server.mjs',
+      'examples/edge/bun.mjs',
+      '*.js',
+    ],
     languageOptions: { globals: globals.node },
   },
   // The package runs in browsers, workers, edge runtimes and Node: only what they share, plus
@@ -42,7 +50,14 @@ export default [
     languageOptions: { globals: globals.serviceworker },
   },
   // Browser and bundler tests: Node files whose page.evaluate() callbacks run in the page.
-  { files: ['tests/browser/**', 'tests/edge/**'], languageOptions: { globals: globals.browser } },
+  {
+    files: ['tests/browser/**', 'tests/edge/**', 'bench/browser/run.mjs', 'bench/ivf/browser.mjs'],
+    languageOptions: { globals: globals.browser },
+  },
+  // The benchmark page of the ivf suite.
+  { files: ['bench/ivf/page.mjs'], languageOptions: { globals: globals.browser } },
+  // Emscripten --pre-js files: they run inside the glue, where Module and ENV are defined.
+  { files: ['bench/common/*-bench-env.js'], languageOptions: { globals: { Module: 'writable', ENV: 'writable' } } },
   // Run by Node, Deno and Bun alike.
   { files: ['tests/edge/fixtures/**'], languageOptions: { globals: { Deno: 'readonly' } } },
 ];

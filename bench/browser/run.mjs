@@ -21,13 +21,16 @@ import { concurrentKnobs } from '../concurrent/knobs.mjs';
 
 const env = (name, fallback) => process.env[name] ?? fallback;
 const knobs = concurrentKnobs();
-const modes = env('MODES', 'mutex nolock').split(/[\s,]+/).filter(Boolean);
+const modes = env('MODES', 'mutex nolock')
+  .split(/[\s,]+/)
+  .filter(Boolean);
 const scaling = env('SCALING', '1') !== '0';
 
 for (const name of ['concurrent_knn', 'scaling_batch']) {
   if (!existsSync(path.join(wasmDir, `quiver_bench_${name}.js`))) {
-    throw new Error(`examples/bench/wasm/quiver_bench_${name}.js is missing: build it with ` +
-      '`bash scripts/build.sh wasm-simd-mt`');
+    throw new Error(
+      `examples/bench/wasm/quiver_bench_${name}.js is missing: build it with ` + '`bash scripts/build.sh wasm-simd-mt`',
+    );
   }
 }
 
@@ -37,16 +40,23 @@ let saved;
 try {
   console.log(`Chromium ${browser.version()}, page ${server.pageUrl}, load average ${os.loadavg()[0].toFixed(2)}`);
   const page = await openPage(browser, `${server.pageUrl}?autosave=1`, { timeout: 0 });
-  await page.exposeFunction('quiverBenchLog', (line) => { if (!line.startsWith('{')) console.log(line); });
+  await page.exposeFunction('quiverBenchLog', (line) => {
+    if (!line.startsWith('{')) console.log(line);
+  });
   await page.waitForFunction(() => window.quiverBench.state !== 'loading');
   const state = await page.evaluate(() => ({ state: window.quiverBench.state, message: window.quiverBench.message }));
   if (state.state !== 'ready') throw new Error(`the page cannot run: ${state.message}`);
-  const runs = [...modes.map((MODE) => ({ bench: 'concurrent_knn', MODE })), ...(scaling ? [{ bench: 'scaling_batch' }] : [])];
+  const runs = [
+    ...modes.map((MODE) => ({ bench: 'concurrent_knn', MODE })),
+    ...(scaling ? [{ bench: 'scaling_batch' }] : []),
+  ];
   for (const r of runs) {
     console.log(`\n### ${r.bench} wasm-browser${r.MODE ? ` MODE=${r.MODE}` : ''}`);
-    await page.evaluate((values) => window.quiverBench.run(values), { ...knobs, ...r }).catch((e) => {
-      throw new Error(`${r.bench} failed in the page: ${e.message}\n${page.quiverLog.join('\n')}`);
-    });
+    await page
+      .evaluate((values) => window.quiverBench.run(values), { ...knobs, ...r })
+      .catch((e) => {
+        throw new Error(`${r.bench} failed in the page: ${e.message}\n${page.quiverLog.join('\n')}`);
+      });
   }
   saved = await page.evaluate(() => window.quiverBench.saved);
   if (!saved) throw new Error('the page saved nothing');
@@ -62,5 +72,7 @@ const { markdown, svg } = renderReport(report, path.basename(base));
 writeFileSync(`${base}.md`, markdown);
 writeFileSync(`${base}.svg`, svg);
 console.log(`\n${markdown}`);
-console.log(`wrote ${saved.file} (${report.target}), .md and .svg; ` +
-  'node bench/concurrent/report.mjs shows it beside the native and wasm runs of the same workload');
+console.log(
+  `wrote ${saved.file} (${report.target}), .md and .svg; ` +
+    'node bench/concurrent/report.mjs shows it beside the native and wasm runs of the same workload',
+);

@@ -7,7 +7,9 @@ import os from 'node:os';
 export function gitCommit(root) {
   try {
     let commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-    if (execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).trim()) {
+    if (
+      execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).trim()
+    ) {
       commit += ' (with uncommitted changes)';
     }
     return commit;
@@ -19,8 +21,12 @@ export function gitCommit(root) {
 // Host, CPU, memory, OS and Node; `extra` fields (ISA, load averages, ...) are appended.
 export function machineInfo(extra = {}) {
   return {
-    host: os.hostname(), cpu: os.cpus()[0]?.model, cpus: os.cpus().length,
-    memory_gib: +(os.totalmem() / 2 ** 30).toFixed(1), os: `${os.type()} ${os.release()}`, node: process.version,
+    host: os.hostname(),
+    cpu: os.cpus()[0]?.model,
+    cpus: os.cpus().length,
+    memory_gib: +(os.totalmem() / 2 ** 30).toFixed(1),
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
     ...extra,
   };
 }
@@ -51,7 +57,8 @@ export function cpuBetween(startLine, endLine, cores) {
     return { idle: v[3] + (v[4] ?? 0), steal: v[7] ?? 0, total: v.reduce((a, b) => a + b, 0) };
   };
   if (!startLine || !endLine) return null;
-  const a = parse(startLine), b = parse(endLine);
+  const a = parse(startLine),
+    b = parse(endLine);
   const span = b.total - a.total;
   if (!(span > 0)) return null;
   return {

@@ -51,7 +51,9 @@ function groupsOf(qps) {
   });
 }
 const spreadOf = (xs) => {
-  const lo = Math.min(...xs), hi = Math.max(...xs), mid = median(xs);
+  const lo = Math.min(...xs),
+    hi = Math.max(...xs),
+    mid = median(xs);
   return { lo, hi, median: mid, spread: (hi - lo) / mid };
 };
 
@@ -72,7 +74,15 @@ export function checkPasses(passesQps, { tolerance = PASS_TOLERANCE, label = '',
   if (qps.length < 2) return { passes: qps.length, checked: false, ok: true };
   const groups = groupsOf(qps);
   const { lo, hi, median: mid, spread } = spreadOf(groups);
-  const result = { passes: qps.length, checked: true, lo, hi, median: mid, spread: +spread.toFixed(3), ok: spread <= tolerance };
+  const result = {
+    passes: qps.length,
+    checked: true,
+    lo,
+    hi,
+    median: mid,
+    spread: +spread.toFixed(3),
+    ok: spread <= tolerance,
+  };
   if (!result.ok) {
     const tail = groups.slice(Math.floor(groups.length / 2));
     const ref = median(tail);
@@ -82,9 +92,12 @@ export function checkPasses(passesQps, { tolerance = PASS_TOLERANCE, label = '',
     const slow = qps.slice(0, Math.floor((lead * qps.length) / groups.length));
     const slowQps = slow.length / slow.reduce((a, x) => a + 1 / x, 0);
     const first = slow.length === 1 ? 'the first pass is' : `the first ${slow.length} passes are`;
-    result.warning = `${label ? `${label}: ` : ''}passes disagree: ${fmt(lo)}-${fmt(hi)} QPS over ${qps.length} passes ` +
+    result.warning =
+      `${label ? `${label}: ` : ''}passes disagree: ${fmt(lo)}-${fmt(hi)} QPS over ${qps.length} passes ` +
       `(spread ${(spread * 100).toFixed(0)} % of the median, tolerance ${(tolerance * 100).toFixed(0)} %)` +
-      (slowStart ? `; ${first} ${((1 - slowQps / ref) * 100).toFixed(0)} % slower than the rest: ${SLOW_START_CAUSE[code] ?? 'slow start (warm-up not over, or the machine was busy)'}` : '');
+      (slowStart
+        ? `; ${first} ${((1 - slowQps / ref) * 100).toFixed(0)} % slower than the rest: ${SLOW_START_CAUSE[code] ?? 'slow start (warm-up not over, or the machine was busy)'}`
+        : '');
   }
   return result;
 }
@@ -108,7 +121,8 @@ export function checkVariants(points, { factor = VARIANT_FACTOR } = {}) {
     const c = { key, simd: v.simd, simd_mt: v['simd-mt'], ratio: +ratio.toFixed(3), ok };
     if (!ok) {
       const [fast, slow] = ratio > 1 ? ['simd-mt', 'simd'] : ['simd', 'simd-mt'];
-      c.warning = `${key}: ${slow} ${fmt(Math.min(v.simd, v['simd-mt']))} QPS vs ${fast} ${fmt(Math.max(v.simd, v['simd-mt']))} ` +
+      c.warning =
+        `${key}: ${slow} ${fmt(Math.min(v.simd, v['simd-mt']))} QPS vs ${fast} ${fmt(Math.max(v.simd, v['simd-mt']))} ` +
         `(${Math.max(ratio, 1 / ratio).toFixed(2)}x, more than ${factor}x): both run the same single-threaded search, ` +
         'so one was not in its steady state or the machine was busy';
     }
@@ -122,6 +136,9 @@ export const warningsOf = (checks) => checks.filter((c) => c && c.warning).map((
 
 // Prints warnings (if any) under a heading on stderr; returns them.
 export function reportWarnings(warnings, write = (s) => process.stderr.write(s)) {
-  if (warnings.length) write(`\nWARNING: ${warnings.length} figure(s) not steady (bench/common/steady-state.mjs):\n${warnings.map((w) => `  ${w}\n`).join('')}`);
+  if (warnings.length)
+    write(
+      `\nWARNING: ${warnings.length} figure(s) not steady (bench/common/steady-state.mjs):\n${warnings.map((w) => `  ${w}\n`).join('')}`,
+    );
   return warnings;
 }

@@ -20,7 +20,10 @@ try {
     await page.goto(pathToFileURL(resolve(file)).href);
     const box = await page.locator('svg').boundingBox();
     const png = `${out}/${basename(file, '.svg')}.png`;
-    await page.screenshot({ path: png, clip: { x: 0, y: 0, width: Math.ceil(box.width), height: Math.ceil(box.height) } });
+    await page.screenshot({
+      path: png,
+      clip: { x: 0, y: 0, width: Math.ceil(box.width), height: Math.ceil(box.height) },
+    });
     console.log(`${png}: ${box.width} × ${box.height}`);
     await page.close();
   }

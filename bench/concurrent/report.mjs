@@ -31,17 +31,23 @@ export function findBrowserReport(report, dir = browserResultsDir) {
 // CLI
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const args = process.argv.slice(2);
-  const flag = (name) => { const i = args.indexOf(name); return i < 0 ? undefined : args.splice(i, 2)[1] ?? ''; };
+  const flag = (name) => {
+    const i = args.indexOf(name);
+    return i < 0 ? undefined : (args.splice(i, 2)[1] ?? '');
+  };
   const noBrowser = args.includes('--no-browser') && args.splice(args.indexOf('--no-browser'), 1);
   const browserFile = flag('--browser');
   let file = args[0];
   if (!file) {
-    const all = readdirSync(resultsDir).filter((f) => /^concurrent-.*\.json$/.test(f) && !isBrowserFile(f)).sort();
+    const all = readdirSync(resultsDir)
+      .filter((f) => /^concurrent-.*\.json$/.test(f) && !isBrowserFile(f))
+      .sort();
     if (!all.length) throw new Error('no bench/concurrent/results/concurrent-*.json yet: run npm run bench:concurrent');
     file = path.join(resultsDir, all[all.length - 1]);
   }
   let report = JSON.parse(readFileSync(file, 'utf8'));
-  if (!noBrowser && !report.target) {  // report.target is set in browser files: render those alone
+  if (!noBrowser && !report.target) {
+    // report.target is set in browser files: render those alone
     const found = browserFile
       ? { browser: JSON.parse(readFileSync(browserFile, 'utf8')), file: path.basename(browserFile) }
       : findBrowserReport(report);

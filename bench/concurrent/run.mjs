@@ -24,8 +24,12 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const buildRoot = process.env.QUIVER_BUILD_ROOT ?? path.join(root, 'build');
 const env = (name, fallback) => process.env[name] ?? fallback;
 const knobs = concurrentKnobs();
-const modes = env('MODES', 'mutex nolock direct').split(/[\s,]+/).filter(Boolean);
-const targets = env('TARGETS', 'native wasm').split(/[\s,]+/).filter(Boolean);
+const modes = env('MODES', 'mutex nolock direct')
+  .split(/[\s,]+/)
+  .filter(Boolean);
+const targets = env('TARGETS', 'native wasm')
+  .split(/[\s,]+/)
+  .filter(Boolean);
 const scaling = env('SCALING', '1') !== '0';
 
 function command(target, program) {
@@ -39,16 +43,38 @@ function run(target, program, extra) {
   const [cmd, args] = command(target, program);
   const file = cmd === 'node' ? args[0] : cmd;
   if (!existsSync(file)) throw new Error(`${file} is missing: build it first (scripts/bench-concurrent.sh does)`);
-  console.log(`\n### ${program} ${target} ${Object.entries(extra).map(([k, v]) => `${k}=${v}`).join(' ')}`);
-  const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8', env: { ...process.env, ...knobs, ...extra },
-    maxBuffer: 64 << 20 });
-  process.stdout.write(r.stdout.split('\n').filter((l) => !l.startsWith('{')).join('\n'));
+  console.log(
+    `\n### ${program} ${target} ${Object.entries(extra)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')}`,
+  );
+  const r = spawnSync(cmd, args, {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, ...knobs, ...extra },
+    maxBuffer: 64 << 20,
+  });
+  process.stdout.write(
+    r.stdout
+      .split('\n')
+      .filter((l) => !l.startsWith('{'))
+      .join('\n'),
+  );
   if (r.status !== 0) throw new Error(`${program} (${target}) failed with ${r.status}: ${r.stderr}`);
-  const json = r.stdout.split('\n').filter((l) => l.startsWith('{')).pop();
+  const json = r.stdout
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .pop();
   return JSON.parse(json);
 }
 
-const git = (...a) => { try { return execFileSync('git', a, { cwd: root, encoding: 'utf8' }).trim(); } catch { return 'unknown'; } };
+const git = (...a) => {
+  try {
+    return execFileSync('git', a, { cwd: root, encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+};
 const timestamp = new Date().toISOString();
 const report = {
   benchmark: 'concurrent',

@@ -29,11 +29,15 @@ const KINDS = {
   quantized4: (q) => new q.QuantizedIndex({ dim: DIM, metric: 'cosine', bits: 4, keepVectors: true }),
   'quantized4-codes': (q) => new q.QuantizedIndex({ dim: DIM, metric: 'cosine', bits: 4, keepVectors: false }),
   // Codes-only accuracy (issue 14): 4-bit fast-scan codes + 3-bit refine plane, no f32 copy.
-  'quantized4r3-codes': (q) => new q.QuantizedIndex({ dim: DIM, metric: 'cosine', bits: 4, refineBits: 3, keepVectors: false }),
-  'ivf4r3-codes': (q) => new q.QuantizedIndex({ dim: DIM, metric: 'cosine', bits: 4, refineBits: 3, keepVectors: false, lists: 'auto' }),
+  'quantized4r3-codes': (q) =>
+    new q.QuantizedIndex({ dim: DIM, metric: 'cosine', bits: 4, refineBits: 3, keepVectors: false }),
+  'ivf4r3-codes': (q) =>
+    new q.QuantizedIndex({ dim: DIM, metric: 'cosine', bits: 4, refineBits: 3, keepVectors: false, lists: 'auto' }),
   'hnsw-f32': (q) => new q.HnswIndex({ dim: DIM, metric: 'cosine', M: 16, efConstruction: 100 }),
-  'hnsw-sq8': (q) => new q.HnswIndex({ dim: DIM, metric: 'cosine', M: 16, efConstruction: 100, storage: 'sq8', keepVectors: true }),
-  'hnsw-sq8-codes': (q) => new q.HnswIndex({ dim: DIM, metric: 'cosine', M: 16, efConstruction: 100, storage: 'sq8', keepVectors: false }),
+  'hnsw-sq8': (q) =>
+    new q.HnswIndex({ dim: DIM, metric: 'cosine', M: 16, efConstruction: 100, storage: 'sq8', keepVectors: true }),
+  'hnsw-sq8-codes': (q) =>
+    new q.HnswIndex({ dim: DIM, metric: 'cosine', M: 16, efConstruction: 100, storage: 'sq8', keepVectors: false }),
 };
 
 // mulberry32 → Box–Muller; rows normalised to unit length.
@@ -63,7 +67,7 @@ function gaussianRows(n, seed) {
 const MB = (b) => Math.round(b / 1e4) / 100;
 
 async function build(kind, n, step, out, from = 0) {
-  const variant = process.env.VARIANT ?? 'simd-mt';  // VARIANT=simd: no pthread stacks in the heap
+  const variant = process.env.VARIANT ?? 'simd-mt'; // VARIANT=simd: no pthread stacks in the heap
   const q = await Quiver.init(variant === 'simd-mt' ? { variant, threads: 2 } : { variant });
   const index = KINDS[kind](q);
   if (out) mkdirSync(out, { recursive: true });
@@ -71,13 +75,25 @@ async function build(kind, n, step, out, from = 0) {
   console.log(JSON.stringify({ phase: 'start', kind, heapMB: MB(start) }));
   for (let done = 0; done < n; done += step) {
     const rows = Math.min(step, n - done);
-    index.add(Float64Array.from({ length: rows }, (_, i) => done + i + 1), gaussianRows(rows, 1000 + done));
+    index.add(
+      Float64Array.from({ length: rows }, (_, i) => done + i + 1),
+      gaussianRows(rows, 1000 + done),
+    );
     const heap = q.heapBytes();
     const reported = index.memoryBytes;
     // ratio: the whole wasm memory (module included) / memoryBytes; growthRatio: what the
     // heap grew by since the module started / memoryBytes (the issue's 1.2x goal).
-    console.log(JSON.stringify({ phase: 'build', kind, n: done + rows, heapMB: MB(heap), reportedMB: MB(reported),
-      ratio: Math.round((heap / reported) * 100) / 100, growthRatio: Math.round(((heap - start) / reported) * 100) / 100 }));
+    console.log(
+      JSON.stringify({
+        phase: 'build',
+        kind,
+        n: done + rows,
+        heapMB: MB(heap),
+        reportedMB: MB(reported),
+        ratio: Math.round((heap / reported) * 100) / 100,
+        growthRatio: Math.round(((heap - start) / reported) * 100) / 100,
+      }),
+    );
     if (out && done + rows >= from) writeFileSync(join(out, `${done + rows}.qvr`), index.serialize());
   }
   index.dispose();
@@ -88,16 +104,28 @@ async function load(file, how = 'stream') {
   const q = await Quiver.init({ variant: 'simd' });
   const before = q.heapBytes();
   const fileBytes = readFileSync(file).length;
-  const index = how === 'bytes'
-    ? q.load(readFileSync(file))
-    : await q.loadFrom(Readable.toWeb(createReadStream(file)), { size: fileBytes });
+  const index =
+    how === 'bytes'
+      ? q.load(readFileSync(file))
+      : await q.loadFrom(Readable.toWeb(createReadStream(file)), { size: fileBytes });
   const query = gaussianRows(1, 7);
   for (let i = 0; i < 10; i++) index.search(query, 10);
   const heap = q.heapBytes();
   const reported = index.memoryBytes;
-  console.log(JSON.stringify({ phase: 'load', how, file, size: index.size, fileMB: MB(fileBytes), startMB: MB(before),
-    heapMB: MB(heap), reportedMB: MB(reported), ratio: Math.round((heap / reported) * 100) / 100,
-    growthRatio: Math.round(((heap - before) / reported) * 100) / 100 }));
+  console.log(
+    JSON.stringify({
+      phase: 'load',
+      how,
+      file,
+      size: index.size,
+      fileMB: MB(fileBytes),
+      startMB: MB(before),
+      heapMB: MB(heap),
+      reportedMB: MB(reported),
+      ratio: Math.round((heap / reported) * 100) / 100,
+      growthRatio: Math.round(((heap - before) / reported) * 100) / 100,
+    }),
+  );
   index.dispose();
   q.terminate();
 }
@@ -105,4 +133,7 @@ async function load(file, how = 'stream') {
 const [mode, ...args] = process.argv.slice(2);
 if (mode === 'build') await build(args[0], Number(args[1]), Number(args[2]), args[3], Number(args[4] ?? 0));
 else if (mode === 'load') await load(args[0], args[1]);
-else { console.error('usage: measure.mjs build KIND N STEP [OUT [FROM]] | load FILE [bytes]'); process.exit(2); }
+else {
+  console.error('usage: measure.mjs build KIND N STEP [OUT [FROM]] | load FILE [bytes]');
+  process.exit(2);
+}

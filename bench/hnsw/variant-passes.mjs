@@ -22,7 +22,8 @@ const now = () => performance.now();
 
 function readQueries(path, count) {
   const buf = readFileSync(path);
-  const rows = buf.readInt32LE(0), dim = buf.readInt32LE(4);
+  const rows = buf.readInt32LE(0),
+    dim = buf.readInt32LE(4);
   const n = Math.min(rows, count);
   return { n, dim, data: new Float32Array(buf.buffer.slice(buf.byteOffset + 8, buf.byteOffset + 8 + n * dim * 4)) };
 }
@@ -43,10 +44,20 @@ async function child({ variant, index: file, queries: qfile, passes, count, ef }
   }
   index.dispose();
   q.terminate();
-  return { variant, flags: process.execArgv, init_ms: Math.round(initMs), load_ms: Math.round(loadMs), heap_bytes: q.heapBytes(), passes_qps: passesQps.map(Math.round) };
+  return {
+    variant,
+    flags: process.execArgv,
+    init_ms: Math.round(initMs),
+    load_ms: Math.round(loadMs),
+    heap_bytes: q.heapBytes(),
+    passes_qps: passesQps.map(Math.round),
+  };
 }
 
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
 
 if (process.argv[2] === '--child') {
   process.stdout.write(`${JSON.stringify(await child(JSON.parse(process.argv[3])))}\n`);
@@ -54,21 +65,39 @@ if (process.argv[2] === '--child') {
   const [index, queries] = process.argv.slice(2);
   if (!index || !queries) throw new Error('usage: node bench/hnsw/variant-passes.mjs INDEX_FILE QUERIES_FBIN');
   const variants = (process.env.VARIANTS ?? 'simd simd-mt').split(/\s+/).filter(Boolean);
-  const flagSets = (process.env.FLAGS ?? '-|--no-liftoff --no-wasm-lazy-compilation|--liftoff-only').split('|').map((s) => s.trim().split(/\s+/).filter((f) => f && f !== '-'));
+  const flagSets = (process.env.FLAGS ?? '-|--no-liftoff --no-wasm-lazy-compilation|--liftoff-only')
+    .split('|')
+    .map((s) =>
+      s
+        .trim()
+        .split(/\s+/)
+        .filter((f) => f && f !== '-'),
+    );
   const reps = Number(process.env.REPS ?? 2);
-  const job = { index, queries, passes: Number(process.env.PASSES ?? 8), count: Number(process.env.QUERIES ?? 256), ef: Number(process.env.EF ?? 40) };
+  const job = {
+    index,
+    queries,
+    passes: Number(process.env.PASSES ?? 8),
+    count: Number(process.env.QUERIES ?? 256),
+    ef: Number(process.env.EF ?? 40),
+  };
   const results = [];
   for (let rep = 0; rep < reps; rep++) {
     for (const flags of flagSets) {
       for (const variant of variants) {
-        const r = spawnSync(process.execPath, [...flags, here, '--child', JSON.stringify({ ...job, variant })], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+        const r = spawnSync(process.execPath, [...flags, here, '--child', JSON.stringify({ ...job, variant })], {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
         if (r.status !== 0) throw new Error(`${variant} ${flags.join(' ')}: exit ${r.status}`);
         const out = { rep, ...JSON.parse(r.stdout.trim().split('\n').pop()) };
         const steady = median(out.passes_qps.slice(2));
         out.steady_qps = steady;
         out.first_over_steady = +(out.passes_qps[0] / steady).toFixed(3);
         results.push(out);
-        process.stderr.write(`rep ${rep} ${variant.padEnd(7)} ${(flags.join(' ') || '(default)').padEnd(16)} load ${String(out.load_ms).padStart(5)} ms  passes ${out.passes_qps.join(' ')}  first/steady ${out.first_over_steady}\n`);
+        process.stderr.write(
+          `rep ${rep} ${variant.padEnd(7)} ${(flags.join(' ') || '(default)').padEnd(16)} load ${String(out.load_ms).padStart(5)} ms  passes ${out.passes_qps.join(' ')}  first/steady ${out.first_over_steady}\n`,
+        );
       }
     }
   }

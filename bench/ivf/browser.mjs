@@ -10,10 +10,14 @@ export async function startBrowserBench(cacheDir, log) {
   const handlers = {
     'GET /ivf-data': async (req, res) => {
       const url = new URL(req.url, 'http://localhost');
-      const file = join(cacheDir, basename(url.searchParams.get('file') ?? ''));  // only files of the cache
-      const offset = Number(url.searchParams.get('offset')), length = Number(url.searchParams.get('length'));
+      const file = join(cacheDir, basename(url.searchParams.get('file') ?? '')); // only files of the cache
+      const offset = Number(url.searchParams.get('offset')),
+        length = Number(url.searchParams.get('length'));
       const fh = await open(file, 'r').catch(() => null);
-      if (!fh) { res.writeHead(404).end(); return; }
+      if (!fh) {
+        res.writeHead(404).end();
+        return;
+      }
       try {
         const buf = Buffer.alloc(length);
         const { bytesRead } = await fh.read(buf, 0, length, offset);
@@ -29,7 +33,7 @@ export async function startBrowserBench(cacheDir, log) {
     // Every wasm function compiled by TurboFan up front, as in the Node runs (bench/common/steady-state.mjs).
     browser = await launchChromium({ extraArgs: [`--js-flags=${WASM_EAGER_FLAGS.join(' ')}`] });
   } catch (e) {
-    await server.close();  // else the listening server keeps Node running after the report
+    await server.close(); // else the listening server keeps Node running after the report
     throw e;
   }
   log(`Chromium ${browser.version()}`);
@@ -44,7 +48,10 @@ export async function startBrowserBench(cacheDir, log) {
       try {
         await page.waitForFunction(() => window.ivfBench?.ready, null, { timeout: 60_000 });
         const files = Object.fromEntries(Object.entries(config.workload.files).map(([k, v]) => [k, basename(v)]));
-        const run = page.evaluate((c) => window.ivfBench.run(c), { ...config, workload: { ...config.workload, files } });
+        const run = page.evaluate((c) => window.ivfBench.run(c), {
+          ...config,
+          workload: { ...config.workload, files },
+        });
         const late = new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error(`the page took over ${timeoutMs / 1000} s`)), timeoutMs);
         });

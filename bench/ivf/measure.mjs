@@ -31,7 +31,7 @@ export function recallAt10(rows, gt, gtK) {
   for (let q = 0; q < rows.length; q++) {
     const truth = new Set(gt.subarray(q * gtK, q * gtK + K));
     const r = rows[q];
-    const seen = new Set();  // an id counts once
+    const seen = new Set(); // an id counts once
     for (let j = 0; j < Math.min(K, r.length); j++) {
       const id = Number(r[j]);
       if (truth.has(id) && !seen.has(id)) hit++;
@@ -69,8 +69,11 @@ function timeOnePerCall(search, queries, dim, nq, seconds) {
   const wall = now() - t0;
   lat.sort((a, b) => a - b);
   return {
-    ids: first, qps: done / (wall / 1000),
-    mean_us: (lat.reduce((a, b) => a + b, 0) / lat.length) * 1000, p99_us: percentile(lat, 99) * 1000, passes_qps: passes,
+    ids: first,
+    qps: done / (wall / 1000),
+    mean_us: (lat.reduce((a, b) => a + b, 0) / lat.length) * 1000,
+    p99_us: percentile(lat, 99) * 1000,
+    passes_qps: passes,
   };
 }
 
@@ -99,22 +102,40 @@ export async function measureWasm({ q, wl, knobs, log = () => {} }) {
   const result = { heap_before_bytes: heap0, builds: [], ivf: [], flat: null, hnsw: null };
 
   // The partitioned codes-only index.
-  const options = { dim, metric: knobs.metric, bits: knobs.bits, keepVectors: false, refineBits: knobs.refineBits, lists: knobs.lists };
+  const options = {
+    dim,
+    metric: knobs.metric,
+    bits: knobs.bits,
+    keepVectors: false,
+    refineBits: knobs.refineBits,
+    lists: knobs.lists,
+  };
   const { index, build_s } = await build(q, () => new q.QuantizedIndex(options), wl);
   const b = {
-    index: 'ivf', options, isa: index.isa, threads: knobs.threads, build_s, memory_bytes: index.memoryBytes,
-    bytes_per_vector: index.memoryBytes / rows, heap_growth_bytes: q.heapBytes() - heap0, heap_after_bytes: q.heapBytes(),
-    lists: index.lists, default_probes: index.defaultProbes,
+    index: 'ivf',
+    options,
+    isa: index.isa,
+    threads: knobs.threads,
+    build_s,
+    memory_bytes: index.memoryBytes,
+    bytes_per_vector: index.memoryBytes / rows,
+    heap_growth_bytes: q.heapBytes() - heap0,
+    heap_after_bytes: q.heapBytes(),
+    lists: index.lists,
+    default_probes: index.defaultProbes,
   };
   result.builds.push(b);
-  log(`  ivf: ${rows} rows built in ${build_s.toFixed(2)} s, ${b.lists} lists, default probes ${b.default_probes}, ` +
-    `${b.bytes_per_vector.toFixed(1)} B/vector, heap +${(b.heap_growth_bytes / 2 ** 20).toFixed(1)} MiB`);
+  log(
+    `  ivf: ${rows} rows built in ${build_s.toFixed(2)} s, ${b.lists} lists, default probes ${b.default_probes}, ` +
+      `${b.bytes_per_vector.toFixed(1)} B/vector, heap +${(b.heap_growth_bytes / 2 ** 20).toFixed(1)} MiB`,
+  );
   // The sweep in ascending probes. 'default' searches without the option (probes 0: the index's
   // defaultProbes lists, and more until 8,192 vectors were scanned); it replaces an explicit
   // value equal to defaultProbes.
   const wantsDefault = knobs.probes.includes('default');
-  const probes = [...new Set(knobs.probes.filter((p) => p !== 'default'))]
-    .filter((p) => p >= 1 && p <= index.lists && !(wantsDefault && p === index.defaultProbes));
+  const probes = [...new Set(knobs.probes.filter((p) => p !== 'default'))].filter(
+    (p) => p >= 1 && p <= index.lists && !(wantsDefault && p === index.defaultProbes),
+  );
   if (wantsDefault) probes.push(index.defaultProbes);
   probes.sort((x, y) => x - y);
   for (const p of probes) {
@@ -122,16 +143,26 @@ export async function measureWasm({ q, wl, knobs, log = () => {} }) {
     const opts = isDefault ? {} : { probes: p };
     for (let i = 0; i < Math.min(nq, 50); i++) index.search(queries.subarray(i * dim, (i + 1) * dim), K, opts);
     const one = timeOnePerCall((x) => index.search(x, K, opts).ids, queries, dim, nq, knobs.seconds);
-    index.searchBatch(queries, K, opts);  // warm-up
+    index.searchBatch(queries, K, opts); // warm-up
     const t = now();
     const r = index.searchBatch(queries, K, opts);
     const batchS = (now() - t) / 1000;
     const row = {
-      probes: p, default: isDefault, lists: index.lists, recall: recallAt10(one.ids, gt, gtK),
-      qps: one.qps, mean_us: one.mean_us, p99_us: one.p99_us, passes_qps: one.passes_qps,
-      batch_threads: knobs.threads, batch_qps: nq / batchS, batch_recall: recallAt10(batchRows(r, nq), gt, gtK),
+      probes: p,
+      default: isDefault,
+      lists: index.lists,
+      recall: recallAt10(one.ids, gt, gtK),
+      qps: one.qps,
+      mean_us: one.mean_us,
+      p99_us: one.p99_us,
+      passes_qps: one.passes_qps,
+      batch_threads: knobs.threads,
+      batch_qps: nq / batchS,
+      batch_recall: recallAt10(batchRows(r, nq), gt, gtK),
     };
-    log(`  ivf probes ${p}: recall ${row.recall.toFixed(3)}, ${row.qps.toFixed(0)} QPS, batch ${row.batch_qps.toFixed(0)} QPS`);
+    log(
+      `  ivf probes ${p}: recall ${row.recall.toFixed(3)}, ${row.qps.toFixed(0)} QPS, batch ${row.batch_qps.toFixed(0)} QPS`,
+    );
     result.ivf.push(row);
   }
   index.dispose();
@@ -143,25 +174,52 @@ export async function measureWasm({ q, wl, knobs, log = () => {} }) {
     f.index.search(queries.subarray(0, dim), K);
     const one = timeOnePerCall((x) => f.index.search(x, K).ids, queries, dim, n, 0);
     result.flat = {
-      build_s: f.build_s, memory_bytes: f.index.memoryBytes, bytes_per_vector: f.index.memoryBytes / rows,
-      heap_after_bytes: q.heapBytes(), queries: n, recall: recallAt10(one.ids, gt, gtK), qps: one.qps, mean_us: one.mean_us, p99_us: one.p99_us,
+      build_s: f.build_s,
+      memory_bytes: f.index.memoryBytes,
+      bytes_per_vector: f.index.memoryBytes / rows,
+      heap_after_bytes: q.heapBytes(),
+      queries: n,
+      recall: recallAt10(one.ids, gt, gtK),
+      qps: one.qps,
+      mean_us: one.mean_us,
+      p99_us: one.p99_us,
     };
-    log(`  flat: ${result.flat.qps.toFixed(1)} QPS (${n} queries), ${result.flat.bytes_per_vector.toFixed(0)} B/vector`);
+    log(
+      `  flat: ${result.flat.qps.toFixed(1)} QPS (${n} queries), ${result.flat.bytes_per_vector.toFixed(0)} B/vector`,
+    );
     f.index.dispose();
   }
 
   // HNSW (f32, M / efConstruction as the HNSW benchmark), ef swept.
   if (knobs.hnswEfs.length > 0) {
-    const h = await build(q, () => new q.HnswIndex({ dim, metric: knobs.metric, M: knobs.M, efConstruction: knobs.efConstruction }), wl, { threads: 0 });
+    const h = await build(
+      q,
+      () => new q.HnswIndex({ dim, metric: knobs.metric, M: knobs.M, efConstruction: knobs.efConstruction }),
+      wl,
+      { threads: 0 },
+    );
     result.hnsw = {
-      M: knobs.M, ef_construction: knobs.efConstruction, threads: knobs.threads, build_s: h.build_s,
-      memory_bytes: h.index.memoryBytes, bytes_per_vector: h.index.memoryBytes / rows, heap_after_bytes: q.heapBytes(), rows: [],
+      M: knobs.M,
+      ef_construction: knobs.efConstruction,
+      threads: knobs.threads,
+      build_s: h.build_s,
+      memory_bytes: h.index.memoryBytes,
+      bytes_per_vector: h.index.memoryBytes / rows,
+      heap_after_bytes: q.heapBytes(),
+      rows: [],
     };
     log(`  hnsw: built in ${h.build_s.toFixed(1)} s, ${result.hnsw.bytes_per_vector.toFixed(0)} B/vector`);
     for (const ef of knobs.hnswEfs) {
       for (let i = 0; i < Math.min(nq, 50); i++) h.index.search(queries.subarray(i * dim, (i + 1) * dim), K, { ef });
       const one = timeOnePerCall((x) => h.index.search(x, K, { ef }).ids, queries, dim, nq, knobs.seconds);
-      const row = { ef, recall: recallAt10(one.ids, gt, gtK), qps: one.qps, mean_us: one.mean_us, p99_us: one.p99_us, passes_qps: one.passes_qps };
+      const row = {
+        ef,
+        recall: recallAt10(one.ids, gt, gtK),
+        qps: one.qps,
+        mean_us: one.mean_us,
+        p99_us: one.p99_us,
+        passes_qps: one.passes_qps,
+      };
       log(`  hnsw ef ${ef}: recall ${row.recall.toFixed(3)}, ${row.qps.toFixed(0)} QPS`);
       result.hnsw.rows.push(row);
     }

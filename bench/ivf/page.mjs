@@ -6,7 +6,10 @@ import { Quiver } from '/js/index.js';
 import { addSliceRows, measureWasm } from './measure.mjs';
 
 const logEl = document.getElementById('log');
-const log = (line) => { logEl.textContent += `${line}\n`; console.log(line); };
+const log = (line) => {
+  logEl.textContent += `${line}\n`;
+  console.log(line);
+};
 
 async function fetchBytes(file, offset, length) {
   const res = await fetch(`/ivf-data?file=${encodeURIComponent(file)}&offset=${offset}&length=${length}`);
@@ -26,13 +29,22 @@ async function run({ variant, workload, knobs }) {
   const [rows, dim] = head;
   const queries = await readWhole(workload.files.queries, Float32Array);
   const gt = await readWhole(workload.files.gt, Int32Array);
-  const sliceRows = 24 * addSliceRows(dim);  // a multiple of the package's slice (measure.mjs)
+  const sliceRows = 24 * addSliceRows(dim); // a multiple of the package's slice (measure.mjs)
   const wl = {
-    name: workload.name, rows, dim, nq: queries.rows, queries: queries.data, gt: gt.data, gtK: gt.cols,
+    name: workload.name,
+    rows,
+    dim,
+    nq: queries.rows,
+    queries: queries.data,
+    gt: gt.data,
+    gtK: gt.cols,
     async *slices() {
       for (let first = 0; first < rows; first += sliceRows) {
         const n = Math.min(sliceRows, rows - first);
-        yield { first, data: new Float32Array(await fetchBytes(workload.files.base, 8 + first * dim * 4, n * dim * 4)) };
+        yield {
+          first,
+          data: new Float32Array(await fetchBytes(workload.files.base, 8 + first * dim * 4, n * dim * 4)),
+        };
       }
     },
   };
@@ -41,8 +53,12 @@ async function run({ variant, workload, knobs }) {
   const result = await measureWasm({ q, wl, knobs: { ...knobs, threads }, log });
   q.terminate();
   return {
-    target: 'wasm', variant, runtime: `chromium ${navigator.userAgent.match(/Chrome\/([\d.]+)/)?.[1] ?? '?'}`,
-    isa: result.builds[0]?.isa ?? null, threads, ...result,
+    target: 'wasm',
+    variant,
+    runtime: `chromium ${navigator.userAgent.match(/Chrome\/([\d.]+)/)?.[1] ?? '?'}`,
+    isa: result.builds[0]?.isa ?? null,
+    threads,
+    ...result,
   };
 }
 

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { recallQpsSvg } from '../common/recall-qps-svg.mjs';
 
 const f0 = (x) => (x == null ? '—' : Number(x).toLocaleString('en-US', { maximumFractionDigits: 0 }));
-const f1 = (x) => (x == null ? '—' : Number(x).toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 }));
+const f1 = (x) =>
+  x == null ? '—' : Number(x).toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 const f3 = (x) => (x == null ? '—' : Number(x).toFixed(3));
 const mib = (b) => (b == null ? '—' : `${(b / 2 ** 20).toFixed(1)} MiB`);
 
@@ -14,10 +15,18 @@ const mib = (b) => (b == null ? '—' : `${(b / 2 ** 20).toFixed(1)} MiB`);
 export function normalise(run) {
   const r = run.result;
   if (run.target === 'native') {
-    const builds = r.lines.filter((l) => l.kind === 'ivf_build').map((l) => ({
-      threads: l.build_threads, build_s: l.build_s, memory_bytes: l.memory_bytes, bytes_per_vector: l.bytes_per_vector,
-      peak_bytes: l.peak_bytes, peak_what: l.peak_what ?? 'RSS growth', lists: l.lists, default_probes: l.default_probes,
-    }));
+    const builds = r.lines
+      .filter((l) => l.kind === 'ivf_build')
+      .map((l) => ({
+        threads: l.build_threads,
+        build_s: l.build_s,
+        memory_bytes: l.memory_bytes,
+        bytes_per_vector: l.bytes_per_vector,
+        peak_bytes: l.peak_bytes,
+        peak_what: l.peak_what ?? 'RSS growth',
+        lists: l.lists,
+        default_probes: l.default_probes,
+      }));
     const flat = r.lines.find((l) => l.kind === 'flat_search') ?? null;
     return { label: `native ${r.isa}`, builds, ivf: r.lines.filter((l) => l.kind === 'ivf_search'), flat, hnsw: null };
   }
@@ -60,11 +69,15 @@ function goals(report) {
         if (n.flat) checks.push(`${f1(hit.qps / n.flat.qps)}× flat (≥ 100: ${mark(hit.qps / n.flat.qps >= 100)})`);
       }
       const two = n.builds.find((x) => x.threads === 2);
-      if (w.rows >= 1e6 && two) checks.push(`build ${two.build_s.toFixed(0)} s on 2 threads (≤ 300: ${mark(two.build_s <= 300)})`);
+      if (w.rows >= 1e6 && two)
+        checks.push(`build ${two.build_s.toFixed(0)} s on 2 threads (≤ 300: ${mark(two.build_s <= 300)})`);
       if (hit && n.hnsw) {
         const hq = hnswQpsAt(n.hnsw.rows, hit.recall);
-        checks.push(hq == null ? 'HNSW never reached that recall in its sweep'
-          : `${f1(hit.qps / hq)}× HNSW QPS at recall ${f3(hit.recall)} (≥ 2: ${mark(hit.qps / hq >= 2)})`);
+        checks.push(
+          hq == null
+            ? 'HNSW never reached that recall in its sweep'
+            : `${f1(hit.qps / hq)}× HNSW QPS at recall ${f3(hit.recall)} (≥ 2: ${mark(hit.qps / hq >= 2)})`,
+        );
         const ratio = b.bytes_per_vector / n.hnsw.bytes_per_vector;
         checks.push(`memory ${ratio.toFixed(2)} of HNSW's (≤ 0.25: ${mark(ratio <= 0.25)})`);
       }
@@ -78,15 +91,20 @@ function goals(report) {
 export function renderIvfReport(report, name) {
   const md = [];
   const m = report.machine;
-  md.push(`# Partitioned quantised index (${name})`, '',
+  md.push(
+    `# Partitioned quantised index (${name})`,
+    '',
     `Commit ${report.commit}, ${report.date}${report.quick ? ' — QUICK smoke run, not a measurement' : ''}. ` +
-    `${m.cpu}, ${m.cpus} CPUs, ${m.memory_gib} GiB, ${m.os}, Node ${m.node}${m.chromium ? `, Chromium ${m.chromium}` : ''}; ` +
-    `load average ${m.load_average_start?.map((x) => x.toFixed(2)).join(' / ') ?? '?'} at the start, ` +
-    `${m.load_average_end?.map((x) => x.toFixed(2)).join(' / ')} at the end.`, '',
+      `${m.cpu}, ${m.cpus} CPUs, ${m.memory_gib} GiB, ${m.os}, Node ${m.node}${m.chromium ? `, Chromium ${m.chromium}` : ''}; ` +
+      `load average ${m.load_average_start?.map((x) => x.toFixed(2)).join(' / ') ?? '?'} at the start, ` +
+      `${m.load_average_end?.map((x) => x.toFixed(2)).join(' / ')} at the end.`,
+    '',
     `Index: ${report.knobs.index.bits}-bit fast-scan codes + ${report.knobs.index.refineBits}-bit refine plane, no f32 vectors, ` +
-    `lists '${report.knobs.index.lists}', metric ${report.knobs.index.metric}, k = 10. QPS: one thread, one query per call ` +
-    `(at least ${report.knobs.seconds} s per figure); batch: searchBatch / search_batch over all queries on the pool ` +
-    `(threads in brackets). HNSW: f32, M ${report.knobs.hnsw.M}, efConstruction ${report.knobs.hnsw.efConstruction}.`, '');
+      `lists '${report.knobs.index.lists}', metric ${report.knobs.index.metric}, k = 10. QPS: one thread, one query per call ` +
+      `(at least ${report.knobs.seconds} s per figure); batch: searchBatch / search_batch over all queries on the pool ` +
+      `(threads in brackets). HNSW: f32, M ${report.knobs.hnsw.M}, efConstruction ${report.knobs.hnsw.efConstruction}.`,
+    '',
+  );
   const panels = [];
   for (const w of report.workloads) {
     const all = report.runs.filter((r) => r.workload === w.name);
@@ -96,39 +114,63 @@ export function renderIvfReport(report, name) {
     const norm = runs.map((r) => ({ run: r, ...normalise(r) }));
     md.push(`## ${w.name}: ${w.rows.toLocaleString('en-US')} × ${w.dim}, ${w.queries} queries`, '');
     // Summary: one row per target.
-    md.push('| target | build s (threads) | lists | B/vector | peak memory | default probes: recall / QPS / batch QPS | first probes ≥ 0.95: probes / recall / QPS | flat QPS | × flat | HNSW QPS at that recall | × HNSW | HNSW B/vector |',
-      '|---|---|--:|--:|--:|---|---|--:|--:|--:|--:|--:|');
+    md.push(
+      '| target | build s (threads) | lists | B/vector | peak memory | default probes: recall / QPS / batch QPS | first probes ≥ 0.95: probes / recall / QPS | flat QPS | × flat | HNSW QPS at that recall | × HNSW | HNSW B/vector |',
+      '|---|---|--:|--:|--:|---|---|--:|--:|--:|--:|--:|',
+    );
     for (const n of norm) {
       const b = n.builds[n.builds.length - 1];
       const def = n.ivf.find((x) => x.default);
       const hit = at95(n.ivf);
       const hq = n.hnsw && hit ? hnswQpsAt(n.hnsw.rows, hit.recall) : null;
-      md.push(`| ${n.label} | ${n.builds.map((x) => `${x.build_s.toFixed(2)} (${x.threads})`).join(', ')} | ${b.lists} | ${f1(b.bytes_per_vector)} | ` +
-        `${mib(b.peak_bytes)} (${b.peak_what}) | ${def ? `${f3(def.recall)} / ${f0(def.qps)} / ${f0(def.batch_qps)} (${def.batch_threads})` : '—'} | ` +
-        `${hit ? `${hit.probes} / ${f3(hit.recall)} / ${f0(hit.qps)}` : 'not reached'} | ${n.flat ? f1(n.flat.qps) : '—'} | ` +
-        `${n.flat && hit ? f1(hit.qps / n.flat.qps) : '—'} | ${hq == null ? '—' : f0(hq)} | ${hq ? f1(hit.qps / hq) : '—'} | ` +
-        `${n.hnsw ? `${f1(n.hnsw.bytes_per_vector)} (${f1(n.hnsw.bytes_per_vector / b.bytes_per_vector)}× this)` : '—'} |`);
+      md.push(
+        `| ${n.label} | ${n.builds.map((x) => `${x.build_s.toFixed(2)} (${x.threads})`).join(', ')} | ${b.lists} | ${f1(b.bytes_per_vector)} | ` +
+          `${mib(b.peak_bytes)} (${b.peak_what}) | ${def ? `${f3(def.recall)} / ${f0(def.qps)} / ${f0(def.batch_qps)} (${def.batch_threads})` : '—'} | ` +
+          `${hit ? `${hit.probes} / ${f3(hit.recall)} / ${f0(hit.qps)}` : 'not reached'} | ${n.flat ? f1(n.flat.qps) : '—'} | ` +
+          `${n.flat && hit ? f1(hit.qps / n.flat.qps) : '—'} | ${hq == null ? '—' : f0(hq)} | ${hq ? f1(hit.qps / hq) : '—'} | ` +
+          `${n.hnsw ? `${f1(n.hnsw.bytes_per_vector)} (${f1(n.hnsw.bytes_per_vector / b.bytes_per_vector)}× this)` : '—'} |`,
+      );
     }
     md.push('');
     // The sweep: one row per probes value, one column group per target.
-    md.push(`Recall@10 and QPS (one query per call; batch) by probes:`, '',
-      `| probes | ${norm.map((n) => n.label).join(' | ')} |`, `|--:|${norm.map(() => '---').join('|')}|`);
+    md.push(
+      `Recall@10 and QPS (one query per call; batch) by probes:`,
+      '',
+      `| probes | ${norm.map((n) => n.label).join(' | ')} |`,
+      `|--:|${norm.map(() => '---').join('|')}|`,
+    );
     const probes = [...new Set(norm.flatMap((n) => n.ivf.map((x) => x.probes)))].sort((a, b) => a - b);
     for (const p of probes) {
-      md.push(`| ${p}${norm.some((n) => n.ivf.find((x) => x.probes === p)?.default) ? ' (default)' : ''} | ` +
-        norm.map((n) => { const x = n.ivf.find((y) => y.probes === p); return x ? `${f3(x.recall)}: ${f0(x.qps)}; ${f0(x.batch_qps)}` : '—'; }).join(' | ') + ' |');
+      md.push(
+        `| ${p}${norm.some((n) => n.ivf.find((x) => x.probes === p)?.default) ? ' (default)' : ''} | ` +
+          norm
+            .map((n) => {
+              const x = n.ivf.find((y) => y.probes === p);
+              return x ? `${f3(x.recall)}: ${f0(x.qps)}; ${f0(x.batch_qps)}` : '—';
+            })
+            .join(' | ') +
+          ' |',
+      );
     }
     md.push('');
     for (const n of norm.filter((x) => x.hnsw)) {
-      md.push(`HNSW, ${n.label}: built in ${n.hnsw.build_s.toFixed(1)} s (${n.hnsw.threads} threads), ${f1(n.hnsw.bytes_per_vector)} B/vector; ` +
-        n.hnsw.rows.map((x) => `ef ${x.ef}: ${f3(x.recall)} / ${f0(x.qps)} QPS`).join(', ') + '.', '');
+      md.push(
+        `HNSW, ${n.label}: built in ${n.hnsw.build_s.toFixed(1)} s (${n.hnsw.threads} threads), ${f1(n.hnsw.bytes_per_vector)} B/vector; ` +
+          n.hnsw.rows.map((x) => `ef ${x.ef}: ${f3(x.recall)} / ${f0(x.qps)} QPS`).join(', ') +
+          '.',
+        '',
+      );
     }
     const series = [];
     for (const n of norm) {
       // In recall order: the default row (probes 0, with its 8,192-vector floor) can reach more
       // than the explicit probes value next to it.
-      series.push({ name: `ivf ${n.label}`, points: n.ivf.map((x) => ({ recall: x.recall, qps: x.qps })).sort((a, b) => a.recall - b.recall) });
-      if (n.hnsw) series.push({ name: `hnsw ${n.label}`, points: n.hnsw.rows.map((x) => ({ recall: x.recall, qps: x.qps })) });
+      series.push({
+        name: `ivf ${n.label}`,
+        points: n.ivf.map((x) => ({ recall: x.recall, qps: x.qps })).sort((a, b) => a.recall - b.recall),
+      });
+      if (n.hnsw)
+        series.push({ name: `hnsw ${n.label}`, points: n.hnsw.rows.map((x) => ({ recall: x.recall, qps: x.qps })) });
       if (n.flat) series.push({ name: `flat ${n.label}`, points: [{ recall: n.flat.recall, qps: n.flat.qps }] });
     }
     panels.push({ title: `${w.name} (${w.rows.toLocaleString('en-US')} × ${w.dim})`, series });

@@ -54,19 +54,44 @@ const seconds = Number(process.env.QUIVER_BENCH_SECONDS ?? (quick ? '0.1' : '1')
 const targetTimeoutMs = Number(process.env.IVF_TARGET_TIMEOUT_S ?? '2400') * 1000;
 for (const p of parts) if (!['100k', '1m'].includes(p)) throw new Error(`IVF_PARTS: unknown part '${p}' (100k, 1m)`);
 for (const t of targets) {
-  if (!['native', 'wasm-simd', 'wasm-simd-mt', 'chromium-simd-mt', 'chromium-simd'].includes(t)) throw new Error(`IVF_TARGETS: unknown target '${t}'`);
+  if (!['native', 'wasm-simd', 'wasm-simd-mt', 'chromium-simd-mt', 'chromium-simd'].includes(t))
+    throw new Error(`IVF_TARGETS: unknown target '${t}'`);
 }
 
 // The index and sweep, the same in every target.
 const INDEX = { metric: 'cosine', bits: 4, refineBits: 3, lists: 'auto' };
 const HNSW = { M: 16, efConstruction: 200, efs: quick ? [10, 40] : [10, 20, 40, 60, 80, 120, 160, 200] };
 const WORKLOADS = [
-  { part: '100k', name: 'clustered-100k', kind: 'clustered', rows: quick ? 5000 : 100000, queries: quick ? 100 : 1000,
-    probes: [4, 8, 12, 16, 24, 32, 48, 64, 96, 'default'], flatQueries: quick ? 20 : 200, chromiumFlat: true },
-  { part: '100k', name: 'embedding-100k', kind: 'embedding', rows: quick ? 5000 : 100000, queries: quick ? 100 : 1000,
-    probes: [4, 8, 12, 16, 24, 32, 48, 64, 96, 'default'], flatQueries: quick ? 20 : 200, chromiumFlat: true },
-  { part: '1m', name: 'embedding-1m', kind: 'embedding', rows: quick ? 20000 : 1000000, queries: quick ? 100 : 1000,
-    probes: [8, 12, 16, 20, 24, 32, 48, 64, 96, 'default'], flatQueries: 20, chromiumFlat: false },
+  {
+    part: '100k',
+    name: 'clustered-100k',
+    kind: 'clustered',
+    rows: quick ? 5000 : 100000,
+    queries: quick ? 100 : 1000,
+    probes: [4, 8, 12, 16, 24, 32, 48, 64, 96, 'default'],
+    flatQueries: quick ? 20 : 200,
+    chromiumFlat: true,
+  },
+  {
+    part: '100k',
+    name: 'embedding-100k',
+    kind: 'embedding',
+    rows: quick ? 5000 : 100000,
+    queries: quick ? 100 : 1000,
+    probes: [4, 8, 12, 16, 24, 32, 48, 64, 96, 'default'],
+    flatQueries: quick ? 20 : 200,
+    chromiumFlat: true,
+  },
+  {
+    part: '1m',
+    name: 'embedding-1m',
+    kind: 'embedding',
+    rows: quick ? 20000 : 1000000,
+    queries: quick ? 100 : 1000,
+    probes: [8, 12, 16, 20, 24, 32, 48, 64, 96, 'default'],
+    flatQueries: 20,
+    chromiumFlat: false,
+  },
 ].filter((w) => parts.includes(w.part) && (!onlyWorkloads.length || onlyWorkloads.includes(w.name)));
 
 // Writes the workload files once (quiver gen: base, queries, exact top-10 under the index's
@@ -74,30 +99,88 @@ const WORKLOADS = [
 // their paths.
 function ensureWorkload(w) {
   const stem = `${w.kind}-${w.rows}x384-q${w.queries}-${INDEX.metric}`;
-  const files = { base: `${cacheDir}/${stem}.base.fbin`, queries: `${cacheDir}/${stem}.queries.fbin`, gt: `${cacheDir}/${stem}.gt.ibin` };
-  const done = `${cacheDir}/${stem}.json`;  // written last: the three files are whole
+  const files = {
+    base: `${cacheDir}/${stem}.base.fbin`,
+    queries: `${cacheDir}/${stem}.queries.fbin`,
+    gt: `${cacheDir}/${stem}.gt.ibin`,
+  };
+  const done = `${cacheDir}/${stem}.json`; // written last: the three files are whole
   if (!existsSync(done)) {
     mkdirSync(cacheDir, { recursive: true });
     log(`generating ${stem} (quiver gen ${w.kind}, exact top-10) ...`);
-    const out = execFileSync(cli, ['gen', w.kind, '-o', cacheDir, '--name', stem, '--rows', String(w.rows),
-      '--queries', String(w.queries), '--dim', '384', '-k', '10', '--metric', INDEX.metric, '--json', '-q'], { encoding: 'utf8' });
+    const out = execFileSync(
+      cli,
+      [
+        'gen',
+        w.kind,
+        '-o',
+        cacheDir,
+        '--name',
+        stem,
+        '--rows',
+        String(w.rows),
+        '--queries',
+        String(w.queries),
+        '--dim',
+        '384',
+        '-k',
+        '10',
+        '--metric',
+        INDEX.metric,
+        '--json',
+        '-q',
+      ],
+      { encoding: 'utf8' },
+    );
     writeFileSync(done, out);
   }
-  return { name: w.name, kind: w.kind, rows: w.rows, dim: 384, queries: w.queries, files, generator: JSON.parse(readFileSync(done, 'utf8')) };
+  return {
+    name: w.name,
+    kind: w.kind,
+    rows: w.rows,
+    dim: 384,
+    queries: w.queries,
+    files,
+    generator: JSON.parse(readFileSync(done, 'utf8')),
+  };
 }
 
 function runNative(w, wl) {
   const env = {
-    ...process.env, QUIVER_IVF_BASE: wl.files.base, QUIVER_IVF_QUERIES: wl.files.queries, QUIVER_IVF_GT: wl.files.gt,
-    QUIVER_IVF_WORKLOAD: w.name, QUIVER_IVF_METRIC: INDEX.metric, QUIVER_IVF_BITS: String(INDEX.bits),
-    QUIVER_IVF_REFINE_BITS: String(INDEX.refineBits), QUIVER_IVF_LISTS: INDEX.lists, QUIVER_IVF_PROBES: w.probes.join(' '),
-    QUIVER_IVF_BUILD_THREADS: '1 0', QUIVER_IVF_ADD_ROWS: String(addSliceRows(384)), QUIVER_IVF_FLAT_QUERIES: String(w.flatQueries), QUIVER_BENCH_SECONDS: String(seconds),
+    ...process.env,
+    QUIVER_IVF_BASE: wl.files.base,
+    QUIVER_IVF_QUERIES: wl.files.queries,
+    QUIVER_IVF_GT: wl.files.gt,
+    QUIVER_IVF_WORKLOAD: w.name,
+    QUIVER_IVF_METRIC: INDEX.metric,
+    QUIVER_IVF_BITS: String(INDEX.bits),
+    QUIVER_IVF_REFINE_BITS: String(INDEX.refineBits),
+    QUIVER_IVF_LISTS: INDEX.lists,
+    QUIVER_IVF_PROBES: w.probes.join(' '),
+    QUIVER_IVF_BUILD_THREADS: '1 0',
+    QUIVER_IVF_ADD_ROWS: String(addSliceRows(384)),
+    QUIVER_IVF_FLAT_QUERIES: String(w.flatQueries),
+    QUIVER_BENCH_SECONDS: String(seconds),
   };
-  const out = execFileSync(nativeBench, [], { encoding: 'utf8', env, maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'], timeout: targetTimeoutMs });
-  const lines = out.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+  const out = execFileSync(nativeBench, [], {
+    encoding: 'utf8',
+    env,
+    maxBuffer: 1 << 26,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: targetTimeoutMs,
+  });
+  const lines = out
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l));
   for (const l of lines) {
-    if (l.kind === 'ivf_build') log(`  native ${l.isa}: built with ${l.build_threads} thread(s) in ${l.build_s} s, ${l.bytes_per_vector} B/vector`);
-    if (l.kind === 'ivf_search') log(`  native probes ${l.probes}: recall ${l.recall}, ${l.qps} QPS, batch ${l.batch_qps}`);
+    if (l.kind === 'ivf_build')
+      log(
+        `  native ${l.isa}: built with ${l.build_threads} thread(s) in ${l.build_s} s, ${l.bytes_per_vector} B/vector`,
+      );
+    if (l.kind === 'ivf_search')
+      log(`  native probes ${l.probes}: recall ${l.recall}, ${l.qps} QPS, batch ${l.batch_qps}`);
     if (l.kind === 'flat_search') log(`  native flat: ${l.qps} QPS`);
   }
   return { target: 'native', variant: 'native', runtime: 'native', isa: lines[0]?.isa, lines };
@@ -106,17 +189,29 @@ function runNative(w, wl) {
 function knobsFor(w, target) {
   const browser = target.startsWith('chromium');
   return {
-    ...INDEX, probes: w.probes, seconds, flatQueries: browser && !w.chromiumFlat ? 0 : w.flatQueries,
-    hnswEfs: w.part === '100k' && hnswTargets.includes(target) ? HNSW.efs : [], M: HNSW.M, efConstruction: HNSW.efConstruction,
+    ...INDEX,
+    probes: w.probes,
+    seconds,
+    flatQueries: browser && !w.chromiumFlat ? 0 : w.flatQueries,
+    hnswEfs: w.part === '100k' && hnswTargets.includes(target) ? HNSW.efs : [],
+    M: HNSW.M,
+    efConstruction: HNSW.efConstruction,
   };
 }
 
 function runNode(w, wl, variant) {
   const config = { variant, workload: wl, knobs: knobsFor(w, `wasm-${variant}`) };
   // Every function compiled by TurboFan up front (bench/common/steady-state.mjs: no Liftoff code timed).
-  const r = spawnSync('node', [...WASM_EAGER_FLAGS, `${root}/bench/ivf/node-child.mjs`, JSON.stringify(config)],
-    { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'], timeout: targetTimeoutMs });
-  if (r.status !== 0) throw new Error(`wasm ${variant} on ${w.name} failed (${r.signal ? `${r.signal}: over ${targetTimeoutMs / 1000} s` : `exit ${r.status}`})`);
+  const r = spawnSync('node', [...WASM_EAGER_FLAGS, `${root}/bench/ivf/node-child.mjs`, JSON.stringify(config)], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    timeout: targetTimeoutMs,
+  });
+  if (r.status !== 0)
+    throw new Error(
+      `wasm ${variant} on ${w.name} failed (${r.signal ? `${r.signal}: over ${targetTimeoutMs / 1000} s` : `exit ${r.status}`})`,
+    );
   return JSON.parse(r.stdout.trim().split('\n').pop());
 }
 
@@ -132,12 +227,18 @@ async function runChromium(w, wl, variant) {
 // Steady state (bench/common/steady-state.mjs): each wasm figure's passes agree, and simd and simd-mt
 // of one runtime agree on every point of a workload both measured.
 function steadyState(runs) {
-  const points = [], passChecks = [];
+  const points = [],
+    passChecks = [];
   for (const run of runs) {
     const r = run.result;
     if (!r || run.target === 'native') continue;
-    const [runtime, variant] = run.target.startsWith('chromium-') ? ['chromium', run.target.slice(9)] : ['node', run.target.slice(5)];
-    for (const [name, rows, param] of [['ivf', r.ivf ?? [], 'probes'], ['hnsw', r.hnsw?.rows ?? [], 'ef']]) {
+    const [runtime, variant] = run.target.startsWith('chromium-')
+      ? ['chromium', run.target.slice(9)]
+      : ['node', run.target.slice(5)];
+    for (const [name, rows, param] of [
+      ['ivf', r.ivf ?? [], 'probes'],
+      ['hnsw', r.hnsw?.rows ?? [], 'ef'],
+    ]) {
       for (const row of rows) {
         const key = `${run.workload} ${runtime} ${name} ${param} ${row[param]}`;
         passChecks.push(checkPasses(row.passes_qps, { label: `${key} ${variant}`, code: 'wasm' }));
@@ -160,10 +261,34 @@ const runs = [];
 const loadAtStart = os.loadavg();
 function save() {
   const report = {
-    benchmark: 'ivf', date: new Date().toISOString(), commit: gitCommit(root), quick,
-    machine: machineInfo({ load_average_start: loadAtStart, load_average_end: os.loadavg(), chromium: browser?.version ?? null }),
-    knobs: { index: INDEX, hnsw: HNSW, seconds, parts, targets, hnsw_targets: hnswTargets, k: 10, wasm_node_flags: WASM_EAGER_FLAGS },
-    workloads: WORKLOADS.map((w) => ({ name: w.name, kind: w.kind, rows: w.rows, queries: w.queries, dim: 384, probes: w.probes, flat_queries: w.flatQueries })),
+    benchmark: 'ivf',
+    date: new Date().toISOString(),
+    commit: gitCommit(root),
+    quick,
+    machine: machineInfo({
+      load_average_start: loadAtStart,
+      load_average_end: os.loadavg(),
+      chromium: browser?.version ?? null,
+    }),
+    knobs: {
+      index: INDEX,
+      hnsw: HNSW,
+      seconds,
+      parts,
+      targets,
+      hnsw_targets: hnswTargets,
+      k: 10,
+      wasm_node_flags: WASM_EAGER_FLAGS,
+    },
+    workloads: WORKLOADS.map((w) => ({
+      name: w.name,
+      kind: w.kind,
+      rows: w.rows,
+      queries: w.queries,
+      dim: 384,
+      probes: w.probes,
+      flat_queries: w.flatQueries,
+    })),
     ...steadyState(runs),
     runs,
   };
@@ -180,7 +305,9 @@ try {
     const wl = ensureWorkload(w);
     for (const target of targets) {
       log(`${w.name}: ${target} ...`);
-      const start = Date.now(), loadBefore = os.loadavg(), cpu = cpuMeter();
+      const start = Date.now(),
+        loadBefore = os.loadavg(),
+        cpu = cpuMeter();
       const run = { part: w.part, workload: w.name, kind: w.kind, rows: w.rows, queries: w.queries, target };
       try {
         if (target === 'native') run.result = runNative(w, wl);
@@ -192,7 +319,12 @@ try {
         log(`  FAILED: ${run.error}`);
       }
       // busy_cores, steal_cores: the whole machine during this target (run-info.mjs cpuMeter)
-      Object.assign(run, { seconds: (Date.now() - start) / 1000, load_before: loadBefore, load_after: os.loadavg(), ...cpu() });
+      Object.assign(run, {
+        seconds: (Date.now() - start) / 1000,
+        load_before: loadBefore,
+        load_after: os.loadavg(),
+        ...cpu(),
+      });
       runs.push(run);
       save();
       log(`  (${run.seconds.toFixed(0)} s, load average ${os.loadavg()[0].toFixed(2)})`);

@@ -13,12 +13,16 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 
-const args = Object.fromEntries(process.argv.slice(2).reduce((pairs, a, i, all) => {
-  if (a.startsWith('--')) pairs.push([a.slice(2), all[i + 1]]);
-  return pairs;
-}, []));
+const args = Object.fromEntries(
+  process.argv.slice(2).reduce((pairs, a, i, all) => {
+    if (a.startsWith('--')) pairs.push([a.slice(2), all[i + 1]]);
+    return pairs;
+  }, []),
+);
 if (!args.index || !args.queries) {
-  process.stderr.write('usage: search-loop.mjs --index F --queries Q.fbin [--probes P] [--seconds S] [--variant V] [--package DIR]\n');
+  process.stderr.write(
+    'usage: search-loop.mjs --index F --queries Q.fbin [--probes P] [--seconds S] [--variant V] [--package DIR]\n',
+  );
   process.exit(2);
 }
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -26,8 +30,9 @@ const pkg = path.resolve(args.package ?? path.join(here, '../../js'));
 const { Quiver } = await import(pathToFileURL(path.join(pkg, 'index.js')).href);
 const q = await Quiver.init({ variant: args.variant ?? 'simd' });
 
-const buf = readFileSync(args.queries);  // .fbin: int32 rows, int32 dim, rows x dim float32
-const rows = Math.min(buf.readInt32LE(0), Number(args.limit ?? Infinity)), dim = buf.readInt32LE(4);
+const buf = readFileSync(args.queries); // .fbin: int32 rows, int32 dim, rows x dim float32
+const rows = Math.min(buf.readInt32LE(0), Number(args.limit ?? Infinity)),
+  dim = buf.readInt32LE(4);
 const queries = new Float32Array(buf.buffer.slice(buf.byteOffset + 8, buf.byteOffset + 8 + rows * dim * 4));
 const index = q.QuantizedIndex.load(readFileSync(args.index));
 const opts = args.probes ? { probes: Number(args.probes) } : {};
@@ -35,11 +40,16 @@ const seconds = Number(args.seconds ?? 3);
 
 // FNV-1a over the ids and distance bits of the first pass: equal builds give equal hashes.
 let hash = 0x811c9dc5;
-const mix = (x) => { hash = Math.imul(hash ^ (x >>> 0), 0x01000193) >>> 0; };
+const mix = (x) => {
+  hash = Math.imul(hash ^ (x >>> 0), 0x01000193) >>> 0;
+};
 for (let i = 0; i < rows; i++) {
   const r = index.search(queries.subarray(i * dim, (i + 1) * dim), 10, opts);
   const bits = new Uint32Array(r.distances.buffer, r.distances.byteOffset, r.distances.length);
-  for (let j = 0; j < r.ids.length; j++) { mix(r.ids[j]); mix(bits[j]); }
+  for (let j = 0; j < r.ids.length; j++) {
+    mix(r.ids[j]);
+    mix(bits[j]);
+  }
 }
 let done = 0;
 const t0 = performance.now();
@@ -48,7 +58,17 @@ while (performance.now() - t0 < seconds * 1000) {
   done += rows;
 }
 const elapsed = (performance.now() - t0) / 1000;
-process.stdout.write(`${JSON.stringify({ package: pkg, variant: q.variant, isa: q.isa, lists: index.lists, probes: opts.probes ?? 0,
-  queries: done, qps: Math.round(done / elapsed), answers: hash.toString(16) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({
+    package: pkg,
+    variant: q.variant,
+    isa: q.isa,
+    lists: index.lists,
+    probes: opts.probes ?? 0,
+    queries: done,
+    qps: Math.round(done / elapsed),
+    answers: hash.toString(16),
+  })}\n`,
+);
 index.dispose();
 q.terminate();

@@ -15,7 +15,11 @@ const MIN_SECONDS = process.env.MIN_SECONDS ?? '0.2';
 
 function run(cmd, args) {
   const out = execFileSync(cmd, args, { encoding: 'utf8', cwd: root });
-  return out.trim().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+  return out
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l));
 }
 
 const results = [
@@ -29,7 +33,8 @@ const results = [
 const commit = gitCommit(root);
 const machine = machineInfo();
 
-const gb = (target, isa, kernel) => results.find((r) => r.target === target && r.isa === isa && r.kernel === kernel)?.gb_per_s;
+const gb = (target, isa, kernel) =>
+  results.find((r) => r.target === target && r.isa === isa && r.kernel === kernel)?.gb_per_s;
 const ratios = {};
 for (const kernel of ['l2sq_f32', 'dot_f32']) {
   const avx2 = gb('native', 'avx2', kernel);
@@ -37,8 +42,15 @@ for (const kernel of ['l2sq_f32', 'dot_f32']) {
   if (avx2 && wasm) ratios[`${kernel}_wasm128_over_avx2`] = +(wasm / avx2).toFixed(3);
 }
 
-const report = { benchmark: 'kernels', timestamp: new Date().toISOString(), commit, machine,
-  knobs: { dim: 384, rows: +ROWS, min_seconds: +MIN_SECONDS }, results, ratios };
+const report = {
+  benchmark: 'kernels',
+  timestamp: new Date().toISOString(),
+  commit,
+  machine,
+  knobs: { dim: 384, rows: +ROWS, min_seconds: +MIN_SECONDS },
+  results,
+  ratios,
+};
 mkdirSync(`${root}/bench/kernels/results`, { recursive: true });
 const file = `${root}/bench/kernels/results/kernels-${report.timestamp.slice(0, 10)}.json`;
 writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
@@ -47,8 +59,10 @@ console.log(`Kernel throughput, dim 384, one query against ${ROWS} rows (in cach
 console.log('| target | variant  | isa     | kernel   | GB/s   | ns/row |');
 console.log('|--------|----------|---------|----------|--------|--------|');
 for (const r of results) {
-  console.log(`| ${r.target.padEnd(6)} | ${r.variant.padEnd(8)} | ${r.isa.padEnd(7)} | ${r.kernel.padEnd(8)} | ` +
-    `${r.gb_per_s.toFixed(2).padStart(6)} | ${r.ns_per_row.toFixed(1).padStart(6)} |`);
+  console.log(
+    `| ${r.target.padEnd(6)} | ${r.variant.padEnd(8)} | ${r.isa.padEnd(7)} | ${r.kernel.padEnd(8)} | ` +
+      `${r.gb_per_s.toFixed(2).padStart(6)} | ${r.ns_per_row.toFixed(1).padStart(6)} |`,
+  );
 }
 for (const [k, v] of Object.entries(ratios)) console.log(`${k}: ${v}`);
 console.log(`wrote ${file}`);

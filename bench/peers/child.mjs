@@ -10,9 +10,16 @@ const log = (s) => process.stderr.write(s + '\n');
 const adapter = await import(`./adapters/${job.adapter}.mjs`);
 const wl = loadWorkload(job.workload);
 const ctx = { ...job, log, wl, dim: wl.base.dim, rows: wl.base.rows };
-const lib = await adapter.open(ctx);  // { library, version, target, notes, configs } or { runAll }
-const result = { adapter: job.adapter, options: job.options ?? {}, library: lib.library, version: lib.version,
-  target: lib.target, notes: lib.notes ?? [], configs: [] };
+const lib = await adapter.open(ctx); // { library, version, target, notes, configs } or { runAll }
+const result = {
+  adapter: job.adapter,
+  options: job.options ?? {},
+  library: lib.library,
+  version: lib.version,
+  target: lib.target,
+  notes: lib.notes ?? [],
+  configs: [],
+};
 if (lib.runAll) {
   result.configs = await lib.runAll();
 } else {

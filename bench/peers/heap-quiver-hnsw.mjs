@@ -15,7 +15,14 @@ const variant = process.argv[2] ?? 'simd';
 const base = readFbin(`${root}bench/peers/results/tmp/embedding-100000x384-q1000.base.fbin`);
 const q = await Quiver.init({ variant });
 const heapStart = q.heapBytes();
-const index = new q.HnswIndex({ dim: base.dim, metric: 'l2', M: 16, efConstruction: 200, storage: 'sq8', keepVectors: false });
+const index = new q.HnswIndex({
+  dim: base.dim,
+  metric: 'l2',
+  M: 16,
+  efConstruction: 200,
+  storage: 'sq8',
+  keepVectors: false,
+});
 const steps = [];
 for (let i = 0; i < base.rows; i += 10000) {
   const m = Math.min(10000, base.rows - i);
@@ -24,13 +31,23 @@ for (let i = 0; i < base.rows; i += 10000) {
   index.add(ids, base.data.subarray(i * base.dim, (i + m) * base.dim));
   steps.push({ rows: i + m, heapBytes: q.heapBytes(), memoryBytes: index.memoryBytes });
 }
-const out = { benchmark: 'heap-quiver-hnsw', date: new Date().toISOString(), commit: gitCommit(root), machine: machineInfo(),
-  variant, workload: 'embedding 100000 x 384', knobs: { M: 16, efConstruction: 200, storage: 'sq8', keepVectors: false, batch: 10000 },
-  heapStart, steps };
+const out = {
+  benchmark: 'heap-quiver-hnsw',
+  date: new Date().toISOString(),
+  commit: gitCommit(root),
+  machine: machineInfo(),
+  variant,
+  workload: 'embedding 100000 x 384',
+  knobs: { M: 16, efConstruction: 200, storage: 'sq8', keepVectors: false, batch: 10000 },
+  heapStart,
+  steps,
+};
 index.dispose();
 q.terminate?.();
 const last = steps[steps.length - 1];
-console.log(`wasm ${variant}: heap ${(last.heapBytes / 2 ** 20).toFixed(1)} MiB (start ${(heapStart / 2 ** 20).toFixed(1)}), memoryBytes ${(last.memoryBytes / 2 ** 20).toFixed(1)} MiB`);
+console.log(
+  `wasm ${variant}: heap ${(last.heapBytes / 2 ** 20).toFixed(1)} MiB (start ${(heapStart / 2 ** 20).toFixed(1)}), memoryBytes ${(last.memoryBytes / 2 ** 20).toFixed(1)} MiB`,
+);
 const path = `${root}bench/peers/results/heap-quiver-hnsw-${out.date.slice(0, 16).replace(/[-:]/g, '')}Z.json`;
 writeFileSync(path, JSON.stringify(out, null, 1) + '\n');
 console.log(`wrote ${path}`);

@@ -19,8 +19,15 @@ import { fileURLToPath } from 'node:url';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const statusFile = `${here}node_modules/.peers-install.json`;
 const log = (s) => process.stderr.write(`[peers install] ${s}\n`);
-const sh = (cmd, args, opts = {}) => execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...opts });
-const tail = (e) => String(e.stderr || e.stdout || e.message).trim().split('\n').slice(-6).join(' | ').slice(0, 600);
+const sh = (cmd, args, opts = {}) =>
+  execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+const tail = (e) =>
+  String(e.stderr || e.stdout || e.message)
+    .trim()
+    .split('\n')
+    .slice(-6)
+    .join(' | ')
+    .slice(0, 600);
 
 export function installStatus() {
   return existsSync(statusFile) ? JSON.parse(readFileSync(statusFile, 'utf8')) : null;
@@ -56,17 +63,38 @@ export function install({ force = false } = {}) {
     if (!existsSync(out)) {
       if (!existsSync('/usr/include/faiss/Index.h')) {
         log('faiss-node: apt-get install libfaiss-dev ...');
-        sh('apt-get', ['install', '-y', '-q', 'libfaiss-dev'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+        sh('apt-get', ['install', '-y', '-q', 'libfaiss-dev'], {
+          env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+        });
       }
       log('faiss-node: compiling src/faiss.cc against /usr/include/faiss ...');
       mkdirSync(`${mod('faiss-node')}/build/Release`, { recursive: true });
-      sh('g++', ['-std=c++17', '-O2', '-shared', '-fPIC', '-DNAPI_VERSION=6', '-DNAPI_CPP_EXCEPTIONS', '-fexceptions',
-        '-include', `${here}faiss-compat.h`, '-I/usr/include/node', `-I${mod('node-addon-api')}`, `${mod('faiss-node')}/src/faiss.cc`, '-o', out, '-lfaiss', '-lblas', '-llapack', '-fopenmp']);
+      sh('g++', [
+        '-std=c++17',
+        '-O2',
+        '-shared',
+        '-fPIC',
+        '-DNAPI_VERSION=6',
+        '-DNAPI_CPP_EXCEPTIONS',
+        '-fexceptions',
+        '-include',
+        `${here}faiss-compat.h`,
+        '-I/usr/include/node',
+        `-I${mod('node-addon-api')}`,
+        `${mod('faiss-node')}/src/faiss.cc`,
+        '-o',
+        out,
+        '-lfaiss',
+        '-lblas',
+        '-llapack',
+        '-fopenmp',
+      ]);
     }
     loads('faiss-node');
     status.peers['faiss-node'] = 'ok';
   } catch (e) {
-    status.peers['faiss-node'] = `install failed (its npm install script downloads Faiss from GitHub, unreachable here; ` +
+    status.peers['faiss-node'] =
+      `install failed (its npm install script downloads Faiss from GitHub, unreachable here; ` +
       `building against Debian's libfaiss-dev failed too): ${tail(e)}`;
   }
   try {

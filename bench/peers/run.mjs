@@ -24,7 +24,15 @@ import { cpuMeter, gitCommit, machineInfo } from '../common/run-info.mjs';
 import { ensureWorkload, K, workloadList } from './lib/data.mjs';
 import { install } from './install.mjs';
 import { EF_CONSTRUCTION, EF_VALUES, M } from './adapters/common.mjs';
-import { codeChangesSince, donePairs, missingPairs, pairKey, recordResult, resumeRefusal, writeJsonAtomic } from './lib/progress.mjs';
+import {
+  codeChangesSince,
+  donePairs,
+  missingPairs,
+  pairKey,
+  recordResult,
+  resumeRefusal,
+  writeJsonAtomic,
+} from './lib/progress.mjs';
 import { estimateFullRun, estimateTable } from './lib/estimate.mjs';
 import { peersSteadyState } from './lib/steady.mjs';
 import { reportWarnings, WASM_EAGER_FLAGS } from '../common/steady-state.mjs';
@@ -75,7 +83,9 @@ const installed = install();
 const commit = gitCommit(root);
 const info = JSON.parse(execFileSync(cli, ['info', '--json'], { encoding: 'utf8' }));
 const machine = machineInfo({
-  native_isa: info.isa, native_isas: info.available_isas });
+  native_isa: info.isa,
+  native_isas: info.available_isas,
+});
 const describeWorkload = (w) => ({ name: w.name, kind: w.kind, rows: w.rows, queries: w.queries, dim: w.dim });
 
 let path, out;
@@ -85,8 +95,14 @@ if (previous) {
   const skip = donePairs(out.results, { retryFailed });
   const planned = jobs.flatMap((j) => workloads.map((w) => pairKey(j.name, w.name)));
   // One entry per session that added to the file: when, where, at which commit, what it skipped.
-  (out.resumed ??= []).push({ date: new Date().toISOString(), commit, host: machine.host, load: os.loadavg(),
-    skipped: planned.filter((p) => skip.has(p)).length, retry_failed: retryFailed });
+  (out.resumed ??= []).push({
+    date: new Date().toISOString(),
+    commit,
+    host: machine.host,
+    load: os.loadavg(),
+    skipped: planned.filter((p) => skip.has(p)).length,
+    retry_failed: retryFailed,
+  });
   for (const w of workloads) if (!out.workloads.some((x) => x.name === w.name)) out.workloads.push(describeWorkload(w));
   out.install = { ...out.install, ...installed.peers };
 } else {
@@ -94,19 +110,31 @@ if (previous) {
   const dir = quick ? `${root}bench/peers/results/tmp` : `${root}bench/peers/results`;
   mkdirSync(dir, { recursive: true });
   path = `${dir}/peers-${quick ? 'quick-' : ''}${stamp.slice(0, 8)}T${stamp.slice(9)}.json`;
-  out = { benchmark: 'peers', quick, date: new Date().toISOString(), commit, machine, knobs,
-    workloads: workloads.map(describeWorkload), install: installed.peers, results: [] };
+  out = {
+    benchmark: 'peers',
+    quick,
+    date: new Date().toISOString(),
+    commit,
+    machine,
+    knobs,
+    workloads: workloads.map(describeWorkload),
+    install: installed.peers,
+    results: [],
+  };
 }
 const allJobs = JOBS.map((j) => j.name);
 const allWorkloads = workloadList(quick).map((w) => w.name);
 // Results in run order (workload, then job), also after a resumed run added pairs at the end.
 const order = (name, list) => (list.includes(name) ? list.indexOf(name) : list.length);
 const save = () => {
-  out.results.sort((a, b) => order(a.workload, allWorkloads) - order(b.workload, allWorkloads)
-    || order(a.job, allJobs) - order(b.job, allJobs));
+  out.results.sort(
+    (a, b) =>
+      order(a.workload, allWorkloads) - order(b.workload, allWorkloads) ||
+      order(a.job, allJobs) - order(b.job, allJobs),
+  );
   out.jobs = allJobs;
   out.complete = missingPairs(out.results, allJobs, allWorkloads).length === 0;
-  Object.assign(out, peersSteadyState(out.results));  // warnings, variant_checks (bench/common/steady-state.mjs)
+  Object.assign(out, peersSteadyState(out.results)); // warnings, variant_checks (bench/common/steady-state.mjs)
   writeJsonAtomic(path, out);
 };
 save();
@@ -135,20 +163,44 @@ for (const w0 of workloads) {
     log(`${job.name} on ${w.name} (${w.rows} x ${w.dim}, ${w.queries} queries) ...`);
     const start = Date.now();
     const cpu = cpuMeter();
-    const payload = JSON.stringify({ adapter: job.adapter, options: job.options ?? {}, workload: w, cli, tmpDir, quick });
-    const child = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', ...WASM_EAGER_FLAGS, `${here}child.mjs`, payload], {
-      encoding: 'utf8', timeout: timeoutMs, maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'pipe'] });
+    const payload = JSON.stringify({
+      adapter: job.adapter,
+      options: job.options ?? {},
+      workload: w,
+      cli,
+      tmpDir,
+      quick,
+    });
+    const child = spawnSync(
+      process.execPath,
+      ['--expose-gc', '--max-old-space-size=8192', ...WASM_EAGER_FLAGS, `${here}child.mjs`, payload],
+      {
+        encoding: 'utf8',
+        timeout: timeoutMs,
+        maxBuffer: 1 << 28,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     process.stderr.write(child.stderr ?? '');
     entry.seconds = (Date.now() - start) / 1000;
     entry.load_after = os.loadavg();
-    Object.assign(entry, cpu());  // busy_cores, steal_cores: the whole machine during this job
+    Object.assign(entry, cpu()); // busy_cores, steal_cores: the whole machine during this job
     const last = (child.stdout ?? '').trim().split('\n').pop();
     if (child.status === 0 && last?.startsWith('{')) {
       recordResult(out.results, { ...entry, status: 'ok', ...JSON.parse(last) });
     } else {
-      const why = child.error?.code === 'ETIMEDOUT' ? `timed out after ${timeoutMs / 1000} s`
-        : child.signal ? `killed by ${child.signal}` : `exit code ${child.status}`;
-      const err = (child.stderr ?? '').trim().split('\n').filter((l) => !l.startsWith('  ')).slice(-4).join(' | ');
+      const why =
+        child.error?.code === 'ETIMEDOUT'
+          ? `timed out after ${timeoutMs / 1000} s`
+          : child.signal
+            ? `killed by ${child.signal}`
+            : `exit code ${child.status}`;
+      const err = (child.stderr ?? '')
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('  '))
+        .slice(-4)
+        .join(' | ');
       recordResult(out.results, { ...entry, status: 'failed', reason: `${why}: ${err}`.slice(0, 800) });
       log(`${job.name} on ${w.name}: FAILED (${why})`);
     }
@@ -163,10 +215,18 @@ if (quick) {
   save();
 }
 const missing = missingPairs(out.results, allJobs, allWorkloads);
-log(`wrote ${path}` + (missing.length ? ` (partial: ${missing.length} job x workload pairs not run yet; RESUME=${path} runs them)` : ''));
+log(
+  `wrote ${path}` +
+    (missing.length ? ` (partial: ${missing.length} job x workload pairs not run yet; RESUME=${path} runs them)` : ''),
+);
 execFileSync(process.execPath, [`${here}report.mjs`, path], { stdio: 'inherit' });
 reportWarnings(out.warnings ?? []);
 if (quick) {
-  log(`\nEstimated full-run duration per job, from this QUICK run (rough: lib/estimate.mjs; each pair capped at the full run's ` +
-    `default limit, ${FULL_TIMEOUT_S / 3600} h):\n${estimateTable(out.full_run_estimate, full.map((w) => w.name))}`);
+  log(
+    `\nEstimated full-run duration per job, from this QUICK run (rough: lib/estimate.mjs; each pair capped at the full run's ` +
+      `default limit, ${FULL_TIMEOUT_S / 3600} h):\n${estimateTable(
+        out.full_run_estimate,
+        full.map((w) => w.name),
+      )}`,
+  );
 }

@@ -8,7 +8,7 @@ import { addSliceRows, recallAt10 } from '../../bench/ivf/measure.mjs';
 import { hnswQpsAt, renderIvfReport } from '../../bench/ivf/report.mjs';
 
 test('recall@10 counts each true id once and only in the first 10 results', () => {
-  const gt = Int32Array.from([...Array(12).keys()]);  // 12 ids per row: only the first 10 count
+  const gt = Int32Array.from([...Array(12).keys()]); // 12 ids per row: only the first 10 count
   assert.equal(recallAt10([Float64Array.from([...Array(10).keys()])], gt, 12), 1);
   assert.equal(recallAt10([[0, 0, 0, 1, 10, 11, 99, 98, 97, 96]], gt, 12), 0.2);
   assert.equal(recallAt10([[...Array(10).fill(99), 0, 1]], gt, 12), 0);
@@ -22,26 +22,59 @@ test('the native benchmark adds in the slices one JS add() becomes', () => {
 });
 
 test('HNSW QPS at a recall: linear between the swept ef around it', () => {
-  const rows = [{ recall: 0.8, qps: 9000 }, { recall: 0.9, qps: 5000 }, { recall: 0.96, qps: 2000 }];
-  assert.equal(hnswQpsAt(rows, 0.7), 9000);  // the first point already reaches it
+  const rows = [
+    { recall: 0.8, qps: 9000 },
+    { recall: 0.9, qps: 5000 },
+    { recall: 0.96, qps: 2000 },
+  ];
+  assert.equal(hnswQpsAt(rows, 0.7), 9000); // the first point already reaches it
   assert.equal(hnswQpsAt(rows, 0.9), 5000);
   assert.ok(Math.abs(hnswQpsAt(rows, 0.94) - 3000) < 1e-6);
   assert.equal(hnswQpsAt(rows, 0.97), null);
 });
 
 function synthetic() {
-  const ivf = (probes, recall, qps, def = false) => ({ probes, recall, qps, default: def, lists: 1000, batch_qps: 2 * qps, batch_threads: 2 });
+  const ivf = (probes, recall, qps, def = false) => ({
+    probes,
+    recall,
+    qps,
+    default: def,
+    lists: 1000,
+    batch_qps: 2 * qps,
+    batch_threads: 2,
+  });
   const wasm = {
-    target: 'wasm', variant: 'simd', runtime: 'node v20', isa: 'wasm128', threads: 1,
-    builds: [{ threads: 1, build_s: 200, memory_bytes: 380e6, heap_growth_bytes: 400e6, lists: 1000, default_probes: 47 }],
+    target: 'wasm',
+    variant: 'simd',
+    runtime: 'node v20',
+    isa: 'wasm128',
+    threads: 1,
+    builds: [
+      { threads: 1, build_s: 200, memory_bytes: 380e6, heap_growth_bytes: 400e6, lists: 1000, default_probes: 47 },
+    ],
     ivf: [ivf(16, 0.9, 3000), ivf(47, 0.955, 1500, true), ivf(96, 0.98, 800)],
-    flat: { qps: 10, recall: 1, bytes_per_vector: 1536 }, hnsw: null,
+    flat: { qps: 10, recall: 1, bytes_per_vector: 1536 },
+    hnsw: null,
   };
   wasm.builds[0].bytes_per_vector = 380;
   return {
-    commit: 'abc', date: 'd', quick: false,
-    machine: { cpu: 'cpu', cpus: 2, memory_gib: 8, os: 'os', node: 'v20', load_average_start: [0.1, 0.1, 0.1], load_average_end: [0.2, 0.2, 0.2] },
-    knobs: { index: { bits: 4, refineBits: 3, lists: 'auto', metric: 'cosine' }, hnsw: { M: 16, efConstruction: 200 }, seconds: 1 },
+    commit: 'abc',
+    date: 'd',
+    quick: false,
+    machine: {
+      cpu: 'cpu',
+      cpus: 2,
+      memory_gib: 8,
+      os: 'os',
+      node: 'v20',
+      load_average_start: [0.1, 0.1, 0.1],
+      load_average_end: [0.2, 0.2, 0.2],
+    },
+    knobs: {
+      index: { bits: 4, refineBits: 3, lists: 'auto', metric: 'cosine' },
+      hnsw: { M: 16, efConstruction: 200 },
+      seconds: 1,
+    },
     workloads: [{ name: 'embedding-1m', rows: 1000000, queries: 1000, dim: 384 }],
     runs: [{ workload: 'embedding-1m', target: 'wasm-simd', result: wasm }],
   };
@@ -50,13 +83,19 @@ function synthetic() {
 test('the report: summary at the first probes reaching 0.95, the sweep, the goals', () => {
   const { markdown, svg } = renderIvfReport(synthetic(), 'ivf-test');
   assert.match(markdown, /\| wasm simd \(Node\) \| 200\.00 \(1\) \| 1000 \| 380\.0 \|/);
-  assert.match(markdown, /\| 47 \/ 0\.955 \/ 1,500 \| 10\.0 \| 150\.0 \|/);  // first probes >= 0.95, flat, x flat
+  assert.match(markdown, /\| 47 \/ 0\.955 \/ 1,500 \| 10\.0 \| 150\.0 \|/); // first probes >= 0.95, flat, x flat
   assert.match(markdown, /\| 47 \(default\) \| 0\.955: 1,500; 3,000 \|/);
-  assert.match(markdown, /380\.0 B\/vector \(≤ 400: met\); 1,500 QPS one thread \(≥ 1,000: met\); 150\.0× flat \(≥ 100: met\)/);
+  assert.match(
+    markdown,
+    /380\.0 B\/vector \(≤ 400: met\); 1,500 QPS one thread \(≥ 1,000: met\); 150\.0× flat \(≥ 100: met\)/,
+  );
   assert.match(svg, /^<svg/);
   const slow = synthetic();
   slow.runs[0].result.ivf[1].qps = 900;
   slow.runs[0].result.builds[0].bytes_per_vector = 425.8;
   const m2 = renderIvfReport(slow, 'ivf-test').markdown;
-  assert.match(m2, /425\.8 B\/vector \(≤ 400: \*\*missed\*\*\); 900 QPS one thread \(≥ 1,000: \*\*missed\*\*\); 90\.0× flat \(≥ 100: \*\*missed\*\*\)/);
+  assert.match(
+    m2,
+    /425\.8 B\/vector \(≤ 400: \*\*missed\*\*\); 900 QPS one thread \(≥ 1,000: \*\*missed\*\*\); 90\.0× flat \(≥ 100: \*\*missed\*\*\)/,
+  );
 });

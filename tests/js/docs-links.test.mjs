@@ -127,11 +127,17 @@ export function checkFile(path, fs = realFs) {
 }
 
 const docsDir = join(root, 'docs');
-const docs = readdirSync(docsDir).filter((f) => f.endsWith('.md')).sort();
+const docs = readdirSync(docsDir)
+  .filter((f) => f.endsWith('.md'))
+  .sort();
 const benchDir = join(root, 'bench');
-const benchReadmes = [join(benchDir, 'README.md'), ...readdirSync(benchDir, { withFileTypes: true })
-  .filter((d) => d.isDirectory()).map((d) => join(benchDir, d.name, 'README.md')).sort()]
-  .filter((f) => existsSync(f));
+const benchReadmes = [
+  join(benchDir, 'README.md'),
+  ...readdirSync(benchDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => join(benchDir, d.name, 'README.md'))
+    .sort(),
+].filter((f) => existsSync(f));
 const files = [join(root, 'README.md'), ...docs.map((f) => join(docsDir, f)), ...benchReadmes];
 
 for (const file of files) {

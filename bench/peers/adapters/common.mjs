@@ -6,7 +6,8 @@ import { createRequire } from 'node:module';
 // EdgeVec's ef_search, Quiver's ef). Values below k = 10 are raised to 10 by most libraries.
 export const EF_VALUES = [10, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384];
 // Graph shape, the same for every library that has the knobs.
-export const M = 16, EF_CONSTRUCTION = 200;
+export const M = 16,
+  EF_CONSTRUCTION = 200;
 // Lists scanned per query by Quiver's partitioned quantised index (its default at 100k is 24).
 export const PROBE_VALUES = [4, 8, 12, 16, 24, 32, 48, 64, 96];
 
@@ -21,8 +22,10 @@ export function versionOf(pkg) {
       dir = dir.slice(0, dir.lastIndexOf('/'));
       try {
         const j = JSON.parse(readFileSync(`${dir}/package.json`, 'utf8'));
-        if (j.name === pkg) return j.version;  // not a nested {"type": …} marker file
-      } catch {}
+        if (j.name === pkg) return j.version; // not a nested {"type": …} marker file
+      } catch {
+        // no package.json here: look one folder up
+      }
     }
     return 'unknown';
   }
@@ -40,8 +43,10 @@ export function buildWithinBudget(n, chunk, addChunk, what) {
   for (let at = 0; at < n; at += chunk) {
     const seconds = (performance.now() - t0) / 1000;
     if (at > 0 && seconds > budget) {
-      throw new Error(`${what}: build stopped after ${seconds.toFixed(0)} s (PEER_BUILD_BUDGET_S=${budget}) with ${at} of ${n} ` +
-        `vectors added (${(at / seconds).toFixed(1)} vectors/s, slowing as the graph grows)`);
+      throw new Error(
+        `${what}: build stopped after ${seconds.toFixed(0)} s (PEER_BUILD_BUDGET_S=${budget}) with ${at} of ${n} ` +
+          `vectors added (${(at / seconds).toFixed(1)} vectors/s, slowing as the graph grows)`,
+      );
     }
     addChunk(at, Math.min(chunk, n - at));
   }

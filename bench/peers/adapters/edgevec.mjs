@@ -18,7 +18,8 @@ export async function open(ctx) {
   mod.initSync({ module: readFileSync(wasmPath) });
   const { EdgeVec, EdgeVecConfig } = mod;
   const { base } = ctx.wl;
-  const dim = ctx.dim, n = ctx.rows;
+  const dim = ctx.dim,
+    n = ctx.rows;
   let current = null;
   const build = (ef) => {
     current?.index.free();
@@ -30,28 +31,48 @@ export async function open(ctx) {
     config.ef_search = ef;
     const index = new EdgeVec(config);
     const rowOf = new Map();
-    buildWithinBudget(n, 1000, (at, count) => {
-      const assigned = index.insertBatchFlat(base.data.subarray(at * dim, (at + count) * dim), count);
-      assigned.forEach((id, i) => rowOf.set(id, at + i));
-    }, 'edgevec');
+    buildWithinBudget(
+      n,
+      1000,
+      (at, count) => {
+        const assigned = index.insertBatchFlat(base.data.subarray(at * dim, (at + count) * dim), count);
+        assigned.forEach((id, i) => rowOf.set(id, at + i));
+      },
+      'edgevec',
+    );
     current = { index, rowOf, ef };
     return current;
   };
   return {
-    library: 'edgevec', version: versionOf('edgevec'), target: `wasm (Node ${process.version})`,
-    notes: ['ef_search fixed at construction: the index is rebuilt for each swept ef (build time from the first build)',
-      'ids assigned by the library, mapped back to rows', 'single-threaded; library-reported size: memoryUsage()'],
-    configs: [{
-      name: 'hnsw', param: 'ef', values: ctx.quick ? [16, 64, 256] : [16, 32, 64, 128, 256], buildThreads: [1],
-      build: () => {
-        build(16);
-        return {
-          memoryBytes: () => current.index.memoryUsage(),
-          set: (ef) => { if (ef !== current.ef) build(ef); },
-          search: (q, k) => current.index.search(q, k).map((h) => current.rowOf.get(h.id)),
-          dispose: () => { current?.index.free(); current = null; },
-        };
+    library: 'edgevec',
+    version: versionOf('edgevec'),
+    target: `wasm (Node ${process.version})`,
+    notes: [
+      'ef_search fixed at construction: the index is rebuilt for each swept ef (build time from the first build)',
+      'ids assigned by the library, mapped back to rows',
+      'single-threaded; library-reported size: memoryUsage()',
+    ],
+    configs: [
+      {
+        name: 'hnsw',
+        param: 'ef',
+        values: ctx.quick ? [16, 64, 256] : [16, 32, 64, 128, 256],
+        buildThreads: [1],
+        build: () => {
+          build(16);
+          return {
+            memoryBytes: () => current.index.memoryUsage(),
+            set: (ef) => {
+              if (ef !== current.ef) build(ef);
+            },
+            search: (q, k) => current.index.search(q, k).map((h) => current.rowOf.get(h.id)),
+            dispose: () => {
+              current?.index.free();
+              current = null;
+            },
+          };
+        },
       },
-    }],
+    ],
   };
 }

@@ -24,15 +24,36 @@ export async function open(ctx) {
     },
     dispose: () => {},
   });
-  const add = (index) => { index.add(Array.from(base.data)); return index; };
+  const add = (index) => {
+    index.add(Array.from(base.data));
+    return index;
+  };
   return {
-    library: 'faiss-node', version: versionOf('faiss-node'), target: 'native (Node addon, Debian libfaiss)',
-    notes: ['number[] inputs only', 'HNSW: efSearch/efConstruction cannot be set from JS (factory defaults 40 / 16)',
-      'library-reported size: the serialized index (toBuffer)'],
+    library: 'faiss-node',
+    version: versionOf('faiss-node'),
+    target: 'native (Node addon, Debian libfaiss)',
+    notes: [
+      'number[] inputs only',
+      'HNSW: efSearch/efConstruction cannot be set from JS (factory defaults 40 / 16)',
+      'library-reported size: the serialized index (toBuffer)',
+    ],
     configs: [
-      { name: 'flat', param: null, values: [null], buildThreads: [1], batchThreads: [os.cpus().length], build: () => wrap(add(new faiss.IndexFlatL2(dim))) },
-      { name: 'hnsw (HNSW16,Flat, defaults)', param: null, values: [null], buildThreads: [1], batchThreads: [os.cpus().length],
-        build: () => wrap(add(faiss.Index.fromFactory(dim, 'HNSW16,Flat', faiss.MetricType.METRIC_L2))) },
+      {
+        name: 'flat',
+        param: null,
+        values: [null],
+        buildThreads: [1],
+        batchThreads: [os.cpus().length],
+        build: () => wrap(add(new faiss.IndexFlatL2(dim))),
+      },
+      {
+        name: 'hnsw (HNSW16,Flat, defaults)',
+        param: null,
+        values: [null],
+        buildThreads: [1],
+        batchThreads: [os.cpus().length],
+        build: () => wrap(add(faiss.Index.fromFactory(dim, 'HNSW16,Flat', faiss.MetricType.METRIC_L2))),
+      },
     ],
   };
 }

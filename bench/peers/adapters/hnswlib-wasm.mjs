@@ -12,29 +12,44 @@ export async function open(ctx) {
   const { loadHnswlib } = await import('hnswlib-wasm/dist/hnswlib.js');
   const lib = await loadHnswlib();
   const { base } = ctx.wl;
-  const dim = ctx.dim, n = ctx.rows;
+  const dim = ctx.dim,
+    n = ctx.rows;
   const heap = () => (lib.HEAPU8 ?? lib.HEAP8)?.buffer?.byteLength ?? null;
   return {
-    library: 'hnswlib-wasm', version: versionOf('hnswlib-wasm'), target: `wasm (Node ${process.version})`,
-    notes: ['single-threaded (no threaded build, no batch)', 'reports no size: the wasm heap after the build is listed instead'],
-    configs: [{
-      name: 'hnsw', param: 'ef', values: EF_VALUES, buildThreads: [1],
-      build: () => {
-        const index = new lib.HierarchicalNSW('l2', dim, '');
-        index.initIndex(n, M, EF_CONSTRUCTION, 100);
-        const chunk = 1000;
-        for (let at = 0; at < n; at += chunk) {
-          const m = Math.min(chunk, n - at);
-          const rows = Array.from({ length: m }, (_, i) => row(base.data, dim, at + i));
-          index.addPoints(rows, Array.from({ length: m }, (_, i) => at + i), false);
-        }
-        return {
-          heapBytes: heap,
-          set: (ef) => index.setEfSearch(ef),
-          search: (q, k) => index.searchKnn(q, k, undefined).neighbors,
-          dispose: () => index.delete?.(),
-        };
+    library: 'hnswlib-wasm',
+    version: versionOf('hnswlib-wasm'),
+    target: `wasm (Node ${process.version})`,
+    notes: [
+      'single-threaded (no threaded build, no batch)',
+      'reports no size: the wasm heap after the build is listed instead',
+    ],
+    configs: [
+      {
+        name: 'hnsw',
+        param: 'ef',
+        values: EF_VALUES,
+        buildThreads: [1],
+        build: () => {
+          const index = new lib.HierarchicalNSW('l2', dim, '');
+          index.initIndex(n, M, EF_CONSTRUCTION, 100);
+          const chunk = 1000;
+          for (let at = 0; at < n; at += chunk) {
+            const m = Math.min(chunk, n - at);
+            const rows = Array.from({ length: m }, (_, i) => row(base.data, dim, at + i));
+            index.addPoints(
+              rows,
+              Array.from({ length: m }, (_, i) => at + i),
+              false,
+            );
+          }
+          return {
+            heapBytes: heap,
+            set: (ef) => index.setEfSearch(ef),
+            search: (q, k) => index.searchKnn(q, k, undefined).neighbors,
+            dispose: () => index.delete?.(),
+          };
+        },
       },
-    }],
+    ],
   };
 }

@@ -23,13 +23,37 @@ export function workloadList(quick) {
 // Writes the files if they are not cached yet; returns the workload with its file paths.
 export function ensureWorkload(w, { cli, cacheDir, log = () => {} }) {
   const stem = `${w.kind}-${w.rows}x${w.dim}-q${w.queries}`;
-  const files = { base: `${cacheDir}/${stem}.base.fbin`, queries: `${cacheDir}/${stem}.queries.fbin`, gt: `${cacheDir}/${stem}.gt.ibin` };
-  const done = `${cacheDir}/${stem}.json`;  // written last: its presence means the three files are whole
+  const files = {
+    base: `${cacheDir}/${stem}.base.fbin`,
+    queries: `${cacheDir}/${stem}.queries.fbin`,
+    gt: `${cacheDir}/${stem}.gt.ibin`,
+  };
+  const done = `${cacheDir}/${stem}.json`; // written last: its presence means the three files are whole
   if (!existsSync(done)) {
     mkdirSync(cacheDir, { recursive: true });
     log(`generating ${stem} (quiver gen ${w.kind}, exact top-${K} ground truth) ...`);
-    const out = execFileSync(cli, ['gen', w.kind, '-o', cacheDir, '--name', stem, '--rows', String(w.rows),
-      '--queries', String(w.queries), '--dim', String(w.dim), '-k', String(K), '--json', '-q'], { encoding: 'utf8' });
+    const out = execFileSync(
+      cli,
+      [
+        'gen',
+        w.kind,
+        '-o',
+        cacheDir,
+        '--name',
+        stem,
+        '--rows',
+        String(w.rows),
+        '--queries',
+        String(w.queries),
+        '--dim',
+        String(w.dim),
+        '-k',
+        String(K),
+        '--json',
+        '-q',
+      ],
+      { encoding: 'utf8' },
+    );
     writeFileSync(done, out);
   }
   return { ...w, files, generator: JSON.parse(readFileSync(done, 'utf8')) };
@@ -38,7 +62,8 @@ export function ensureWorkload(w, { cli, cacheDir, log = () => {} }) {
 // .fbin: int32 rows, int32 dim, then rows x dim float32 (little-endian).
 export function readFbin(path) {
   const buf = readFileSync(path);
-  const rows = buf.readInt32LE(0), dim = buf.readInt32LE(4);
+  const rows = buf.readInt32LE(0),
+    dim = buf.readInt32LE(4);
   const data = new Float32Array(buf.buffer.slice(buf.byteOffset + 8, buf.byteOffset + 8 + rows * dim * 4));
   return { rows, dim, data };
 }
@@ -46,14 +71,18 @@ export function readFbin(path) {
 // .ibin: int32 rows, int32 k, then rows x k int32 ids.
 export function readIbin(path) {
   const buf = readFileSync(path);
-  const rows = buf.readInt32LE(0), k = buf.readInt32LE(4);
+  const rows = buf.readInt32LE(0),
+    k = buf.readInt32LE(4);
   const ids = new Int32Array(buf.buffer.slice(buf.byteOffset + 8, buf.byteOffset + 8 + rows * k * 4));
   return { rows, k, ids };
 }
 
 export function loadWorkload(w) {
-  const base = readFbin(w.files.base), queries = readFbin(w.files.queries), gt = readIbin(w.files.gt);
-  if (base.dim !== queries.dim || gt.rows !== queries.rows || gt.k < K) throw new Error(`${w.name}: inconsistent workload files`);
+  const base = readFbin(w.files.base),
+    queries = readFbin(w.files.queries),
+    gt = readIbin(w.files.gt);
+  if (base.dim !== queries.dim || gt.rows !== queries.rows || gt.k < K)
+    throw new Error(`${w.name}: inconsistent workload files`);
   return { ...w, base, queries, gt };
 }
 

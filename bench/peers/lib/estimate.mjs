@@ -26,7 +26,9 @@ export function estimatePairSeconds(quick, small, full, { limitSeconds = Infinit
   const n = full.rows / small.rows;
   const logN = Math.log2(full.rows) / Math.log2(small.rows);
   const q = full.queries / small.queries;
-  let build = 0, search = 0, scaled = 0;
+  let build = 0,
+    search = 0,
+    scaled = 0;
   for (const c of quick.configs ?? []) {
     const b = (c.builds ?? []).reduce((a, x) => a + (x.build_s ?? 0), 0);
     const s = searchSeconds(c.rows ?? [], small.queries);
@@ -49,10 +51,15 @@ export function estimateFullRun(results, quickWorkloads, fullWorkloads, { limitS
     if (!small || !full) continue;
     const e = byJob.get(r.job) ?? { job: r.job, quickSeconds: 0, perWorkload: {}, totalSeconds: 0, unknown: [] };
     e.quickSeconds += r.seconds ?? 0;
-    const s = r.status === 'ok' ? estimatePairSeconds(r, small, full, { limitSeconds })
-      : /timed out/.test(r.reason ?? '') ? limitSeconds : null;
+    const s =
+      r.status === 'ok'
+        ? estimatePairSeconds(r, small, full, { limitSeconds })
+        : /timed out/.test(r.reason ?? '')
+          ? limitSeconds
+          : null;
     e.perWorkload[r.workload] = s;
-    if (s === null) e.unknown.push(r.workload); else e.totalSeconds += s;
+    if (s === null) e.unknown.push(r.workload);
+    else e.totalSeconds += s;
     byJob.set(r.job, e);
   }
   return [...byJob.values()];
@@ -67,14 +74,18 @@ export function formatDuration(seconds) {
 
 // The table run.mjs prints after a QUICK run.
 export function estimateTable(estimates, workloadNames) {
-  const lines = [`| job | QUICK s | ${workloadNames.map((w) => `full ${w}`).join(' | ')} | full total |`,
-    `|:--|--:|${workloadNames.map(() => '--:').join('|')}|--:|`];
+  const lines = [
+    `| job | QUICK s | ${workloadNames.map((w) => `full ${w}`).join(' | ')} | full total |`,
+    `|:--|--:|${workloadNames.map(() => '--:').join('|')}|--:|`,
+  ];
   let all = 0;
   for (const e of estimates) {
     all += e.totalSeconds;
     const cells = workloadNames.map((w) => (w in e.perWorkload ? formatDuration(e.perWorkload[w]) : '—'));
-    lines.push(`| ${e.job} | ${e.quickSeconds.toFixed(1)} | ${cells.join(' | ')} | ${formatDuration(e.totalSeconds)}` +
-      `${e.unknown.length ? ` + ? (failed: ${e.unknown.join(', ')})` : ''} |`);
+    lines.push(
+      `| ${e.job} | ${e.quickSeconds.toFixed(1)} | ${cells.join(' | ')} | ${formatDuration(e.totalSeconds)}` +
+        `${e.unknown.length ? ` + ? (failed: ${e.unknown.join(', ')})` : ''} |`,
+    );
   }
   lines.push(`| all jobs | | ${workloadNames.map(() => '').join(' | ')} | ${formatDuration(all)} |`);
   return lines.join('\n');

@@ -10,7 +10,7 @@ import { K, recallAtK } from './data.mjs';
 // Passes of one-query-per-call timing over the whole query set (PEERS_PASSES overrides).
 export const PASSES = Math.max(1, Number(process.env.PEERS_PASSES ?? 3) || 3);
 
-const now = () => Number(process.hrtime.bigint()) / 1e6;  // ms
+const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
 const gc = () => globalThis.gc?.();
 const rss = () => process.memoryUsage().rss;
 
@@ -24,7 +24,8 @@ export function percentile(sorted, p) {
 // search(query, k), batch?(queries, nq, k, threads), dispose() }.
 export async function measureConfig(cfg, wl, { log }) {
   const { base, queries, gt } = wl;
-  const dim = base.dim, nq = queries.rows;
+  const dim = base.dim,
+    nq = queries.rows;
   const rows = [];
   const builds = [];
   let index = null;
@@ -32,7 +33,14 @@ export async function measureConfig(cfg, wl, { log }) {
   const rssBefore = rss();
   for (let i = 0; i < cfg.buildThreads.length; i++) {
     const threads = cfg.buildThreads[i];
-    if (index) { index.dispose(); index = null; gc(); }
+    if (index) {
+      index.dispose();
+      // Dropped before gc(), so the collector can free the old index's memory (ESLint sees only
+      // that the value is overwritten below).
+      // eslint-disable-next-line no-useless-assignment
+      index = null;
+      gc();
+    }
     const t0 = now();
     index = await cfg.build(threads);
     const ms = now() - t0;
@@ -41,7 +49,7 @@ export async function measureConfig(cfg, wl, { log }) {
       gc();
       b.rss_delta_bytes = rss() - rssBefore;
       b.library_bytes = index.memoryBytes?.() ?? null;
-      if (index.heapBytes) b.wasm_heap_bytes = index.heapBytes();  // wasm memory size after the build
+      if (index.heapBytes) b.wasm_heap_bytes = index.heapBytes(); // wasm memory size after the build
     }
     builds.push(b);
     log(`  ${cfg.name}: built with ${threads} thread(s) in ${b.build_s.toFixed(2)} s`);
@@ -70,22 +78,31 @@ export async function measureConfig(cfg, wl, { log }) {
     const sorted = Array.from(lat).sort((a, b) => a - b);
     const label = `${cfg.name}${cfg.param ? ` ${cfg.param} ${value}` : ''}`;
     const row = {
-      config: cfg.name, param: cfg.param, value, recall: recallAtK(results, gt), qps: (nq * PASSES) / (wall / 1000),
-      passes_qps: passesQps, pass_check: checkPasses(passesQps, { label }),
-      mean_us: (sorted.reduce((a, b) => a + b, 0) / sorted.length) * 1000, p99_us: percentile(sorted, 99) * 1000, batch: [],
+      config: cfg.name,
+      param: cfg.param,
+      value,
+      recall: recallAtK(results, gt),
+      qps: (nq * PASSES) / (wall / 1000),
+      passes_qps: passesQps,
+      pass_check: checkPasses(passesQps, { label }),
+      mean_us: (sorted.reduce((a, b) => a + b, 0) / sorted.length) * 1000,
+      p99_us: percentile(sorted, 99) * 1000,
+      batch: [],
     };
     if (row.pass_check.warning) log(`  WARNING ${row.pass_check.warning}`);
     if (index.batch) {
       for (const threads of cfg.batchThreads ?? [1]) {
-        index.batch(queries.data, nq, K, threads);  // warm-up
+        index.batch(queries.data, nq, K, threads); // warm-up
         const b0 = now();
         const res = index.batch(queries.data, nq, K, threads);
         const bms = now() - b0;
         row.batch.push({ threads, qps: nq / (bms / 1000), recall: recallAtK(res, gt) });
       }
     }
-    log(`  ${cfg.name} ${cfg.param ?? ''} ${value ?? ''}: recall ${row.recall.toFixed(3)}, ${row.qps.toFixed(0)} QPS` +
-      row.batch.map((b) => `, batch(${b.threads}) ${b.qps.toFixed(0)} QPS`).join(''));
+    log(
+      `  ${cfg.name} ${cfg.param ?? ''} ${value ?? ''}: recall ${row.recall.toFixed(3)}, ${row.qps.toFixed(0)} QPS` +
+        row.batch.map((b) => `, batch(${b.threads}) ${b.qps.toFixed(0)} QPS`).join(''),
+    );
     rows.push(row);
   }
   index.dispose();

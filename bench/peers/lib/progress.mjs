@@ -20,21 +20,24 @@ export function donePairs(results, { retryFailed = false } = {}) {
 export function missingPairs(results, jobs, workloads) {
   const have = donePairs(results);
   const out = [];
-  for (const workload of workloads) for (const job of jobs) if (!have.has(pairKey(job, workload))) out.push({ job, workload });
+  for (const workload of workloads)
+    for (const job of jobs) if (!have.has(pairKey(job, workload))) out.push({ job, workload });
   return out;
 }
 
 // Replaces the entry of the same pair, or appends.
 export function recordResult(results, entry) {
   const at = results.findIndex((r) => r.job === entry.job && r.workload === entry.workload);
-  if (at >= 0) results[at] = entry; else results.push(entry);
+  if (at >= 0) results[at] = entry;
+  else results.push(entry);
 }
 
 // Paths that differ between `commit` and the work tree, outside the suites' results folders
 // (bench/<suite>/results/); throws when git cannot compare them (an unknown commit, no
 // repository).
 export function codeChangesSince(root, commit) {
-  const git = (...args) => execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const git = (...args) =>
+    execFileSync('git', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const changed = git('diff', '--name-only', commit).split('\n').filter(Boolean);
   return changed.filter((p) => !/^bench\/[^/]+\/results\//.test(p));
 }
@@ -44,7 +47,7 @@ export function codeChangesSince(root, commit) {
 export function resumeRefusal(previous, { quick, knobs, codeChanges }) {
   if (previous?.benchmark !== 'peers' || !Array.isArray(previous.results)) return 'it is not a peers results file';
   if (!!previous.quick !== quick) return `it is a ${previous.quick ? 'QUICK' : 'full'} run and this one is not`;
-  if (JSON.stringify(previous.knobs) !== JSON.stringify(knobs)) return 'its knobs differ from this run\'s';
+  if (JSON.stringify(previous.knobs) !== JSON.stringify(knobs)) return "its knobs differ from this run's";
   const commit = String(previous.commit ?? '');
   if (!/^[0-9a-f]{7,40}$/.test(commit)) return `its commit (${commit || 'none'}) does not name the exact code it ran`;
   let changes;
@@ -54,8 +57,10 @@ export function resumeRefusal(previous, { quick, knobs, codeChanges }) {
     return `its commit ${commit} cannot be compared with this checkout (${String(e.message).split('\n')[0]})`;
   }
   if (changes.length) {
-    return `the code changed since its commit ${commit} (${changes.slice(0, 5).join(', ')}${changes.length > 5 ? ', …' : ''}): ` +
-      'check out that commit to resume, or start a new run';
+    return (
+      `the code changed since its commit ${commit} (${changes.slice(0, 5).join(', ')}${changes.length > 5 ? ', …' : ''}): ` +
+      'check out that commit to resume, or start a new run'
+    );
   }
   return null;
 }

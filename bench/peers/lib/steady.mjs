@@ -5,7 +5,8 @@ import { checkVariants, warningsOf } from '../../common/steady-state.mjs';
 
 // results: the run file's results (one entry per job x workload) -> { warnings, variant_checks }.
 export function peersSteadyState(results) {
-  const passWarnings = [], points = [];
+  const passWarnings = [],
+    points = [];
   for (const r of results) {
     if (r.status !== 'ok') continue;
     const variant = r.adapter === 'quiver-wasm' ? r.options?.variant : null;
