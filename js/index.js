@@ -14,9 +14,7 @@ import { QuiverError } from './core/errors.js';
 import { loadModule, chooseVariant, VARIANTS } from './loader.js';
 import { Staging } from './core/staging.js';
 import { makeIndexBase, toBytes } from './kinds/index-base.js';
-import { makeFlatIndexClass } from './kinds/flat-index.js';
-import { makeQuantizedIndexClass } from './kinds/quantized-index.js';
-import { makeHnswIndexClass } from './kinds/hnsw-index.js';
+import { makeKindClasses } from './kinds/kind-table.js';
 import { checked } from './core/errors.js';
 import { isStreamSource, loadFromBytes, loadFromSource } from './io/stream-load.js';
 import { INIT_FIELDS, INIT_OPTIONS, LOAD_FROM_OPTIONS, QUIVER_LOAD_OPTIONS, readOptions } from './core/options.js';
@@ -27,14 +25,9 @@ async function init(options) {
   const { mod, variant } = await loadModule(options);
   const staging = new Staging(mod);
   const IndexBase = makeIndexBase(mod, staging, variant);
-  const FlatIndex = makeFlatIndexClass(mod, staging, variant, IndexBase);
-  const QuantizedIndex = makeQuantizedIndexClass(mod, staging, variant, IndexBase);
-  const HnswIndex = makeHnswIndexClass(mod, staging, variant, IndexBase);
-  const classes = {
-    flat: [FlatIndex, mod.FlatIndex],
-    quantized: [QuantizedIndex, mod.QuantizedIndex],
-    hnsw: [HnswIndex, mod.HnswIndex],
-  };
+  // One class per kind of the module's registry (kinds/kind-table.js).
+  const { byClassName, classes } = makeKindClasses(mod, staging, variant, IndexBase);
+  const { FlatIndex, QuantizedIndex, HnswIndex } = byClassName;
   let terminated = false;
   return {
     variant,

@@ -5,8 +5,9 @@
 import { QuiverError } from '../core/errors.js';
 import { init } from '../index.js';
 import { toIds, toVectors } from '../core/inputs.js';
+import { KINDS } from '../kinds/kind-table.js';
 
-const CLASS_BY_KIND = { flat: 'FlatIndex', quantized: 'QuantizedIndex', hnsw: 'HnswIndex' };
+const CLASS_BY_KIND = Object.fromEntries(KINDS.map((k) => [k.name, k.className]));
 // What a caller may invoke on an index through the worker (never live(), constructors, ...).
 const METHODS = new Set(['add', 'remove', 'has', 'search', 'searchBatch', 'serialize', 'compact']);
 const PROPERTIES = new Set([
