@@ -21,7 +21,8 @@ bool check_vectors(uintptr_t vectors, size_t n, size_t dim, const std::string& m
       core::check_vectors(reinterpret_cast<const float*>(vectors), n, dim, parse_metric(metric), "vector");
     } catch (const Error& e) {
       // The row numbers in the message count from the slice; say where the slice starts.
-      throw Error(e.code(), std::string(e.what()) + " (counting from batch row " + std::to_string(uint64_t(first)) + ")");
+      throw Error(e.code(),
+                  std::string(e.what()) + " (counting from batch row " + std::to_string(uint64_t(first)) + ")");
     }
   });
 }
@@ -29,6 +30,4 @@ bool check_vectors(uintptr_t vectors, size_t n, size_t dim, const std::string& m
 }  // namespace
 }  // namespace quiver::bindings
 
-EMSCRIPTEN_BINDINGS(quiver_batch_checks) {
-  emscripten::function("checkVectors", &quiver::bindings::check_vectors);
-}
+EMSCRIPTEN_BINDINGS(quiver_batch_checks) { emscripten::function("checkVectors", &quiver::bindings::check_vectors); }

@@ -48,7 +48,8 @@ class IndexStreamBinding {
   // failed for sure (the error is recorded; stop reading).
   bool push(size_t n) {
     return guarded_call([&] {
-      if (n > staging_.size()) throw Error(ErrorCode::InvalidArgument, "push of more bytes than the staging block holds");
+      if (n > staging_.size())
+        throw Error(ErrorCode::InvalidArgument, "push of more bytes than the staging block holds");
       loader_->push(staging_.data(), n);
     });
   }

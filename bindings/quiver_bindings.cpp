@@ -81,16 +81,14 @@ size_t dim_option(double x) {
 // have): ef, rerank (-1 = unset, the kind's default; else a depth), probes, and an allow list
 // of `allow_count` ids staged as float64 at `allow` (0 = no allow list; a non-zero address
 // with count 0 allows nothing).
-AnySearchParams search_params(size_t k, double ef, double rerank, double probes, uintptr_t allow,
-                              size_t allow_count) {
+AnySearchParams search_params(size_t k, double ef, double rerank, double probes, uintptr_t allow, size_t allow_count) {
   AnySearchParams p;
   p.ef = count_option(ef, "ef");
   p.probes = count_option(probes, "probes");
   if (rerank != -1.0) {
     // k * rerank candidates are held per query: bounded so the buffer fits in wasm32.
     if (!(rerank >= 0) || std::floor(rerank) != rerank || double(k) * rerank > 2147483647.0) {
-      throw Error(ErrorCode::InvalidArgument,
-                  "rerank must be a non-negative integer with k x rerank at most 2^31 - 1");
+      throw Error(ErrorCode::InvalidArgument, "rerank must be a non-negative integer with k x rerank at most 2^31 - 1");
     }
     p.rerank = static_cast<size_t>(rerank);
   }
@@ -133,11 +131,17 @@ void check_js_ids(const HnswIndex& index) {
 template <typename Index>
 Index take_loaded(IndexStreamBinding& stream);
 template <>
-FlatIndex take_loaded<FlatIndex>(IndexStreamBinding& stream) { return stream.loader().take_flat(); }
+FlatIndex take_loaded<FlatIndex>(IndexStreamBinding& stream) {
+  return stream.loader().take_flat();
+}
 template <>
-QuantizedIndex take_loaded<QuantizedIndex>(IndexStreamBinding& stream) { return stream.loader().take_quantized(); }
+QuantizedIndex take_loaded<QuantizedIndex>(IndexStreamBinding& stream) {
+  return stream.loader().take_quantized();
+}
 template <>
-HnswIndex take_loaded<HnswIndex>(IndexStreamBinding& stream) { return stream.loader().take_hnsw(); }
+HnswIndex take_loaded<HnswIndex>(IndexStreamBinding& stream) {
+  return stream.loader().take_hnsw();
+}
 
 // What every index kind's JS class reaches: the index (through the one interface,
 // quiver/any_index.hpp), its file bytes, and the calls every kind has.
@@ -182,15 +186,15 @@ class IndexBinding {
   }
   bool has(double id) const { return is_js_id(id) && index_.contains(static_cast<uint64_t>(id)); }
 
-  double search(uintptr_t query, size_t k, uintptr_t out, double ef, double rerank, double probes,
-                uintptr_t allow, size_t allow_count) const {
+  double search(uintptr_t query, size_t k, uintptr_t out, double ef, double rerank, double probes, uintptr_t allow,
+                size_t allow_count) const {
     return guarded(kFailed, [&] {
       const AnySearchParams p = search_params(k, ef, rerank, probes, allow, allow_count);
       return double(index_.search(ptr<const float>(query), k, ptr<Neighbor>(out), p));
     });
   }
-  double search_batch(uintptr_t queries, size_t nq, size_t k, uintptr_t out, double ef, double rerank,
-                      double probes, uintptr_t allow, size_t allow_count) const {
+  double search_batch(uintptr_t queries, size_t nq, size_t k, uintptr_t out, double ef, double rerank, double probes,
+                      uintptr_t allow, size_t allow_count) const {
     return guarded(kFailed, [&] {
       const AnySearchParams p = search_params(k, ef, rerank, probes, allow, allow_count);
       return double(index_.search_batch(ptr<const float>(queries), nq, k, ptr<Neighbor>(out), p));
@@ -250,8 +254,8 @@ FlatBinding* create_flat(double dim, const std::string& metric) {
 
 // lists: -1 = auto (QuantizedIndexOptions::kAutoLists), else a count (0 = not partitioned);
 // the JS wrapper has checked both numbers.
-QuantizedBinding* create_quantized(double dim, const std::string& metric, unsigned bits, double seed,
-                                   bool keep_vectors, unsigned refine_bits, double lists) {
+QuantizedBinding* create_quantized(double dim, const std::string& metric, unsigned bits, double seed, bool keep_vectors,
+                                   unsigned refine_bits, double lists) {
   return QuantizedBinding::create([&] {
     QuantizedIndexOptions o;
     o.dim = dim_option(dim);
@@ -289,7 +293,8 @@ bool compact_hnsw(HnswBinding& b) {
 // The kind stored in index file bytes ("flat", "quantized", "hnsw"), after validating the
 // container and its checksums.
 std::string index_kind_of(uintptr_t bytes, size_t size) {
-  return guarded(std::string(), [&] { return std::string(index_kind_name(io::index_kind_of(ptr<const uint8_t>(bytes), size))); });
+  return guarded(std::string(),
+                 [&] { return std::string(index_kind_name(io::index_kind_of(ptr<const uint8_t>(bytes), size))); });
 }
 
 // The kinds this module has, from the index kind registry, in its order: "flat,quantized,hnsw".
@@ -349,7 +354,8 @@ EMSCRIPTEN_BINDINGS(quiver) {
                   return l == QuantizedIndexOptions::kAutoLists ? -1.0 : double(l);
                 }))
       .function("lists", optional_override([](const QuantizedBinding& b) { return double(b.index().lists()); }))
-      .function("defaultProbes", optional_override([](const QuantizedBinding& b) { return double(b.index().default_probes()); }));
+      .function("defaultProbes",
+                optional_override([](const QuantizedBinding& b) { return double(b.index().default_probes()); }));
   register_index<HnswIndex>("HnswIndex")
       .class_function("create", &create_hnsw, allow_raw_pointers())
       .function("compact", &compact_hnsw)
@@ -359,10 +365,13 @@ EMSCRIPTEN_BINDINGS(quiver) {
       .function("maxLevel", optional_override([](const HnswBinding& b) { return b.index().max_level(); }))
       .function("nodeBytes", optional_override([](const HnswBinding& b) { return b.index().node_bytes(); }))
       .function("efSearch", optional_override([](const HnswBinding& b) { return b.index().ef_search(); }))
-      .function("storage", optional_override([](const HnswBinding& b) { return std::string(hnsw_storage_name(b.index().storage())); }))
+      .function("storage", optional_override([](const HnswBinding& b) {
+                  return std::string(hnsw_storage_name(b.index().storage()));
+                }))
       .function("keepsVectors", optional_override([](const HnswBinding& b) { return b.index().keeps_vectors(); }))
       .function("neighborCodes", optional_override([](const HnswBinding& b) { return b.index().neighbor_codes(); }))
-      .function("bytesPerVector", optional_override([](const HnswBinding& b) { return double(b.index().bytes_per_vector()); }));
+      .function("bytesPerVector",
+                optional_override([](const HnswBinding& b) { return double(b.index().bytes_per_vector()); }));
 }
 
 }  // namespace quiver::bindings

@@ -49,8 +49,8 @@ struct Workload {
 
 // "seed": unit Gaussian, 10,000 rows (seed 42) and queries (seed 13). "clustered": the Gaussian
 // mixture, 100,000 rows. "embedding": the embedding-like workload (quiver/workload.hpp: 1,000
-// topics, mixture seed 42, base seed 43, query seed 13), 100,000 rows. QUIVER_BENCH_ROWS / _QUERIES / _DIM override the sizes. The ground
-// truth is the exact flat index at the best ISA level.
+// topics, mixture seed 42, base seed 43, query seed 13), 100,000 rows. QUIVER_BENCH_ROWS / _QUERIES / _DIM override the
+// sizes. The ground truth is the exact flat index at the best ISA level.
 inline Workload make_workload(const std::string& name, Metric metric) {
   Workload w;
   w.name = name;

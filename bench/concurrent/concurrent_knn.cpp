@@ -233,10 +233,14 @@ int main() {
   const size_t samples = env_size("LATENCY_SAMPLES", 200000);
   const std::string mode_name = env_str("MODE", "mutex");
   Mode mode;
-  if (mode_name == "mutex") mode = Mode::mutex;
-  else if (mode_name == "nolock") mode = Mode::nolock;
-  else if (mode_name == "direct") mode = Mode::direct;
-  else die("MODE must be mutex, nolock or direct, got '" + mode_name + "'");
+  if (mode_name == "mutex")
+    mode = Mode::mutex;
+  else if (mode_name == "nolock")
+    mode = Mode::nolock;
+  else if (mode_name == "direct")
+    mode = Mode::direct;
+  else
+    die("MODE must be mutex, nolock or direct, got '" + mode_name + "'");
 
   const Workload w = make_workload();
   const double build_start = now_s();
@@ -248,11 +252,11 @@ int main() {
   std::vector<ThreadState> states(max_threads);
   for (auto& s : states) s.latency_us.reserve(samples);
 
-  std::printf("concurrent_knn: target %s (%s), isa %s, %u hardware threads\n", target_name(),
-              build_variant(), isa_name(active_isa()), std::thread::hardware_concurrency());
+  std::printf("concurrent_knn: target %s (%s), isa %s, %u hardware threads\n", target_name(), build_variant(),
+              isa_name(active_isa()), std::thread::hardware_concurrency());
   std::printf("index %s: %zu x %zu, %.1f MiB, built in %.2f s; mode %s; k %zu; query pool %zu; %.1f s per point\n",
-              w.index.c_str(), w.rows, w.dim, double(index->memory_bytes()) / (1 << 20), build_s,
-              mode_name.c_str(), w.k, w.queries, duration);
+              w.index.c_str(), w.rows, w.dim, double(index->memory_bytes()) / (1 << 20), build_s, mode_name.c_str(),
+              w.k, w.queries, duration);
 
   // Per-call breakdown at one thread (lookup, search, overhead = the rest: clock reads,
   // latency recording, handle release accounting, loop).
@@ -285,15 +289,16 @@ int main() {
     r.p50_us = percentile(all, 0.50);
     r.p99_us = percentile(all, 0.99);
     results.push_back(r);
-    std::printf("| %7zu | %" PRIu64 " | %.0f | %.0f | %.2fx | %.1f | %.1f | %.1f |\n", threads, r.ops,
-                r.qps, r.qps_per_thread, r.speedup, r.mean_us, r.p50_us, r.p99_us);
+    std::printf("| %7zu | %" PRIu64 " | %.0f | %.0f | %.2fx | %.1f | %.1f | %.1f |\n", threads, r.ops, r.qps,
+                r.qps_per_thread, r.speedup, r.mean_us, r.p50_us, r.p99_us);
     std::fflush(stdout);
   }
-  if (thread_counts[0] != 1) std::printf("(speedup is relative to %zu threads x its per-thread QPS)\n", thread_counts[0]);
+  if (thread_counts[0] != 1)
+    std::printf("(speedup is relative to %zu threads x its per-thread QPS)\n", thread_counts[0]);
 
   // Lookup-only sweep: how many cache lookups per second N threads get when they do nothing
   // else — the ceiling the lock (or its absence) puts on a much cheaper search.
-  std::vector<std::pair<size_t, double>> lookup_rates;
+  std::vector<std::pair<size_t, double> > lookup_rates;
   if (mode != Mode::direct && lookup_only_s > 0) {
     std::printf("\n| threads | lookups/s (lookup only) | ns per lookup per thread |\n|--:|--:|--:|\n");
     for (size_t threads : thread_counts) {
@@ -320,32 +325,36 @@ int main() {
   if (bench.loader_calls() > 1) die("the index was loaded more than once");
 
   // JSON (one line).
-  std::printf("{\"benchmark\":\"concurrent_knn\",\"target\":\"%s\",\"variant\":\"%s\",\"isa\":\"%s\","
-              "\"hardware_concurrency\":%u,\"index\":\"%s\",\"mode\":\"%s\",\"index_bytes\":%zu,"
-              "\"build_seconds\":%.3f,",
-              target_name(), build_variant(), isa_name(active_isa()), std::thread::hardware_concurrency(),
-              json_escape(w.index).c_str(), mode_name.c_str(), index->memory_bytes(), build_s);
-  std::printf("\"knobs\":{\"THREADS\":\"%s\",\"DURATION_S\":%g,\"CORPUS_ROWS\":%zu,\"DIM\":%zu,"
-              "\"QUERY_POOL\":%zu,\"K\":%zu,\"BIT_WIDTH\":%zu,\"MODE\":\"%s\",\"INDEX\":\"%s\","
-              "\"WARMUP_S\":%g,\"LOOKUP_ONLY_S\":%g,\"LATENCY_SAMPLES\":%zu},",
-              json_escape(env_str("THREADS", "1 2 4 8 16")).c_str(), duration, w.rows, w.dim, w.queries,
-              w.k, w.bit_width, mode_name.c_str(), json_escape(w.index).c_str(), warmup, lookup_only_s, samples);
+  std::printf(
+      "{\"benchmark\":\"concurrent_knn\",\"target\":\"%s\",\"variant\":\"%s\",\"isa\":\"%s\","
+      "\"hardware_concurrency\":%u,\"index\":\"%s\",\"mode\":\"%s\",\"index_bytes\":%zu,"
+      "\"build_seconds\":%.3f,",
+      target_name(), build_variant(), isa_name(active_isa()), std::thread::hardware_concurrency(),
+      json_escape(w.index).c_str(), mode_name.c_str(), index->memory_bytes(), build_s);
+  std::printf(
+      "\"knobs\":{\"THREADS\":\"%s\",\"DURATION_S\":%g,\"CORPUS_ROWS\":%zu,\"DIM\":%zu,"
+      "\"QUERY_POOL\":%zu,\"K\":%zu,\"BIT_WIDTH\":%zu,\"MODE\":\"%s\",\"INDEX\":\"%s\","
+      "\"WARMUP_S\":%g,\"LOOKUP_ONLY_S\":%g,\"LATENCY_SAMPLES\":%zu},",
+      json_escape(env_str("THREADS", "1 2 4 8 16")).c_str(), duration, w.rows, w.dim, w.queries, w.k, w.bit_width,
+      mode_name.c_str(), json_escape(w.index).c_str(), warmup, lookup_only_s, samples);
   std::printf("\"results\":[");
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
-    std::printf("%s{\"threads\":%zu,\"ops\":%" PRIu64 ",\"seconds\":%.4f,\"qps\":%.2f,\"qps_per_thread\":%.2f,"
+    std::printf("%s{\"threads\":%zu,\"ops\":%" PRIu64
+                ",\"seconds\":%.4f,\"qps\":%.2f,\"qps_per_thread\":%.2f,"
                 "\"speedup\":%.4f,\"latency_mean_us\":%.2f,\"latency_p50_us\":%.2f,\"latency_p99_us\":%.2f}",
-                i ? "," : "", r.threads, r.ops, r.seconds, r.qps, r.qps_per_thread, r.speedup, r.mean_us,
-                r.p50_us, r.p99_us);
+                i ? "," : "", r.threads, r.ops, r.seconds, r.qps, r.qps_per_thread, r.speedup, r.mean_us, r.p50_us,
+                r.p99_us);
   }
   std::printf("],\"lookup_only\":[");
   for (size_t i = 0; i < lookup_rates.size(); ++i) {
     std::printf("%s{\"threads\":%zu,\"lookups_per_s\":%.1f}", i ? "," : "", lookup_rates[i].first,
                 lookup_rates[i].second);
   }
-  std::printf("],\"breakdown\":{\"threads\":1,\"total_us\":%.4f,\"lookup_us\":%.5f,\"search_us\":%.4f,"
-              "\"overhead_us\":%.4f,\"lookup_share\":%.6f}}\n",
-              cost.total_us, cost.lookup_us, cost.search_us, cost.overhead_us, cost.lookup_us / cost.total_us);
+  std::printf(
+      "],\"breakdown\":{\"threads\":1,\"total_us\":%.4f,\"lookup_us\":%.5f,\"search_us\":%.4f,"
+      "\"overhead_us\":%.4f,\"lookup_share\":%.6f}}\n",
+      cost.total_us, cost.lookup_us, cost.search_us, cost.overhead_us, cost.lookup_us / cost.total_us);
   return 0;
 }
 #endif

@@ -29,11 +29,10 @@ int main() {
 
   const Workload w = make_workload();
   const std::shared_ptr<const AnyIndex> index = build_index(w);
-  std::printf("scaling_batch: target %s (%s), isa %s, %u hardware threads, pool %zu workers\n",
-              target_name(), build_variant(), isa_name(active_isa()), std::thread::hardware_concurrency(),
-              pool.size());
-  std::printf("index %s: %zu x %zu; batch of %zu queries, k %zu; >= %.2f s per point\n", w.index.c_str(), w.rows,
-              w.dim, w.queries, w.k, min_seconds);
+  std::printf("scaling_batch: target %s (%s), isa %s, %u hardware threads, pool %zu workers\n", target_name(),
+              build_variant(), isa_name(active_isa()), std::thread::hardware_concurrency(), pool.size());
+  std::printf("index %s: %zu x %zu; batch of %zu queries, k %zu; >= %.2f s per point\n", w.index.c_str(), w.rows, w.dim,
+              w.queries, w.k, min_seconds);
 
   std::vector<Neighbor> reference(w.queries * w.k), out(w.queries * w.k);
   {
@@ -74,27 +73,30 @@ int main() {
       return a.id == b.id && std::memcmp(&a.distance, &b.distance, sizeof(float)) == 0;  // same bits
     });
     points.push_back(p);
-    std::printf("| %zu | %zu | %zu | %.0f | %.2fx | %.2f | %s |\n", p.threads, p.workers, p.batches, p.qps,
-                p.speedup, p.efficiency, p.identical ? "yes" : "NO");
+    std::printf("| %zu | %zu | %zu | %.0f | %.2fx | %.2f | %s |\n", p.threads, p.workers, p.batches, p.qps, p.speedup,
+                p.efficiency, p.identical ? "yes" : "NO");
     std::fflush(stdout);
   }
 
-  std::printf("{\"benchmark\":\"scaling_batch\",\"target\":\"%s\",\"variant\":\"%s\",\"isa\":\"%s\","
-              "\"hardware_concurrency\":%u,\"pool_workers\":%zu,\"index\":\"%s\",",
-              target_name(), build_variant(), isa_name(active_isa()), std::thread::hardware_concurrency(),
-              pool.size(), w.index.c_str());
-  std::printf("\"knobs\":{\"THREADS\":\"%s\",\"MIN_SECONDS\":%g,\"CORPUS_ROWS\":%zu,\"DIM\":%zu,"
-              "\"QUERY_POOL\":%zu,\"K\":%zu,\"BIT_WIDTH\":%zu,\"INDEX\":\"%s\"},\"results\":[",
-              json_escape(env_str("THREADS", "1 2 4 8 16")).c_str(), min_seconds, w.rows, w.dim, w.queries,
-              w.k, w.bit_width, json_escape(w.index).c_str());
+  std::printf(
+      "{\"benchmark\":\"scaling_batch\",\"target\":\"%s\",\"variant\":\"%s\",\"isa\":\"%s\","
+      "\"hardware_concurrency\":%u,\"pool_workers\":%zu,\"index\":\"%s\",",
+      target_name(), build_variant(), isa_name(active_isa()), std::thread::hardware_concurrency(), pool.size(),
+      w.index.c_str());
+  std::printf(
+      "\"knobs\":{\"THREADS\":\"%s\",\"MIN_SECONDS\":%g,\"CORPUS_ROWS\":%zu,\"DIM\":%zu,"
+      "\"QUERY_POOL\":%zu,\"K\":%zu,\"BIT_WIDTH\":%zu,\"INDEX\":\"%s\"},\"results\":[",
+      json_escape(env_str("THREADS", "1 2 4 8 16")).c_str(), min_seconds, w.rows, w.dim, w.queries, w.k, w.bit_width,
+      json_escape(w.index).c_str());
   bool all_identical = true;
   for (size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
     all_identical = all_identical && p.identical;
-    std::printf("%s{\"threads\":%zu,\"workers\":%zu,\"batches\":%zu,\"seconds\":%.4f,\"qps\":%.2f,"
-                "\"speedup\":%.4f,\"efficiency\":%.4f,\"identical\":%s}",
-                i ? "," : "", p.threads, p.workers, p.batches, p.seconds, p.qps, p.speedup, p.efficiency,
-                p.identical ? "true" : "false");
+    std::printf(
+        "%s{\"threads\":%zu,\"workers\":%zu,\"batches\":%zu,\"seconds\":%.4f,\"qps\":%.2f,"
+        "\"speedup\":%.4f,\"efficiency\":%.4f,\"identical\":%s}",
+        i ? "," : "", p.threads, p.workers, p.batches, p.seconds, p.qps, p.speedup, p.efficiency,
+        p.identical ? "true" : "false");
   }
   std::printf("]}\n");
   return all_identical ? 0 : 1;

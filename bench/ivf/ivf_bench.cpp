@@ -124,12 +124,13 @@ int main() {
       const size_t used = threads == 0 || threads > pool_workers ? pool_workers : threads;
       std::printf(
           "{\"kind\":\"ivf_build\",\"target\":\"native\",\"variant\":\"native\",\"isa\":\"%s\",\"workload\":\"%s\","
-          "\"metric\":\"%s\",\"rows\":%zu,\"dim\":%zu,\"bits\":%u,\"refine_bits\":%u,\"lists\":%zu,\"default_probes\":%zu,"
+          "\"metric\":\"%s\",\"rows\":%zu,\"dim\":%zu,\"bits\":%u,\"refine_bits\":%u,\"lists\":%zu,\"default_probes\":%"
+          "zu,"
           "\"add_rows\":%zu,\"build_threads\":%zu,\"build_s\":%.3f,\"memory_bytes\":%zu,\"bytes_per_vector\":%.1f,"
           "\"code_bytes_per_vector\":%zu,\"peak_bytes\":%zu,\"peak_what\":\"heap peak\"}\n",
           isa_name(isa), workload.c_str(), metric_name(metric), w.n, w.dim, bits, refine_bits, index->lists(),
-          index->default_probes(), add_rows, used, build_s, index->memory_bytes(), double(index->memory_bytes()) / double(w.n),
-          index->code_bytes_per_vector(), peak);
+          index->default_probes(), add_rows, used, build_s, index->memory_bytes(),
+          double(index->memory_bytes()) / double(w.n), index->code_bytes_per_vector(), peak);
       std::fflush(stdout);
     }
     // The sweep, in ascending probes, each value once. "default" searches with probes = 0 (the
@@ -163,8 +164,8 @@ int main() {
           "{\"kind\":\"ivf_search\",\"target\":\"native\",\"variant\":\"native\",\"isa\":\"%s\",\"workload\":\"%s\","
           "\"rows\":%zu,\"queries\":%zu,\"lists\":%zu,\"probes\":%zu,\"default\":%s,\"recall\":%.4f,\"qps\":%.1f,"
           "\"mean_us\":%.2f,\"p99_us\":%.2f,\"batch_threads\":%zu,\"batch_qps\":%.1f,\"batch_recall\":%.4f}\n",
-          isa_name(isa), workload.c_str(), w.n, w.nq, index->lists(), p, is_default ? "true" : "false",
-          r, t.qps, t.mean_us, t.p99_us, pool_workers, double(w.nq) / batch_s, recall(w, out));
+          isa_name(isa), workload.c_str(), w.n, w.nq, index->lists(), p, is_default ? "true" : "false", r, t.qps,
+          t.mean_us, t.p99_us, pool_workers, double(w.nq) / batch_s, recall(w, out));
       std::fflush(stdout);
     }
   }
@@ -175,7 +176,8 @@ int main() {
     Workload sub = w;
     sub.nq = std::min(flat_queries, w.nq);
     std::vector<Neighbor> flat_out(sub.nq * kK);
-    const Timing t = time_queries(sub, 0, [&](size_t q) { flat.search(sub.queries.data() + q * sub.dim, kK, flat_out.data() + q * kK); });
+    const Timing t = time_queries(
+        sub, 0, [&](size_t q) { flat.search(sub.queries.data() + q * sub.dim, kK, flat_out.data() + q * kK); });
     std::printf(
         "{\"kind\":\"flat_search\",\"target\":\"native\",\"variant\":\"native\",\"isa\":\"%s\",\"workload\":\"%s\","
         "\"rows\":%zu,\"queries\":%zu,\"recall\":%.4f,\"qps\":%.1f,\"mean_us\":%.2f,\"p99_us\":%.2f,"

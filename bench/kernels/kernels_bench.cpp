@@ -64,8 +64,8 @@ int main(int argc, char** argv) {
       std::printf(
           "{\"target\":\"%s\",\"variant\":\"%s\",\"isa\":\"%s\",\"kernel\":\"%s\",\"dim\":%zu,"
           "\"rows\":%zu,\"ns_per_row\":%.4f,\"gb_per_s\":%.4f}\n",
-          quiver::build_variant()[0] == 'n' ? "native" : "wasm", quiver::build_variant(),
-          quiver::isa_name(isa), c.name, dim, rows, s / double(rows) * 1e9, bytes / s / 1e9);
+          quiver::build_variant()[0] == 'n' ? "native" : "wasm", quiver::build_variant(), quiver::isa_name(isa), c.name,
+          dim, rows, s / double(rows) * 1e9, bytes / s / 1e9);
       std::fflush(stdout);
     }
   }

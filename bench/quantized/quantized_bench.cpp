@@ -46,15 +46,14 @@ int main() {
       // The exact flat index at the same ISA level, for the speed ratio.
       FlatIndex flat({w.dim, Metric::l2}, isa);
       flat.add(w.ids, w.base);
-      const Timing ft = time_queries(w, min_seconds, [&](size_t q) {
-        flat.search(w.queries.data() + q * w.dim, kK, out.data() + q * kK);
-      });
+      const Timing ft = time_queries(
+          w, min_seconds, [&](size_t q) { flat.search(w.queries.data() + q * w.dim, kK, out.data() + q * kK); });
       std::printf(
           "{\"kind\":\"flat\",\"target\":\"%s\",\"variant\":\"%s\",\"isa\":\"%s\",\"workload\":\"%s\","
           "\"rows\":%zu,\"dim\":%zu,\"queries\":%zu,\"k\":%zu,\"qps\":%.1f,\"mean_us\":%.2f,\"p99_us\":%.2f,"
           "\"recall\":%.4f,\"bytes_per_vector\":%zu}\n",
-          target(), build_variant(), isa_name(isa), name.c_str(), w.n, w.dim, w.nq, kK, ft.qps,
-          ft.mean_us, ft.p99_us, recall(w, out), w.dim * sizeof(float));
+          target(), build_variant(), isa_name(isa), name.c_str(), w.n, w.dim, w.nq, kK, ft.qps, ft.mean_us, ft.p99_us,
+          recall(w, out), w.dim * sizeof(float));
       std::fflush(stdout);
       for (unsigned bits : bit_widths) {
         QuantizedIndex index({w.dim, Metric::l2, bits, 42, true}, isa);
@@ -89,9 +88,9 @@ int main() {
               "\"rerank\":%zu,\"recall\":%.4f,\"qps\":%.1f,\"batch_qps_1thread\":%.1f,\"mean_us\":%.2f,\"p99_us\":%.2f,"
               "\"flat_qps\":%.1f,\"speedup_vs_flat\":%.3f,\"encode_vectors_per_s\":%.0f,"
               "\"code_bytes_per_vector\":%zu,\"memory_bytes\":%zu}\n",
-              target(), build_variant(), isa_name(isa), name.c_str(), w.n, w.dim, w.nq, kK, bits,
-              rerank, r, t.qps, batch_qps, t.mean_us, t.p99_us, ft.qps, t.qps / ft.qps,
-              double(w.n) / encode_s, index.code_bytes_per_vector(), index.memory_bytes());
+              target(), build_variant(), isa_name(isa), name.c_str(), w.n, w.dim, w.nq, kK, bits, rerank, r, t.qps,
+              batch_qps, t.mean_us, t.p99_us, ft.qps, t.qps / ft.qps, double(w.n) / encode_s,
+              index.code_bytes_per_vector(), index.memory_bytes());
           std::fflush(stdout);
         }
       }

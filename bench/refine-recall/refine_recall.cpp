@@ -77,7 +77,8 @@ int main() {
         table += "\n" + name + " (" + std::to_string(n) + " x " + std::to_string(dim) + ", " + metric_name(metric) +
                  ", " + std::to_string(nq) + " queries" +
                  (index.lists() > 0 ? ", " + std::to_string(index.lists()) + " lists, " +
-                                          std::to_string(index.default_probes()) + " probes" : std::string()) +
+                                          std::to_string(index.default_probes()) + " probes"
+                                    : std::string()) +
                  "), recall@10 by depth; bytes per vector: codes (fast-scan + refine, with their scalars) / "
                  "everything the index holds (memory_bytes / n)\n\n| refine bits | code B | total B |";
         for (size_t d : depths) table += d == 0 ? " default |" : " depth " + std::to_string(d) + " |";
@@ -98,11 +99,12 @@ int main() {
         p.rerank = d;
         index.search_batch(w.queries.data(), nq, kK, out.data(), p);
         const double r = recall(w, out);
-        std::printf("{\"workload\":\"%s\",\"rows\":%zu,\"dim\":%zu,\"queries\":%zu,\"metric\":\"%s\",\"bits\":4,"
-                    "\"refine_bits\":%u,\"depth\":%zu,\"recall\":%.4f,\"code_bytes_per_vector\":%zu,"
-                    "\"memory_bytes\":%zu,\"lists\":%zu,\"probes\":%zu,\"target\":\"%s\",\"isa\":\"%s\"}\n",
-                    name.c_str(), n, dim, nq, metric_name(metric), refine, d, r, index.code_bytes_per_vector(),
-                    index.memory_bytes(), index.lists(), index.default_probes(), target(), isa_name(index.isa()));
+        std::printf(
+            "{\"workload\":\"%s\",\"rows\":%zu,\"dim\":%zu,\"queries\":%zu,\"metric\":\"%s\",\"bits\":4,"
+            "\"refine_bits\":%u,\"depth\":%zu,\"recall\":%.4f,\"code_bytes_per_vector\":%zu,"
+            "\"memory_bytes\":%zu,\"lists\":%zu,\"probes\":%zu,\"target\":\"%s\",\"isa\":\"%s\"}\n",
+            name.c_str(), n, dim, nq, metric_name(metric), refine, d, r, index.code_bytes_per_vector(),
+            index.memory_bytes(), index.lists(), index.default_probes(), target(), isa_name(index.isa()));
         std::fflush(stdout);
         std::snprintf(row, sizeof row, " %.4f |", r);
         table += row;

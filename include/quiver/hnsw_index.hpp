@@ -101,18 +101,18 @@ namespace quiver {
 
 enum class HnswStorage : uint32_t { f32 = 0, sq8 = 1 };
 const char* hnsw_storage_name(HnswStorage storage) noexcept;  // "f32", "sq8"
-HnswStorage parse_hnsw_storage(const std::string& name);     // throws Error(InvalidArgument)
+HnswStorage parse_hnsw_storage(const std::string& name);      // throws Error(InvalidArgument)
 
 struct HnswIndexOptions {
   size_t dim = 0;
   Metric metric = Metric::l2;
-  size_t M = 16;                 // links per node on upper levels (2M on level 0); 2..128
-  size_t ef_construction = 200;  // beam width while building; raised to M if smaller
-  uint64_t seed = 42;            // level generator
-  size_t ef_search = 64;         // beam width of a search whose HnswSearchParams::ef is 0
+  size_t M = 16;                           // links per node on upper levels (2M on level 0); 2..128
+  size_t ef_construction = 200;            // beam width while building; raised to M if smaller
+  uint64_t seed = 42;                      // level generator
+  size_t ef_search = 64;                   // beam width of a search whose HnswSearchParams::ef is 0
   HnswStorage storage = HnswStorage::f32;  // see "Storage" above
-  bool keep_vectors = true;      // sq8 only: keep f32 copies for exact rerank (f32 always has them)
-  bool neighbor_codes = false;   // sq8 only: neighbours' 1-bit codes beside the level-0 links
+  bool keep_vectors = true;                // sq8 only: keep f32 copies for exact rerank (f32 always has them)
+  bool neighbor_codes = false;             // sq8 only: neighbours' 1-bit codes beside the level-0 links
 };
 
 // Per-call options: the shared ones (quiver/search_params.hpp: allow, predicate, rerank) and
@@ -150,7 +150,7 @@ class HnswIndex {
   uint64_t seed() const noexcept;
   size_t ef_search() const noexcept;  // the default beam width (HnswIndexOptions::ef_search)
   HnswStorage storage() const noexcept;
-  bool keeps_vectors() const noexcept;  // always true for f32 storage
+  bool keeps_vectors() const noexcept;   // always true for f32 storage
   bool neighbor_codes() const noexcept;  // HnswIndexOptions::neighbor_codes
   // Live vectors (tombstones excluded).
   size_t size() const noexcept;
@@ -196,8 +196,7 @@ class HnswIndex {
   // table, the heaps and the prefetch ring). Throws for k == 0, an empty index, a query with
   // NaN/Inf (or zero under cosine), or allow == nullptr with allow_count > 0.
   size_t search(const float* query, size_t k, Neighbor* out, const HnswSearchParams& params = {}) const;
-  std::vector<Neighbor> search(const std::vector<float>& query, size_t k,
-                               const HnswSearchParams& params = {}) const;
+  std::vector<Neighbor> search(const std::vector<float>& query, size_t k, const HnswSearchParams& params = {}) const;
   // nq queries on the process thread pool; row q starts at out + q * k and its first
   // k' = min(k, size()) slots are written: what search() returns for that query, then
   // Neighbor{kNoId, +inf} padding (neighbor.hpp). Returns k'.
@@ -219,7 +218,7 @@ class HnswIndex {
   // kept, and codes-only answers may differ slightly from the old index's. Loading is not concurrent
   // with anything; serialize() and save() may run while other threads search.
   std::vector<uint8_t> serialize() const;
-  void save(const std::string& path) const;  // atomic: temp file + rename, like FlatIndex::save
+  void save(const std::string& path) const;                 // atomic: temp file + rename, like FlatIndex::save
   static HnswIndex load(const uint8_t* data, size_t size);  // uses active_isa()
   static HnswIndex load(const std::vector<uint8_t>& bytes);
   static HnswIndex load(const uint8_t* data, size_t size, Isa isa);

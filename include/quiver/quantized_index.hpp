@@ -110,9 +110,9 @@ class QuantizedIndex {
   // index is split into now (0 when not partitioned; 1 while partitioned but not yet
   // trained). default_probes(): the probes a search uses when the call does not say:
   // round(1.5 * sqrt(lists())), at least 8, at most lists() — and such a search goes on to
-  // further lists until it has scanned at least 8192 vectors (all of a smaller index). centroids(): lists() x dim floats
-  // in the rotated space of the codes (empty before training). list_of(id): the list holding
-  // `id` (0 when not partitioned); throws UnknownId.
+  // further lists until it has scanned at least 8192 vectors (all of a smaller index). centroids(): lists() x dim
+  // floats in the rotated space of the codes (empty before training). list_of(id): the list holding `id` (0 when not
+  // partitioned); throws UnknownId.
   size_t lists_option() const noexcept;
   size_t lists() const noexcept;
   size_t default_probes() const noexcept;
@@ -136,8 +136,7 @@ class QuantizedIndex {
   // only under an allow list or predicate that admits fewer). Warm searches allocate nothing
   // (per-thread scratch). Throws for k == 0, an empty index, a bad query, or a rerank depth
   // without kept vectors.
-  size_t search(const float* query, size_t k, Neighbor* out,
-                const QuantizedSearchParams& params = {}) const;
+  size_t search(const float* query, size_t k, Neighbor* out, const QuantizedSearchParams& params = {}) const;
   std::vector<Neighbor> search(const std::vector<float>& query, size_t k,
                                const QuantizedSearchParams& params = {}) const;
   // Row q of out starts at out + q * k and its first k' = min(k, size()) slots are written:

@@ -24,8 +24,7 @@ class AlignedBuffer {
   AlignedBuffer() = default;
   ~AlignedBuffer() { release(data_); }
   AlignedBuffer(AlignedBuffer&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)),
-        capacity_(std::exchange(other.capacity_, 0)) {}
+      : data_(std::exchange(other.data_, nullptr)), capacity_(std::exchange(other.capacity_, 0)) {}
   AlignedBuffer& operator=(AlignedBuffer&& other) noexcept {
     if (this != &other) {
       release(data_);
@@ -53,8 +52,7 @@ class AlignedBuffer {
     // The aligned operator new (not aligned_alloc), so the tests' allocation counter sees it.
     void* fresh = ::operator new(bytes, std::align_val_t(kAlignment), std::nothrow);
     if (fresh == nullptr) {
-      throw Error(ErrorCode::OutOfMemory,
-                  "out of memory allocating " + std::to_string(bytes) + " bytes");
+      throw Error(ErrorCode::OutOfMemory, "out of memory allocating " + std::to_string(bytes) + " bytes");
     }
     std::memset(fresh, 0, bytes);
     if (keep > 0) std::memcpy(fresh, data_, keep * sizeof(T));

@@ -12,17 +12,16 @@
 
 namespace quiver::core {
 
-[[noreturn]] inline void debug_check_failed(const char* condition, const char* message,
-                                            const char* file, int line) {
-  throw Error(ErrorCode::Internal, std::string("internal check failed: ") + message + " (" +
-                                       condition + " at " + file + ":" + std::to_string(line) + ")");
+[[noreturn]] inline void debug_check_failed(const char* condition, const char* message, const char* file, int line) {
+  throw Error(ErrorCode::Internal, std::string("internal check failed: ") + message + " (" + condition + " at " + file +
+                                       ":" + std::to_string(line) + ")");
 }
 
 }  // namespace quiver::core
 
 #if defined(QUIVER_DEBUG_CHECKS) && QUIVER_DEBUG_CHECKS
-#define QUIVER_DCHECK(condition, message)                                                     \
-  do {                                                                                         \
+#define QUIVER_DCHECK(condition, message)                                                          \
+  do {                                                                                             \
     if (!(condition)) ::quiver::core::debug_check_failed(#condition, message, __FILE__, __LINE__); \
   } while (false)
 #else

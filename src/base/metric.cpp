@@ -17,8 +17,7 @@ Metric parse_metric(const std::string& name) {
   if (name == "l2") return Metric::l2;
   if (name == "ip" || name == "inner_product") return Metric::ip;
   if (name == "cosine") return Metric::cosine;
-  throw Error(ErrorCode::InvalidArgument,
-              "unknown metric '" + name + "' (expected l2, ip or cosine)");
+  throw Error(ErrorCode::InvalidArgument, "unknown metric '" + name + "' (expected l2, ip or cosine)");
 }
 
 }  // namespace quiver

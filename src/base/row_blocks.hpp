@@ -74,7 +74,9 @@ class RowBlocks {
   }
   ~RowBlocks() { release_from(0); }
   RowBlocks(RowBlocks&& other) noexcept
-      : stride_(other.stride_), shift_(other.shift_), chunk_bytes_(other.chunk_bytes_),
+      : stride_(other.stride_),
+        shift_(other.shift_),
+        chunk_bytes_(other.chunk_bytes_),
         chunks_(std::move(other.chunks_)) {
     other.chunks_.clear();
   }
@@ -97,12 +99,8 @@ class RowBlocks {
   size_t chunk_count() const noexcept { return chunks_.size(); }
   size_t capacity_rows() const noexcept { return chunks_.size() << shift_; }
 
-  T* row(size_t r) noexcept {
-    return chunks_[r >> shift_] + (r & (rows_per_chunk() - 1)) * stride_;
-  }
-  const T* row(size_t r) const noexcept {
-    return chunks_[r >> shift_] + (r & (rows_per_chunk() - 1)) * stride_;
-  }
+  T* row(size_t r) noexcept { return chunks_[r >> shift_] + (r & (rows_per_chunk() - 1)) * stride_; }
+  const T* row(size_t r) const noexcept { return chunks_[r >> shift_] + (r & (rows_per_chunk() - 1)) * stride_; }
 
   // Rows [first, first + n) that lie in first's chunk: how many of the n (at least 1 when n > 0).
   size_t run_length(size_t first, size_t n) const noexcept {
@@ -166,14 +164,12 @@ class RowBlocks {
   }
 
   // What the chunks take: every allocated chunk (used or not) and the chunk table.
-  size_t memory_bytes() const noexcept {
-    return chunks_.size() * chunk_bytes_ + chunks_.capacity() * sizeof(T*);
-  }
+  size_t memory_bytes() const noexcept { return chunks_.size() * chunk_bytes_ + chunks_.capacity() * sizeof(T*); }
 
  private:
   [[noreturn]] void throw_oom() const {
-    throw Error(ErrorCode::OutOfMemory, "out of memory allocating a " + std::to_string(chunk_bytes_) +
-                                            "-byte block of rows");
+    throw Error(ErrorCode::OutOfMemory,
+                "out of memory allocating a " + std::to_string(chunk_bytes_) + "-byte block of rows");
   }
   void release_from(size_t keep) noexcept {
     for (size_t i = keep; i < chunks_.size(); ++i) ::operator delete(chunks_[i], std::align_val_t(kAlignment));

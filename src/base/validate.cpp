@@ -28,9 +28,8 @@ double check_row(const float* row, size_t r, size_t dim, Metric metric, const ch
   }
   if (metric == Metric::cosine) {
     if (norm2 == 0.0) {  // a float square never underflows in double: 0 means all zeros
-      throw Error(ErrorCode::InvalidArgument,
-                  std::string(what) + " row " + std::to_string(r) +
-                      " is all zeros, which has no direction under the cosine metric");
+      throw Error(ErrorCode::InvalidArgument, std::string(what) + " row " + std::to_string(r) +
+                                                  " is all zeros, which has no direction under the cosine metric");
     }
   } else if (!(norm2 <= kMaxSquaredNorm)) {
     throw Error(ErrorCode::NonFinite,
@@ -57,9 +56,9 @@ void check_stored_vectors(const float* data, size_t rows, size_t dim, Metric met
   for (size_t r = 0; r < rows; ++r) {
     const double norm2 = check_row(data + r * dim, r, dim, metric, what);
     if (metric == Metric::cosine && !(std::fabs(norm2 - 1.0) <= kUnitNormTolerance)) {
-      throw Error(ErrorCode::InvalidArgument,
-                  std::string(what) + " row " + std::to_string(r) + " has squared norm " + short_double(norm2) +
-                      ", but rows of a cosine index are stored with unit length");
+      throw Error(ErrorCode::InvalidArgument, std::string(what) + " row " + std::to_string(r) + " has squared norm " +
+                                                  short_double(norm2) +
+                                                  ", but rows of a cosine index are stored with unit length");
     }
   }
 }
@@ -77,17 +76,16 @@ void check_k(size_t k) {
 
 void check_batch_shape(size_t rows, size_t floats, size_t dim) {
   if (floats != rows * dim) {
-    throw Error(ErrorCode::DimensionMismatch,
-                "expected " + std::to_string(rows) + " x " + std::to_string(dim) + " = " +
-                    std::to_string(rows * dim) + " floats, got " + std::to_string(floats));
+    throw Error(ErrorCode::DimensionMismatch, "expected " + std::to_string(rows) + " x " + std::to_string(dim) + " = " +
+                                                  std::to_string(rows * dim) + " floats, got " +
+                                                  std::to_string(floats));
   }
 }
 
 void check_query_size(size_t values, size_t dim) {
   if (values != dim) {
-    throw Error(ErrorCode::DimensionMismatch, "query has " + std::to_string(values) +
-                                                  " values, the index dimension is " +
-                                                  std::to_string(dim));
+    throw Error(ErrorCode::DimensionMismatch,
+                "query has " + std::to_string(values) + " values, the index dimension is " + std::to_string(dim));
   }
 }
 

@@ -45,8 +45,8 @@ CLI::Validator auto_or_count_in(uint64_t lo, uint64_t hi) {
 CLI::Validator plain_file_name() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        const bool plain = !text.empty() && text != "." && text != ".." &&
-                           text.find_first_of("/\\") == std::string::npos;
+        const bool plain =
+            !text.empty() && text != "." && text != ".." && text.find_first_of("/\\") == std::string::npos;
         if (plain) return std::string();
         return "expected a plain file name (not empty, no '/' or '\\', not '.' or '..'), got '" + text + "'";
       },
@@ -60,7 +60,8 @@ void add_rerank_option(CLI::App& command, std::optional<size_t>& rerank) {
           "Exact re-scoring depth, any kind: re-score the best k x N candidates with the kept f32 vectors "
           "(0 = off; default: quantized 0, hnsw sq8 its whole final beam, i.e. every candidate it found)")
       ->check(non_negative());
-  command.add_flag_callback("--no-rerank", [&rerank] { rerank = 0; }, "The same as --rerank 0");
+  command.add_flag_callback(
+      "--no-rerank", [&rerank] { rerank = 0; }, "The same as --rerank 0");
 }
 
 }  // namespace quiver::cli

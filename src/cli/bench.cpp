@@ -44,9 +44,8 @@ int run_bench(const BenchOptions& o) {
   const std::string name = program_name(o.name);
   const std::string program = executable_dir() + "/../bench/quiver_bench_" + name;
   if (access(program.c_str(), X_OK) != 0) {
-    throw Error(ErrorCode::InvalidArgument,
-                "benchmark '" + o.name + "' is not built (" + program +
-                    "); build it with scripts/build.sh native -- quiver_bench_" + name);
+    throw Error(ErrorCode::InvalidArgument, "benchmark '" + o.name + "' is not built (" + program +
+                                                "); build it with scripts/build.sh native -- quiver_bench_" + name);
   }
   std::vector<char*> argv{const_cast<char*>(program.c_str())};
   for (const auto& a : o.args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -60,16 +59,16 @@ int run_bench(const BenchOptions& o) {
 
 void register_bench(CLI::App& app, Runner& run) {
   auto o = std::make_shared<BenchOptions>();
-  auto* cmd = app.add_subcommand(
-      "bench",
-      "Run a benchmark program by name: kernels, quantized, hnsw, concurrent (concurrent_knn),\n"
-      "scaling (scaling_batch).\n"
-      "Knobs come from the environment (see each program's header, e.g. THREADS, DURATION_S, "
-      "MODE, INDEX for concurrent_knn; QUIVER_BENCH_* for the others). Output: JSON lines.");
+  auto* cmd =
+      app.add_subcommand("bench",
+                         "Run a benchmark program by name: kernels, quantized, hnsw, concurrent (concurrent_knn),\n"
+                         "scaling (scaling_batch).\n"
+                         "Knobs come from the environment (see each program's header, e.g. THREADS, DURATION_S, "
+                         "MODE, INDEX for concurrent_knn; QUIVER_BENCH_* for the others). Output: JSON lines.");
   cmd->add_option("name", o->name, "Benchmark name")
       ->required()
-      ->check(CLI::IsMember({"kernels", "quantized", "hnsw", "concurrent", "concurrent_knn", "scaling",
-                             "scaling_batch"}));
+      ->check(
+          CLI::IsMember({"kernels", "quantized", "hnsw", "concurrent", "concurrent_knn", "scaling", "scaling_batch"}));
   cmd->add_option("args", o->args, "Arguments passed to the program");
   cmd->callback([o, &run] { run = [o] { return run_bench(*o); }; });
 }

@@ -93,18 +93,24 @@ int run_build(const BuildOptions& o) {
   const double write_ms = std::chrono::duration<double, std::milli>(t2 - t1).count();
   const uint64_t file_bytes = inspect_index_file(o.output).file_bytes;
   if (o.json) {
-    nlohmann::json j{{"index", index_kind_name(index->kind())}, {"metric", metric_name(index->metric())},
-                     {"isa", isa_name(index->isa())},           {"rows", index->size()},
-                     {"dim", index->dim()},                     {"read_ms", read_ms},
-                     {"build_ms", build_ms},                    {"write_ms", write_ms},
-                     {"memory_bytes", index->memory_bytes()},   {"file_bytes", file_bytes},
-                     {"params", index->describe()},               {"output", o.output}};
+    nlohmann::json j{{"index", index_kind_name(index->kind())},
+                     {"metric", metric_name(index->metric())},
+                     {"isa", isa_name(index->isa())},
+                     {"rows", index->size()},
+                     {"dim", index->dim()},
+                     {"read_ms", read_ms},
+                     {"build_ms", build_ms},
+                     {"write_ms", write_ms},
+                     {"memory_bytes", index->memory_bytes()},
+                     {"file_bytes", file_bytes},
+                     {"params", index->describe()},
+                     {"output", o.output}};
     std::cout << j.dump(2) << "\n";
   } else {
     std::cout << "built " << index_kind_name(index->kind()) << " index (" << index->describe() << ", "
-              << metric_name(index->metric()) << ", isa " << isa_name(index->isa()) << "): " << index->size()
-              << " x " << index->dim() << " in " << build_ms << " ms\nwrote " << o.output << " (" << file_bytes
-              << " bytes) in " << write_ms << " ms\n";
+              << metric_name(index->metric()) << ", isa " << isa_name(index->isa()) << "): " << index->size() << " x "
+              << index->dim() << " in " << build_ms << " ms\nwrote " << o.output << " (" << file_bytes << " bytes) in "
+              << write_ms << " ms\n";
   }
   return 0;
 }
@@ -114,7 +120,8 @@ int run_build(const BuildOptions& o) {
 void register_build(CLI::App& app, Runner& run) {
   auto o = std::make_shared<BuildOptions>();
   auto* cmd = app.add_subcommand("build", "Build an index from a vector file and write the index file");
-  cmd->add_option("input", o->input, "Base vectors: .fvecs, .fbin, .npy (float32, C order) or raw float32 (.f32, needs --dim)")
+  cmd->add_option("input", o->input,
+                  "Base vectors: .fvecs, .fbin, .npy (float32, C order) or raw float32 (.f32, needs --dim)")
       ->required();
   cmd->add_option("-o,--output", o->output, "Index file to write")->required();
   cmd->add_option("--format", o->format, "Input format if the extension does not say: fvecs, fbin, npy, raw");
@@ -130,20 +137,26 @@ void register_build(CLI::App& app, Runner& run) {
   cmd->add_option("--ef-construction", o->ef_construction, "Hnsw: build beam width (raised to M if smaller)")
       ->check(non_negative())
       ->capture_default_str();
-  cmd->add_option("--ef-search", o->ef_search, "Hnsw: default search beam width, stored in the file (search --ef overrides)")
+  cmd->add_option("--ef-search", o->ef_search,
+                  "Hnsw: default search beam width, stored in the file (search --ef overrides)")
       ->check(non_negative())
       ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Seed (quantized rotation, hnsw levels)")->check(non_negative())->capture_default_str();
-  cmd->add_option("--storage", o->storage, "Hnsw: vectors in the graph as f32, or sq8 (8-bit codes of the rotated vectors, one scale "
+  cmd->add_option("--seed", o->seed, "Seed (quantized rotation, hnsw levels)")
+      ->check(non_negative())
+      ->capture_default_str();
+  cmd->add_option("--storage", o->storage,
+                  "Hnsw: vectors in the graph as f32, or sq8 (8-bit codes of the rotated vectors, one scale "
                   "per vector: about 1/4 of the bytes)")
       ->check(CLI::IsMember({"f32", "sq8"}))
       ->capture_default_str();
-  cmd->add_option("--lists", o->lists, "Quantized: partition into N inverted lists (N <= " +
-                  std::to_string(quantized::kMaxLists) + "), or auto (min(n/256, round(3 sqrt(n))) for the n trained at); "
-                  "0 = scan every code")
+  cmd->add_option("--lists", o->lists,
+                  "Quantized: partition into N inverted lists (N <= " + std::to_string(quantized::kMaxLists) +
+                      "), or auto (min(n/256, round(3 sqrt(n))) for the n trained at); "
+                      "0 = scan every code")
       ->check(auto_or_count_in(0, quantized::kMaxLists))
       ->capture_default_str();
-  cmd->add_option("--refine-bits", o->refine_bits, "Quantized: refine plane bits per coordinate (0 = none, 1..4; "
+  cmd->add_option("--refine-bits", o->refine_bits,
+                  "Quantized: refine plane bits per coordinate (0 = none, 1..4; "
                   "codes-only re-scoring without the f32 vectors)")
       ->check(count_in(0, 4))
       ->capture_default_str();
@@ -152,14 +165,16 @@ void register_build(CLI::App& app, Runner& run) {
   cmd->add_flag("--neighbor-codes", o->neighbor_codes,
                 "Hnsw sq8: store each node's neighbours' 1-bit codes beside its links (32 x (dim / 8 + 8) more bytes "
                 "per node); searches then read and score only the neighbours that could enter the beam");
-  cmd->add_option("--threads", o->threads, "Hnsw: build threads (0 = all cores; 1 builds the same graph on every run and target)")
+  cmd->add_option("--threads", o->threads,
+                  "Hnsw: build threads (0 = all cores; 1 builds the same graph on every run and target)")
       ->check(thread_count())
       ->capture_default_str();
   cmd->add_option("--isa", o->isa, "Force an ISA level (default: QUIVER_ISA or the best)");
   cmd->add_flag("--json", o->json, "Machine-readable summary");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress bar");
-  cmd->footer("An option of another index kind (--lists on flat, --M on quantized, ...) is an error "
-              "(src/cli/option_kinds.cpp has the table).");
+  cmd->footer(
+      "An option of another index kind (--lists on flat, --M on quantized, ...) is an error "
+      "(src/cli/option_kinds.cpp has the table).");
   cmd->callback([o, cmd, &run] {
     o->given = given_options(*cmd);
     run = [o] { return run_build(*o); };

@@ -24,12 +24,12 @@ struct DemoOptions {
   size_t k = 10;
   uint64_t base_seed = 42;
   uint64_t query_seed = 13;
-  std::string isa;  // empty: the process-wide choice
-  std::string index = "flat";  // flat | quantized (4 bits, seed 42) | hnsw (seed 42, one build thread)
+  std::string isa;               // empty: the process-wide choice
+  std::string index = "flat";    // flat | quantized (4 bits, seed 42) | hnsw (seed 42, one build thread)
   std::optional<size_t> rerank;  // exact rerank depth; unset: 4 for quantized, the kind's default otherwise
-  size_t M = 16;               // hnsw
+  size_t M = 16;                 // hnsw
   size_t ef_construction = 200;
-  size_t ef = 64;              // hnsw: search beam width
+  size_t ef = 64;  // hnsw: search beam width
   bool json = false;
   std::set<std::string> given;  // the options on the command line (main sets it: given_options)
 };

@@ -80,9 +80,9 @@ void check_ground_truth(const io::GroundTruth& gt, size_t nq, size_t k, const st
       if (gt.ids[q * gt.k + j] >= 0) return;
     }
   }
-  throw Error(ErrorCode::InvalidArgument,
-              path + ": the ground truth has no valid id (every id in the first " + std::to_string(k) + " of its " +
-                  std::to_string(nq) + " rows is negative): there is nothing to measure recall against");
+  throw Error(ErrorCode::InvalidArgument, path + ": the ground truth has no valid id (every id in the first " +
+                                              std::to_string(k) + " of its " + std::to_string(nq) +
+                                              " rows is negative): there is nothing to measure recall against");
 }
 
 Recall recall_at_k(const std::vector<Neighbor>& results, size_t nq, size_t k, const io::GroundTruth& gt) {
@@ -125,7 +125,8 @@ void check_workload_size(const char* command, size_t rows, size_t queries, size_
   constexpr uint64_t kMaxDim = 1u << 24;    // the dataset formats' and the flat index's limit
   if (rows > kMaxRows) {
     throw Error(ErrorCode::InvalidArgument, cmd + ": --rows " + std::to_string(rows) + " is more than the " +
-                                                std::to_string(kMaxRows) + " rows a workload can have (ground-truth ids are int32)");
+                                                std::to_string(kMaxRows) +
+                                                " rows a workload can have (ground-truth ids are int32)");
   }
   if (queries > kMaxRows) {
     throw Error(ErrorCode::InvalidArgument, cmd + ": --queries " + std::to_string(queries) + " is more than the " +
@@ -190,8 +191,8 @@ void parallel_for(size_t n, size_t threads, const std::function<void(size_t, siz
   if (error) std::rethrow_exception(error);
 }
 
-SearchRun run_queries(const AnyIndex& index, const float* queries, size_t nq, size_t k,
-                      const AnySearchParams& params, size_t threads, bool quiet) {
+SearchRun run_queries(const AnyIndex& index, const float* queries, size_t nq, size_t k, const AnySearchParams& params,
+                      size_t threads, bool quiet) {
   if (k == 0) throw Error(ErrorCode::InvalidK, "k must be at least 1");
   if (index.size() == 0) throw Error(ErrorCode::EmptyIndex, "the index is empty");
   SearchRun run;
@@ -206,8 +207,8 @@ SearchRun run_queries(const AnyIndex& index, const float* queries, size_t nq, si
     run.results.resize(nq * run.k);
     run.latency_us.resize(nq);
   } catch (const std::bad_alloc&) {
-    throw Error(ErrorCode::OutOfMemory, "out of memory for " + std::to_string(nq) + " queries x " +
-                                            std::to_string(run.k) + " results");
+    throw Error(ErrorCode::OutOfMemory,
+                "out of memory for " + std::to_string(nq) + " queries x " + std::to_string(run.k) + " results");
   }
   const size_t dim = index.dim();
   Progress progress("search", nq, quiet);

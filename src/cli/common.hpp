@@ -109,8 +109,8 @@ struct SearchRun {
   double wall_s = 0;
 };
 // Runs every query once (spread over `threads`), timing each.
-SearchRun run_queries(const AnyIndex& index, const float* queries, size_t nq, size_t k,
-                      const AnySearchParams& params, size_t threads, bool quiet);
+SearchRun run_queries(const AnyIndex& index, const float* queries, size_t nq, size_t k, const AnySearchParams& params,
+                      size_t threads, bool quiet);
 
 // Splits [0, n) over `threads` std::threads running fn(begin, end); exceptions propagate.
 void parallel_for(size_t n, size_t threads, const std::function<void(size_t, size_t)>& fn);

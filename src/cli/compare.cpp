@@ -74,7 +74,7 @@ int run_compare(const CompareOptions& o) {
   p.M = o.M;
   p.ef_construction = o.ef_construction;
   p.storage = o.storage;
-  p.threads = 1;  // both sides build with one thread: same graph natively and in wasm
+  p.threads = 1;                                 // both sides build with one thread: same graph natively and in wasm
   if (p.kind != IndexKind::flat) make_index(p);  // 'not available yet' before any work
   const io::Vectors base = load_vectors(o.base, o.format, o.dim);
   const io::Vectors queries = load_vectors(o.queries, o.format, o.dim ? o.dim : base.dim);
@@ -141,13 +141,12 @@ int run_compare(const CompareOptions& o) {
   // Wasm: one Node process runs every variant.
   std::string cmd = shell_quote(o.node) + " " + shell_quote(o.script) + " --base " + shell_quote(dir + "/base.fbin") +
                     " --queries " + shell_quote(dir + "/queries.fbin") + " --index " + shell_quote(index_path) +
-                    " -k " + std::to_string(o.k) + " --metric " + shell_quote(metric_name(p.metric)) +
-                    " --variants " + shell_quote(o.variants) +
-                    " --kind " + shell_quote(index_kind_name(p.kind)) + " --bits " + std::to_string(p.bits) +
-                    " --seed " + std::to_string(p.seed) + (o.rerank ? " --rerank " + std::to_string(*o.rerank) : "") +
-                    " --M " + std::to_string(p.M) + " --ef-construction " + std::to_string(p.ef_construction) +
-                    " --ef " + std::to_string(o.ef) + " --storage " + shell_quote(p.storage) +
-                    (p.keep_vectors ? "" : " --no-vectors");
+                    " -k " + std::to_string(o.k) + " --metric " + shell_quote(metric_name(p.metric)) + " --variants " +
+                    shell_quote(o.variants) + " --kind " + shell_quote(index_kind_name(p.kind)) + " --bits " +
+                    std::to_string(p.bits) + " --seed " + std::to_string(p.seed) +
+                    (o.rerank ? " --rerank " + std::to_string(*o.rerank) : "") + " --M " + std::to_string(p.M) +
+                    " --ef-construction " + std::to_string(p.ef_construction) + " --ef " + std::to_string(o.ef) +
+                    " --storage " + shell_quote(p.storage) + (p.keep_vectors ? "" : " --no-vectors");
   if (!o.quiet && !o.json) std::cerr << "quiver compare: running the wasm side: " << o.script << "\n";
   FILE* pipe = ::popen(cmd.c_str(), "r");
   if (!pipe) throw Error(ErrorCode::IoError, "cannot run " + o.node);
@@ -192,13 +191,25 @@ int run_compare(const CompareOptions& o) {
   if (o.json) {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& c : cols) {
-      j.push_back({{"target", c.name}, {"isa", c.isa}, {"build_ms", c.build_ms}, {"qps", c.qps},
-                   {"latency_p50_us", c.p50}, {"latency_p99_us", c.p99}, {"recall", c.recall},
-                   {"ids_agree_with_native", c.agree}, {"native_file_ids_agree", c.agree_loaded},
-                   {"index_mb", c.index_mb}, {"process_mb", c.process_mb}});
+      j.push_back({{"target", c.name},
+                   {"isa", c.isa},
+                   {"build_ms", c.build_ms},
+                   {"qps", c.qps},
+                   {"latency_p50_us", c.p50},
+                   {"latency_p99_us", c.p99},
+                   {"recall", c.recall},
+                   {"ids_agree_with_native", c.agree},
+                   {"native_file_ids_agree", c.agree_loaded},
+                   {"index_mb", c.index_mb},
+                   {"process_mb", c.process_mb}});
     }
-    std::cout << nlohmann::json{{"rows", base.rows}, {"dim", base.dim}, {"queries", queries.rows}, {"k", run.k},
-                                {"index", index_kind_name(p.kind)}, {"metric", metric_name(p.metric)}, {"targets", j}}
+    std::cout << nlohmann::json{{"rows", base.rows},
+                                {"dim", base.dim},
+                                {"queries", queries.rows},
+                                {"k", run.k},
+                                {"index", index_kind_name(p.kind)},
+                                {"metric", metric_name(p.metric)},
+                                {"targets", j}}
                      .dump(2)
               << "\n";
     return 0;
@@ -234,7 +245,8 @@ int run_compare(const CompareOptions& o) {
 void register_compare(CLI::App& app, Runner& run) {
   auto o = std::make_shared<CompareOptions>();
   auto* cmd = app.add_subcommand(
-      "compare", "Run the same build + search natively and in wasm (Node, every variant) and print a side-by-side table");
+      "compare",
+      "Run the same build + search natively and in wasm (Node, every variant) and print a side-by-side table");
   cmd->add_option("base", o->base, "Base vectors: .fvecs, .fbin, .npy or raw float32 (.f32, needs --dim)")->required();
   cmd->add_option("queries", o->queries, "Queries, same formats")->required();
   cmd->add_option("--gt", o->gt, "Ground truth (.ivecs or .ibin) for recall");
@@ -244,11 +256,16 @@ void register_compare(CLI::App& app, Runner& run) {
       ->capture_default_str();
   cmd->add_option("--metric", o->metric, "l2, ip or cosine")->capture_default_str();
   cmd->add_option("--M", o->M, "Hnsw: links per node (2M on level 0)")->check(non_negative())->capture_default_str();
-  cmd->add_option("--ef-construction", o->ef_construction, "Hnsw: build beam width")->check(non_negative())->capture_default_str();
-  cmd->add_option("--ef", o->ef, "Hnsw: search beam width (0 = efSearch, 64); raised to k if smaller")->check(non_negative());
+  cmd->add_option("--ef-construction", o->ef_construction, "Hnsw: build beam width")
+      ->check(non_negative())
+      ->capture_default_str();
+  cmd->add_option("--ef", o->ef, "Hnsw: search beam width (0 = efSearch, 64); raised to k if smaller")
+      ->check(non_negative());
   add_rerank_option(*cmd, o->rerank);
   cmd->add_option("--bits", o->bits, "Code bits per dimension (quantized: 2 or 4)")->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Seed (quantized rotation, hnsw levels)")->check(non_negative())->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed (quantized rotation, hnsw levels)")
+      ->check(non_negative())
+      ->capture_default_str();
   cmd->add_option("--storage", o->storage, "Hnsw: f32 or sq8 (8-bit codes; exact rerank unless --no-vectors)")
       ->check(CLI::IsMember({"f32", "sq8"}))
       ->capture_default_str();

@@ -29,7 +29,9 @@ void add_demo_options(CLI::App& command, DemoOptions& o) {
       ->capture_default_str();
   add_rerank_option(command, o.rerank);
   command.add_option("--M", o.M, "Hnsw: links per node")->check(non_negative())->capture_default_str();
-  command.add_option("--ef-construction", o.ef_construction, "Hnsw: build beam width")->check(non_negative())->capture_default_str();
+  command.add_option("--ef-construction", o.ef_construction, "Hnsw: build beam width")
+      ->check(non_negative())
+      ->capture_default_str();
   command.add_option("--ef", o.ef, "Hnsw: search beam width")->check(non_negative())->capture_default_str();
   command.add_flag("--json", o.json, "Print JSON including every result id");
 }
@@ -82,7 +84,7 @@ int run_demo(const DemoOptions& o) {
 
   if (o.json) {
     nlohmann::json j{{"target", "native"}, {"index", o.index}, {"isa", isa_name(index->isa())}, {"rows", o.rows},
-                     {"dim", o.dim},       {"k", o.k},         {"build_ms", build_ms},            {"qps", qps}};
+                     {"dim", o.dim},       {"k", o.k},         {"build_ms", build_ms},          {"qps", qps}};
     std::vector<uint64_t> flat;
     flat.reserve(results.size());
     for (const auto& n : results) flat.push_back(n.id);

@@ -32,7 +32,8 @@ struct GenOptions {
   std::string out_dir = ".";
   std::string name;  // default: the workload name
   std::string format = "fbin";
-  size_t rows = 0, queries = 0, dim = 384, k = 100, clusters = 0, threads = 0;  // rows, queries, clusters: 0 = not given
+  size_t rows = 0, queries = 0, dim = 384, k = 100, clusters = 0,
+         threads = 0;  // rows, queries, clusters: 0 = not given
   uint64_t seed = 42, query_seed = 13;
   std::string metric = "l2";
   bool json = false, quiet = false;
@@ -56,7 +57,8 @@ int run_gen(const GenOptions& o) {
   const Metric metric = parse_metric(o.metric);
   if (o.dim == 0) throw Error(ErrorCode::InvalidArgument, "--dim must be at least 1");
   if (o.k == 0 || o.k > rows) {
-    throw Error(ErrorCode::InvalidArgument, "-k must be between 1 and the number of rows (" + std::to_string(rows) + ")");
+    throw Error(ErrorCode::InvalidArgument,
+                "-k must be between 1 and the number of rows (" + std::to_string(rows) + ")");
   }
   // Every size before any allocation: the base vectors, the flat index's copy of them and the
   // bytes of the base file are alive at once.
@@ -117,15 +119,21 @@ int run_gen(const GenOptions& o) {
   io::write_ground_truth(gt_path, gt.data(), nq, o.k);
   const double secs = std::chrono::duration<double>(clock::now() - t0).count();
   if (o.json) {
-    nlohmann::json j{{"workload", o.workload}, {"rows", rows},      {"queries", nq},
-                     {"dim", o.dim},           {"k", o.k},          {"metric", metric_name(metric)},
-                     {"base", base_path},      {"query_file", query_path}, {"ground_truth", gt_path},
+    nlohmann::json j{{"workload", o.workload},
+                     {"rows", rows},
+                     {"queries", nq},
+                     {"dim", o.dim},
+                     {"k", o.k},
+                     {"metric", metric_name(metric)},
+                     {"base", base_path},
+                     {"query_file", query_path},
+                     {"ground_truth", gt_path},
                      {"seconds", secs}};
     std::cout << j.dump(2) << "\n";
   } else {
-    std::cout << "wrote " << o.workload << " workload (" << rows << " x " << o.dim << ", " << nq
-              << " queries, exact " << metric_name(metric) << " top-" << o.k << ") in " << secs << " s:\n  "
-              << base_path << "\n  " << query_path << "\n  " << gt_path << "\n";
+    std::cout << "wrote " << o.workload << " workload (" << rows << " x " << o.dim << ", " << nq << " queries, exact "
+              << metric_name(metric) << " top-" << o.k << ") in " << secs << " s:\n  " << base_path << "\n  "
+              << query_path << "\n  " << gt_path << "\n";
   }
   return 0;
 }
@@ -135,12 +143,14 @@ int run_gen(const GenOptions& o) {
 void register_gen(CLI::App& app, Runner& run) {
   auto o = std::make_shared<GenOptions>();
   auto* cmd = app.add_subcommand("gen", "Write a workload: base vectors, queries and exact ground truth");
-  cmd->add_option("workload", o->workload, "seed (unit Gaussian, 10k x 384), clustered (Gaussian mixture, 100k x 384) or embedding "
+  cmd->add_option("workload", o->workload,
+                  "seed (unit Gaussian, 10k x 384), clustered (Gaussian mixture, 100k x 384) or embedding "
                   "(embedding-like: anisotropic, Zipf topics, 100k x 384)")
       ->check(CLI::IsMember({"seed", "clustered", "embedding"}))
       ->capture_default_str();
   cmd->add_option("-o,--out", o->out_dir, "Output directory")->capture_default_str();
-  cmd->add_option("--name", o->name, "File name stem, a plain file name written inside -o (no '/', not '..'; "
+  cmd->add_option("--name", o->name,
+                  "File name stem, a plain file name written inside -o (no '/', not '..'; "
                   "default: the workload name)")
       ->check(plain_file_name());
   cmd->add_option("--format", o->format, "fbin (+ibin) or fvecs (+ivecs)")
@@ -152,10 +162,13 @@ void register_gen(CLI::App& app, Runner& run) {
       ->check(positive());
   cmd->add_option("--dim", o->dim, "Dimension")->check(non_negative())->capture_default_str();
   cmd->add_option("-k", o->k, "Ground-truth neighbours per query")->check(k_range())->capture_default_str();
-  cmd->add_option("--clusters", o->clusters, "Clustered and embedding: mixture components, at least 1 (default 64 "
+  cmd->add_option("--clusters", o->clusters,
+                  "Clustered and embedding: mixture components, at least 1 (default 64 "
                   "clustered, 1000 embedding)")
       ->check(positive());
-  cmd->add_option("--seed", o->seed, "Base seed (clustered, embedding: also fixes the mixture)")->check(non_negative())->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Base seed (clustered, embedding: also fixes the mixture)")
+      ->check(non_negative())
+      ->capture_default_str();
   cmd->add_option("--query-seed", o->query_seed, "Query seed")->check(non_negative())->capture_default_str();
   cmd->add_option("--metric", o->metric, "Metric of the ground truth: l2, ip, cosine")->capture_default_str();
   cmd->add_option("--threads", o->threads, "Threads for the ground truth (default: all cores)")->check(thread_count());

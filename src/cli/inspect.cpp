@@ -30,8 +30,8 @@ int run_inspect(const std::string& path, bool json) {
   if (json) {
     nlohmann::json sections = nlohmann::json::array();
     for (const auto& s : info.sections) {
-      sections.push_back({{"tag", s.tag}, {"offset", s.offset}, {"size", s.size}, {"crc32c", s.crc32c},
-                          {"required", s.required}});
+      sections.push_back(
+          {{"tag", s.tag}, {"offset", s.offset}, {"size", s.size}, {"crc32c", s.crc32c}, {"required", s.required}});
     }
     nlohmann::json j{{"file", path},
                      {"format_version", std::to_string(info.version_major) + "." + std::to_string(info.version_minor)},

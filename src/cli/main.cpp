@@ -35,9 +35,8 @@ int run_info(bool as_json) {
   for (auto isa : quiver::available_isas()) available.push_back(quiver::isa_name(isa));
   for (auto isa : quiver::compiled_isas()) compiled.push_back(quiver::isa_name(isa));
   if (as_json) {
-    nlohmann::json j{{"version", quiver::kVersion},       {"target", "native"},
-                     {"arch", quiver::target_arch()},     {"isa", quiver::isa_name(active)},
-                     {"available_isas", available},       {"compiled_isas", compiled}};
+    nlohmann::json j{{"version", quiver::kVersion},     {"target", "native"},          {"arch", quiver::target_arch()},
+                     {"isa", quiver::isa_name(active)}, {"available_isas", available}, {"compiled_isas", compiled}};
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -97,8 +96,7 @@ int main(int argc, char** argv) {
     std::cerr << "quiver: error [" << e.code_name() << "]: " << e.what() << "\n";
     return 1;
   } catch (const std::bad_alloc&) {
-    std::cerr << "quiver: error [" << quiver::error_code_name(quiver::ErrorCode::OutOfMemory)
-              << "]: out of memory\n";
+    std::cerr << "quiver: error [" << quiver::error_code_name(quiver::ErrorCode::OutOfMemory) << "]: out of memory\n";
     return 1;
   } catch (const std::length_error& e) {
     // A size the standard library cannot even represent (a vector beyond max_size()): the

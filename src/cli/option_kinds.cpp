@@ -10,8 +10,8 @@ namespace {
 constexpr unsigned bit(Target t) { return 1u << unsigned(t); }
 constexpr unsigned kQuantized = bit(Target::quantized) | bit(Target::partitioned);
 constexpr unsigned kHnsw = bit(Target::hnsw_f32) | bit(Target::hnsw_sq8);
-constexpr unsigned kSeeded = kQuantized | kHnsw;                         // a rotation or level seed
-constexpr unsigned kCodesOnly = kQuantized | bit(Target::hnsw_sq8);      // f32 vectors optional
+constexpr unsigned kSeeded = kQuantized | kHnsw;                     // a rotation or level seed
+constexpr unsigned kCodesOnly = kQuantized | bit(Target::hnsw_sq8);  // f32 vectors optional
 constexpr unsigned kMixture = bit(Target::clustered_workload) | bit(Target::embedding_workload);
 
 struct Row {

@@ -63,23 +63,24 @@ int run_search(const SearchOptions& o) {
     recall_queries = r.queries;
     if (r.queries < nq) {
       std::cerr << "quiver: note: " << nq - r.queries << " of " << nq << " queries have no valid id (only negative "
-                << "ids) in the first " << run.k << " of their ground-truth row; recall is over the other "
-                << r.queries << "\n";
+                << "ids) in the first " << run.k << " of their ground-truth row; recall is over the other " << r.queries
+                << "\n";
     }
   }
 
   if (o.json) {
-    nlohmann::json j{{"index", index_kind_name(index->kind())},
-                     {"metric", metric_name(index->metric())},
-                     {"isa", isa_name(index->isa())},
-                     {"rows", index->size()},
-                     {"dim", index->dim()},
-                     {"queries", nq},
-                     {"k", run.k},
-                     {"threads", o.threads},
-                     {"qps", qps},
-                     {"latency_us", {{"mean", lat.mean_us}, {"p50", lat.p50_us}, {"p90", lat.p90_us},
-                                     {"p99", lat.p99_us}, {"max", lat.max_us}}}};
+    nlohmann::json j{
+        {"index", index_kind_name(index->kind())},
+        {"metric", metric_name(index->metric())},
+        {"isa", isa_name(index->isa())},
+        {"rows", index->size()},
+        {"dim", index->dim()},
+        {"queries", nq},
+        {"k", run.k},
+        {"threads", o.threads},
+        {"qps", qps},
+        {"latency_us",
+         {{"mean", lat.mean_us}, {"p50", lat.p50_us}, {"p90", lat.p90_us}, {"p99", lat.p99_us}, {"max", lat.max_us}}}};
     if (recall >= 0) {
       j["recall"] = recall;
       j["recall_queries"] = recall_queries;  // the queries whose ground truth has a valid id
@@ -111,9 +112,9 @@ int run_search(const SearchOptions& o) {
     std::cerr << nq << " queries, k=" << run.k << ", " << std::fixed << std::setprecision(0) << qps
               << " queries/s, p50 " << std::setprecision(1) << lat.p50_us << " us\n";
   } else {
-    std::cout << std::fixed << index_kind_name(index->kind()) << " index, " << index->size() << " x "
-              << index->dim() << " (" << metric_name(index->metric()) << ", isa " << isa_name(index->isa())
-              << "), " << nq << " queries, k=" << run.k << ", threads " << o.threads << "\n"
+    std::cout << std::fixed << index_kind_name(index->kind()) << " index, " << index->size() << " x " << index->dim()
+              << " (" << metric_name(index->metric()) << ", isa " << isa_name(index->isa()) << "), " << nq
+              << " queries, k=" << run.k << ", threads " << o.threads << "\n"
               << "recall@" << run.k << "   " << std::setprecision(4) << recall << "\n"
               << "QPS         " << std::setprecision(0) << qps << "\n"
               << std::setprecision(1) << "latency us  mean " << lat.mean_us << "  p50 " << lat.p50_us << "  p90 "
@@ -132,23 +133,28 @@ void register_search(CLI::App& app, Runner& run) {
   cmd->add_option("-k", o->k, "Neighbours per query (more than the index holds: all of it)")
       ->check(k_range())
       ->capture_default_str();
-  cmd->add_option("--ef", o->ef, "Hnsw: search beam width (0 = the efSearch stored in the file); raised to k if smaller")
+  cmd->add_option("--ef", o->ef,
+                  "Hnsw: search beam width (0 = the efSearch stored in the file); raised to k if smaller")
       ->check(non_negative());
   add_rerank_option(*cmd, o->rerank);
   cmd->add_option("--probes", o->probes, "Quantized, partitioned: lists to scan, nearest first (0 = the index default)")
       ->check(non_negative());
-  cmd->add_option("--gt", o->gt, "Ground truth (.ivecs or .ibin): print recall@k and latency percentiles. Negative ids "
-                  "are padding; a query whose first k ids are all negative is left out of the recall (with a note), and "
-                  "a ground truth with no valid id at all is an error");
+  cmd->add_option(
+      "--gt", o->gt,
+      "Ground truth (.ivecs or .ibin): print recall@k and latency percentiles. Negative ids "
+      "are padding; a query whose first k ids are all negative is left out of the recall (with a note), and "
+      "a ground truth with no valid id at all is an error");
   cmd->add_option("--format", o->format, "Query format if the extension does not say: fvecs, fbin, npy, raw");
-  cmd->add_option("--dim", o->dim, "Dimension of raw float32 queries (default: the index dimension)")->check(non_negative());
+  cmd->add_option("--dim", o->dim, "Dimension of raw float32 queries (default: the index dimension)")
+      ->check(non_negative());
   cmd->add_option("--limit", o->limit, "Use only the first N queries")->check(non_negative());
   cmd->add_option("--threads", o->threads, "Query threads")->check(thread_count())->capture_default_str();
   cmd->add_option("--isa", o->isa, "Force an ISA level (default: QUIVER_ISA or the best)");
   cmd->add_flag("--json", o->json, "Machine-readable output, including every result id and distance");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress bar");
-  cmd->footer("An option of another index kind than the file's (--ef on a quantized index, --probes on flat, hnsw "
-              "or an unpartitioned quantized index) is an error.");
+  cmd->footer(
+      "An option of another index kind than the file's (--ef on a quantized index, --probes on flat, hnsw "
+      "or an unpartitioned quantized index) is an error.");
   cmd->callback([o, cmd, &run] {
     o->given = given_options(*cmd);
     run = [o] { return run_search(*o); };

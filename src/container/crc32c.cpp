@@ -39,10 +39,9 @@ uint32_t crc32c_update(uint32_t crc, const void* data, size_t size) noexcept {
   // Slicing-by-8: bytes are combined explicitly (little-endian order), so the loop does not
   // depend on the host byte order or on alignment.
   while (size >= 8) {
-    const uint32_t lo = c ^ (uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 |
-                             uint32_t(p[3]) << 24);
-    c = t[7][lo & 0xFF] ^ t[6][(lo >> 8) & 0xFF] ^ t[5][(lo >> 16) & 0xFF] ^ t[4][lo >> 24] ^
-        t[3][p[4]] ^ t[2][p[5]] ^ t[1][p[6]] ^ t[0][p[7]];
+    const uint32_t lo = c ^ (uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24);
+    c = t[7][lo & 0xFF] ^ t[6][(lo >> 8) & 0xFF] ^ t[5][(lo >> 16) & 0xFF] ^ t[4][lo >> 24] ^ t[3][p[4]] ^ t[2][p[5]] ^
+        t[1][p[6]] ^ t[0][p[7]];
     p += 8;
     size -= 8;
   }

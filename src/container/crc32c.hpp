@@ -11,8 +11,6 @@ namespace quiver::io {
 // Continues a CRC: crc32c_update(crc32c_update(0, a), b) == crc32c(a ++ b).
 uint32_t crc32c_update(uint32_t crc, const void* data, size_t size) noexcept;
 
-inline uint32_t crc32c(const void* data, size_t size) noexcept {
-  return crc32c_update(0, data, size);
-}
+inline uint32_t crc32c(const void* data, size_t size) noexcept { return crc32c_update(0, data, size); }
 
 }  // namespace quiver::io

@@ -43,9 +43,7 @@ std::string hex32(uint32_t v) {
   return s;
 }
 
-[[noreturn]] void fail(ErrorCode code, const std::string& message) {
-  throw Error(code, "index file: " + message);
-}
+[[noreturn]] void fail(ErrorCode code, const std::string& message) { throw Error(code, "index file: " + message); }
 
 constexpr bool kLittleEndianHost = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
 
@@ -205,8 +203,8 @@ void Writer::write_file(const std::string& path) const {
 
 void SectionCursor::need(uint64_t n) const {
   if (n > remaining()) {
-    fail(ErrorCode::Corrupt, "section " + tag_name(tag_) + " ends early: needs " +
-                                 std::to_string(n) + " more bytes, has " + std::to_string(remaining()));
+    fail(ErrorCode::Corrupt, "section " + tag_name(tag_) + " ends early: needs " + std::to_string(n) +
+                                 " more bytes, has " + std::to_string(remaining()));
   }
 }
 uint8_t SectionCursor::u8() {
@@ -275,8 +273,8 @@ void SectionCursor::expect_size(uint64_t bytes, const char* what) const {
 }
 void SectionCursor::expect_end() const {
   if (remaining() != 0) {
-    fail(ErrorCode::Corrupt, "section " + tag_name(tag_) + " has " + std::to_string(remaining()) +
-                                 " unexpected trailing bytes");
+    fail(ErrorCode::Corrupt,
+         "section " + tag_name(tag_) + " has " + std::to_string(remaining()) + " unexpected trailing bytes");
   }
 }
 
@@ -289,8 +287,7 @@ bool read_head(const uint8_t* data, size_t have, bool ended, const ReadOptions& 
   }
   if (have < kPreambleBytes) {
     if (!ended) return false;
-    fail(ErrorCode::Truncated, "truncated: " + std::to_string(have) +
-                                   " bytes, shorter than the 16-byte preamble");
+    fail(ErrorCode::Truncated, "truncated: " + std::to_string(have) + " bytes, shorter than the 16-byte preamble");
   }
   // 3. version
   out.major = get_u16(data + 8);
@@ -298,27 +295,26 @@ bool read_head(const uint8_t* data, size_t have, bool ended, const ReadOptions& 
   if (out.major != kIndexFormatMajor) {
     fail(ErrorCode::UnsupportedVersion,
          "format version " + std::to_string(out.major) + "." + std::to_string(out.minor) +
-             " is not supported; this reader reads version " + std::to_string(kIndexFormatMajor) +
-             ".x" + (out.major > kIndexFormatMajor ? " (the file was written by a newer quiver)" : ""));
+             " is not supported; this reader reads version " + std::to_string(kIndexFormatMajor) + ".x" +
+             (out.major > kIndexFormatMajor ? " (the file was written by a newer quiver)" : ""));
   }
   // 4-5. header and table sizes
   const uint32_t header_bytes = get_u32(data + 12);
   if (header_bytes < kHeaderBytesV1 || header_bytes > kMaxHeaderBytes) {
-    fail(ErrorCode::Corrupt, "impossible header size " + std::to_string(header_bytes) +
-                                 " (expected " + std::to_string(kHeaderBytesV1) + " to " +
-                                 std::to_string(kMaxHeaderBytes) + ")");
+    fail(ErrorCode::Corrupt, "impossible header size " + std::to_string(header_bytes) + " (expected " +
+                                 std::to_string(kHeaderBytesV1) + " to " + std::to_string(kMaxHeaderBytes) + ")");
   }
   out.header_end = kPreambleBytes + uint64_t(header_bytes);
   if (have < out.header_end) {
     if (!ended) return false;
-    fail(ErrorCode::Truncated, "truncated: the header needs " + std::to_string(out.header_end) +
-                                   " bytes, only " + std::to_string(have) + " present");
+    fail(ErrorCode::Truncated, "truncated: the header needs " + std::to_string(out.header_end) + " bytes, only " +
+                                   std::to_string(have) + " present");
   }
   const uint8_t* h = data + kPreambleBytes;
   out.section_count = get_u32(h + 40);
   if (out.section_count > kMaxSections) {
-    fail(ErrorCode::Corrupt, "impossible section count " + std::to_string(out.section_count) +
-                                 " (at most " + std::to_string(kMaxSections) + ")");
+    fail(ErrorCode::Corrupt, "impossible section count " + std::to_string(out.section_count) + " (at most " +
+                                 std::to_string(kMaxSections) + ")");
   }
   out.table_end = out.header_end + kTableEntryBytes * uint64_t(out.section_count);
   if (have < out.table_end + 4) {
@@ -330,8 +326,8 @@ bool read_head(const uint8_t* data, size_t have, bool ended, const ReadOptions& 
   const uint32_t stored_crc = get_u32(data + out.table_end);
   const uint32_t actual_crc = crc32c(data, size_t(out.table_end));
   if (options.verify_checksums && stored_crc != actual_crc) {
-    fail(ErrorCode::ChecksumMismatch, "header checksum mismatch (stored " + hex32(stored_crc) +
-                                          ", computed " + hex32(actual_crc) + "): the file is damaged");
+    fail(ErrorCode::ChecksumMismatch, "header checksum mismatch (stored " + hex32(stored_crc) + ", computed " +
+                                          hex32(actual_crc) + "): the file is damaged");
   }
   out.file_bytes = get_u64(h + 32);
   out.raw_kind = get_u32(h);
@@ -347,8 +343,8 @@ bool read_head(const uint8_t* data, size_t have, bool ended, const ReadOptions& 
 void check_file_size(const Head& head, uint64_t have) {
   // 7. declared total size
   if (head.file_bytes > have) {
-    fail(ErrorCode::Truncated, "truncated: the header declares " + std::to_string(head.file_bytes) +
-                                   " bytes, only " + std::to_string(have) + " present");
+    fail(ErrorCode::Truncated, "truncated: the header declares " + std::to_string(head.file_bytes) + " bytes, only " +
+                                   std::to_string(have) + " present");
   }
   if (head.file_bytes < have) {
     fail(ErrorCode::Corrupt, std::to_string(have - head.file_bytes) +
@@ -361,15 +357,14 @@ void check_header_fields(Head& head) {
   // 8. header fields
   // The kinds this program has: the index kind registry answers (quiver/index_file.hpp).
   if (!is_known_index_kind(head.raw_kind)) {
-    fail(ErrorCode::UnknownIndexKind, "unknown index kind " + std::to_string(head.raw_kind) +
-                                          " (this reader knows " + known_index_kinds() + ")");
+    fail(ErrorCode::UnknownIndexKind,
+         "unknown index kind " + std::to_string(head.raw_kind) + " (this reader knows " + known_index_kinds() + ")");
   }
   head.header.kind = IndexKind(head.raw_kind);
   if (head.raw_metric > 2) fail(ErrorCode::Corrupt, "unknown metric " + std::to_string(head.raw_metric));
   head.header.metric = Metric(head.raw_metric);
   if (head.header.dim == 0 || head.header.dim > (1u << 24)) {
-    fail(ErrorCode::Corrupt, "impossible dimension " + std::to_string(head.header.dim) +
-                                 " (expected 1 to 16777216)");
+    fail(ErrorCode::Corrupt, "impossible dimension " + std::to_string(head.header.dim) + " (expected 1 to 16777216)");
   }
   if (head.header.count > head.file_bytes) {  // every stored vector takes at least one byte
     fail(ErrorCode::Corrupt, "impossible vector count " + std::to_string(head.header.count) + " for a " +
@@ -400,25 +395,23 @@ void check_table(const uint8_t* head_data, Head& head, void (*padding)(void* con
                                    " (must be 64-byte aligned, after the previous section)");
     }
     if (s.offset > file_bytes || s.size > file_bytes - s.offset) {
-      fail(ErrorCode::Corrupt, name + " has an impossible size: " + std::to_string(s.size) +
-                                   " bytes at offset " + std::to_string(s.offset) + " in a " +
-                                   std::to_string(file_bytes) + "-byte file");
+      fail(ErrorCode::Corrupt, name + " has an impossible size: " + std::to_string(s.size) + " bytes at offset " +
+                                   std::to_string(s.offset) + " in a " + std::to_string(file_bytes) + "-byte file");
     }
     padding(context, prev_end, s.offset);
     prev_end = s.offset + s.size;
     head.sections.push_back(s);
   }
   if (prev_end != file_bytes) {
-    fail(ErrorCode::Corrupt, std::to_string(file_bytes - prev_end) +
-                                 " bytes after the last section that no section claims");
+    fail(ErrorCode::Corrupt,
+         std::to_string(file_bytes - prev_end) + " bytes after the last section that no section claims");
   }
 }
 
 void check_section_crc(const SectionEntry& s, uint32_t computed) {
   if (computed != s.crc) {
-    fail(ErrorCode::ChecksumMismatch, "section " + tag_name(s.tag) + " checksum mismatch (stored " +
-                                          hex32(s.crc) + ", computed " + hex32(computed) +
-                                          "): the file is damaged");
+    fail(ErrorCode::ChecksumMismatch, "section " + tag_name(s.tag) + " checksum mismatch (stored " + hex32(s.crc) +
+                                          ", computed " + hex32(computed) + "): the file is damaged");
   }
 }
 
@@ -427,12 +420,15 @@ Reader::Reader(const uint8_t* data, size_t size, ReadOptions options) : data_(da
   read_head(data, size, /*ended=*/true, options, head_);
   check_file_size(head_, size);
   check_header_fields(head_);
-  check_table(data, head_, [](void* bytes, uint64_t from, uint64_t to) {
-    const uint8_t* p = static_cast<const uint8_t*>(bytes);
-    for (uint64_t at = from; at < to; ++at) {
-      if (p[at] != 0) throw_padding_error(at);
-    }
-  }, const_cast<uint8_t*>(data));
+  check_table(
+      data, head_,
+      [](void* bytes, uint64_t from, uint64_t to) {
+        const uint8_t* p = static_cast<const uint8_t*>(bytes);
+        for (uint64_t at = from; at < to; ++at) {
+          if (p[at] != 0) throw_padding_error(at);
+        }
+      },
+      const_cast<uint8_t*>(data));
   // 10. payload checksums
   if (options.verify_checksums) {
     for (const auto& s : head_.sections) check_section_crc(s, crc32c(data + s.offset, size_t(s.size)));
@@ -474,9 +470,8 @@ void require_known_sections(const Head& head, std::initializer_list<uint32_t> kn
 
 void expect_kind(const Header& header, IndexKind kind) {
   if (header.kind != kind) {
-    throw Error(ErrorCode::InvalidArgument, std::string("index file holds a ") +
-                                                index_kind_name(header.kind) + " index, not a " +
-                                                index_kind_name(kind) + " index");
+    throw Error(ErrorCode::InvalidArgument, std::string("index file holds a ") + index_kind_name(header.kind) +
+                                                " index, not a " + index_kind_name(kind) + " index");
   }
 }
 

@@ -191,7 +191,7 @@ struct Head {
   uint64_t header_end = 0;  // where the section table starts
   uint64_t table_end = 0;   // where the head's CRC is; the head is table_end + 4 bytes
   uint32_t section_count = 0;
-  uint64_t file_bytes = 0;  // as declared in the header
+  uint64_t file_bytes = 0;             // as declared in the header
   std::vector<SectionEntry> sections;  // filled by check_table()
   uint64_t head_bytes() const noexcept { return table_end + 4; }
 };

@@ -15,9 +15,8 @@ class function_ref;
 template <typename R, typename... Args>
 class function_ref<R(Args...)> {
  public:
-  template <typename F,
-            typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, function_ref> &&
-                                        std::is_invocable_r_v<R, F&, Args...>>>
+  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, function_ref> &&
+                                                    std::is_invocable_r_v<R, F&, Args...>>>
   function_ref(F&& f) noexcept  // NOLINT(google-explicit-constructor): a callable view
       : object_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
         call_([](void* object, Args... args) -> R {

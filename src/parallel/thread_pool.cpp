@@ -195,7 +195,7 @@ size_t default_thread_count() {
   // Module.quiverThreads (the loader's init option) also sizes the pre-spawned pthread pool.
   const int configured = MAIN_THREAD_EM_ASM_INT({
     var n = Module['quiverThreads'];
-    return (typeof n === 'number' && n > 0) ? n : 0;
+    return (typeof n == = 'number' && n > 0) ? n : 0;
   });
   if (configured > 0) return size_t(configured);
 #endif
@@ -225,9 +225,8 @@ size_t available_background_threads() {
   return 0;
 #elif defined(__EMSCRIPTEN__)
   // Free pre-spawned workers of Emscripten's pthread pool (kept on the main browser thread).
-  const int free_workers = MAIN_THREAD_EM_ASM_INT({
-    return (typeof PThread === 'object' && PThread.unusedWorkers) ? PThread.unusedWorkers.length : 0;
-  });
+  const int free_workers = MAIN_THREAD_EM_ASM_INT(
+      { return (typeof PThread == = 'object' && PThread.unusedWorkers) ? PThread.unusedWorkers.length : 0; });
   return free_workers > 0 ? size_t(free_workers) : 0;
 #else
   return kMaxThreads;
@@ -253,9 +252,8 @@ void set_thread_count(size_t threads) {
   ThreadPool* pool = g_pool.load(std::memory_order_relaxed);
   if (pool != nullptr) {
     if (threads != 0 && threads != pool->size()) {
-      throw Error(ErrorCode::InvalidArgument,
-                  "the thread pool already runs with " + std::to_string(pool->size()) +
-                      " threads; set_thread_count must be called before its first use");
+      throw Error(ErrorCode::InvalidArgument, "the thread pool already runs with " + std::to_string(pool->size()) +
+                                                  " threads; set_thread_count must be called before its first use");
     }
     return;
   }

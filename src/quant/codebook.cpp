@@ -8,7 +8,7 @@
 namespace quiver::quant {
 namespace {
 
-constexpr int kGrid = 1 << 16;    // cells of the numerical integration
+constexpr int kGrid = 1 << 16;       // cells of the numerical integration
 constexpr int kIterations = 100000;  // upper bound on Lloyd steps (each is O(levels))
 
 double pow_int(double base, unsigned e) {

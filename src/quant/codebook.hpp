@@ -23,7 +23,10 @@ struct Codebook {
     unsigned lo = 0, hi = static_cast<unsigned>(boundaries.size());
     while (lo < hi) {  // first boundary > x
       const unsigned mid = (lo + hi) / 2;
-      if (boundaries[mid] < x) lo = mid + 1; else hi = mid;
+      if (boundaries[mid] < x)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     return lo;
   }

@@ -8,8 +8,8 @@
 namespace quiver::quant {
 namespace {
 
-constexpr int kCellGrid = 4096;       // integration points per coarse cell
-constexpr int kIterations = 20000;    // upper bound on Lloyd steps per cell
+constexpr int kCellGrid = 4096;     // integration points per coarse cell
+constexpr int kIterations = 20000;  // upper bound on Lloyd steps per cell
 
 // Lloyd–Max levels of the density sampled at `ws` on the grid lo + (j + 0.5) * step of one
 // coarse cell. A cell without weight (dimension 1, where every coordinate is +-1, or a cell

@@ -35,7 +35,10 @@ struct RefineCodebook {
     unsigned lo = 0, hi = unsigned(per_cell);
     while (lo < hi) {  // first threshold > x
       const unsigned mid = (lo + hi) / 2;
-      if (b[mid] < x) lo = mid + 1; else hi = mid;
+      if (b[mid] < x)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     return lo;
   }

@@ -17,7 +17,10 @@ unsigned coarse_level(CoarseCodes c, size_t i, unsigned coarse_bits) noexcept {
 }  // namespace
 
 RefineCodec::RefineCodec(size_t dim, Metric metric, const Codebook& coarse, unsigned coarse_bits, unsigned bits)
-    : dim_(dim), metric_factor_(metric == Metric::l2 ? 2.0 : 1.0), coarse_bits_(coarse_bits), bits_(bits),
+    : dim_(dim),
+      metric_factor_(metric == Metric::l2 ? 2.0 : 1.0),
+      coarse_bits_(coarse_bits),
+      bits_(bits),
       coarse_(coarse) {
   if (bits < 1 || bits > kMaxRefineBits) {
     throw Error(ErrorCode::InvalidArgument, "refine_bits must be 0 (no refine plane) or 1.." +

@@ -39,7 +39,8 @@ Rotation::Rotation(size_t dim, uint64_t seed) : dim_(dim) {
       const uint64_t bound = i;
       const uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
       uint64_t v;
-      do v = rng.next(); while (v >= limit);
+      do v = rng.next();
+      while (v >= limit);
       std::swap(perm_[r][i - 1], perm_[r][v % bound]);
     }
     sign_[r].resize(dim);

@@ -9,15 +9,12 @@
 
 namespace quiver::parallel {
 
-const char* cache_mode_name(CacheMode mode) noexcept {
-  return mode == CacheMode::mutex ? "mutex" : "nolock";
-}
+const char* cache_mode_name(CacheMode mode) noexcept { return mode == CacheMode::mutex ? "mutex" : "nolock"; }
 
 CacheMode parse_cache_mode(std::string_view name) {
   if (name == "mutex") return CacheMode::mutex;
   if (name == "nolock") return CacheMode::nolock;
-  throw Error(ErrorCode::InvalidArgument,
-              "unknown cache mode '" + std::string(name) + "' (expected mutex or nolock)");
+  throw Error(ErrorCode::InvalidArgument, "unknown cache mode '" + std::string(name) + "' (expected mutex or nolock)");
 }
 
 IndexHandle IndexCache::get_or_load(std::string_view name, IndexLoader loader) {
@@ -26,8 +23,7 @@ IndexHandle IndexCache::get_or_load(std::string_view name, IndexLoader loader) {
   if (IndexHandle hit = find(name)) return hit;  // another thread loaded it while we waited
   IndexHandle loaded = loader();
   if (!loaded) {
-    throw Error(ErrorCode::InvalidArgument,
-                "the loader for '" + std::string(name) + "' returned no index");
+    throw Error(ErrorCode::InvalidArgument, "the loader for '" + std::string(name) + "' returned no index");
   }
   loads_.fetch_add(1, std::memory_order_relaxed);
   put(name, loaded);
@@ -36,9 +32,7 @@ IndexHandle IndexCache::get_or_load(std::string_view name, IndexLoader loader) {
 
 namespace {
 
-[[noreturn]] void throw_null_index() {
-  throw Error(ErrorCode::InvalidArgument, "cannot cache a null index");
-}
+[[noreturn]] void throw_null_index() { throw Error(ErrorCode::InvalidArgument, "cannot cache a null index"); }
 
 // ---- mutex mode: a map under one lock ---------------------------------------------------
 
@@ -186,8 +180,7 @@ HazardSlot* my_hazard() {
     if (!g_hazards[i].owned.load(std::memory_order_relaxed) &&
         g_hazards[i].owned.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) {
       size_t used = g_hazards_used.load(std::memory_order_relaxed);
-      while (used < i + 1 &&
-             !g_hazards_used.compare_exchange_weak(used, i + 1, std::memory_order_acq_rel)) {
+      while (used < i + 1 && !g_hazards_used.compare_exchange_weak(used, i + 1, std::memory_order_acq_rel)) {
       }
       t_hazard.slot = &g_hazards[i];
       return t_hazard.slot;

@@ -17,9 +17,9 @@
 //   nolock  lookups take no lock: the entries live in an immutable snapshot that writers
 //           replace atomically (copy on write), and a per-thread hazard pointer keeps a
 //           snapshot alive while a reader is inside it. In the steady state a lookup writes
-//           only its own thread's hazard slot (and the handle's reference count, below). Writers pay: each put/invalidate/evict copies the entry table and
-//           scans the hazard slots. (If more than 256 threads read at once the extra ones take
-//           the writer lock instead.)
+//           only its own thread's hazard slot (and the handle's reference count, below). Writers pay: each
+//           put/invalidate/evict copies the entry table and scans the hazard slots. (If more than 256 threads read at
+//           once the extra ones take the writer lock instead.)
 // Both return a copy of the shared_ptr (one atomic increment on the index's control block).
 //
 // Recency: a lookup marks its entry most recently used; marking an entry that already is the
@@ -61,7 +61,7 @@ inline constexpr size_t kUnlimitedBytes = SIZE_MAX;
 
 struct CacheStats {
   size_t entries = 0;
-  size_t bytes = 0;            // sum of the entries' memory_bytes() at insertion
+  size_t bytes = 0;  // sum of the entries' memory_bytes() at insertion
   size_t budget = 0;
   uint64_t loads = 0;          // loader calls that returned an index
   uint64_t evictions = 0;      // entries dropped to fit the budget

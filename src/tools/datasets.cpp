@@ -59,15 +59,16 @@ void parse_vecs(const uint8_t* data, size_t size, const char* format, size_t* ro
   }
   const uint64_t row_bytes = 4 + 4 * uint64_t(d);
   if (size % row_bytes != 0) {
-    fail(ErrorCode::Truncated, format, "truncated: " + str(size) + " bytes is not a whole number of " +
-                                           str(row_bytes) + "-byte rows of dimension " + std::to_string(d));
+    fail(ErrorCode::Truncated, format,
+         "truncated: " + str(size) + " bytes is not a whole number of " + str(row_bytes) + "-byte rows of dimension " +
+             std::to_string(d));
   }
   const uint64_t rows = size / row_bytes;
   for (uint64_t r = 1; r < rows; ++r) {
     const int32_t dr = int32_t(get_u32(data + r * row_bytes));
     if (dr != d) {
-      fail(ErrorCode::Corrupt, format, "row " + str(r) + " declares dimension " + std::to_string(dr) +
-                                           ", the first row " + std::to_string(d));
+      fail(ErrorCode::Corrupt, format,
+           "row " + str(r) + " declares dimension " + std::to_string(dr) + ", the first row " + std::to_string(d));
     }
   }
   *out = alloc<T>(rows * uint64_t(d), format);
@@ -80,18 +81,20 @@ void parse_vecs(const uint8_t* data, size_t size, const char* format, size_t* ro
 template <typename T>
 void parse_bin(const uint8_t* data, size_t size, const char* format, size_t* rows_out, size_t* dim_out,
                std::vector<T>* out) {
-  if (size < 8) fail(ErrorCode::Truncated, format, "truncated: " + str(size) + " bytes, shorter than the 8-byte header");
+  if (size < 8)
+    fail(ErrorCode::Truncated, format, "truncated: " + str(size) + " bytes, shorter than the 8-byte header");
   const uint64_t rows = get_u32(data);
   const uint64_t dim = get_u32(data + 4);
   check_dim(dim, format);
   const uint64_t need = 8 + rows * dim * 4;  // < 2^32 * 2^24 * 4: no overflow
   if (need > size) {
-    fail(ErrorCode::Truncated, format, "truncated: the header declares " + str(rows) + " x " + str(dim) +
-                                           " values (" + str(need) + " bytes), only " + str(size) + " present");
+    fail(ErrorCode::Truncated, format,
+         "truncated: the header declares " + str(rows) + " x " + str(dim) + " values (" + str(need) + " bytes), only " +
+             str(size) + " present");
   }
   if (need < size) {
-    fail(ErrorCode::Corrupt, format, str(size - need) + " unexpected bytes after " + str(rows) + " x " +
-                                         str(dim) + " values");
+    fail(ErrorCode::Corrupt, format,
+         str(size - need) + " unexpected bytes after " + str(rows) + " x " + str(dim) + " values");
   }
   *out = alloc<T>(rows * dim, format);
   copy_words(data + 8, size_t(rows * dim), out->data());
@@ -143,21 +146,24 @@ Vectors parse_npy(const uint8_t* data, size_t size) {
     header_len = get_u32(data + 8);
     header_at = 12;
   } else {
-    fail(ErrorCode::UnsupportedVersion, "npy", "format version " + std::to_string(major) + "." +
-                                                   std::to_string(minor) + " is not supported (1.0, 2.0, 3.0 are)");
+    fail(ErrorCode::UnsupportedVersion, "npy",
+         "format version " + std::to_string(major) + "." + std::to_string(minor) +
+             " is not supported (1.0, 2.0, 3.0 are)");
   }
   if (header_at + header_len > size) {
-    fail(ErrorCode::Truncated, "npy", "truncated: the header declares " + str(header_len) + " bytes, only " +
-                                          str(size - header_at) + " present");
+    fail(ErrorCode::Truncated, "npy",
+         "truncated: the header declares " + str(header_len) + " bytes, only " + str(size - header_at) + " present");
   }
   const std::string header(reinterpret_cast<const char*>(data + header_at), size_t(header_len));
   std::string descr = npy_field(header, "descr");
   if (descr.size() >= 2) descr = descr.substr(1, descr.size() - 2);
   if (descr != "<f4") {
-    fail(ErrorCode::InvalidArgument, "npy", "dtype '" + descr + "' is not supported (Quiver reads little-endian float32, '<f4')");
+    fail(ErrorCode::InvalidArgument, "npy",
+         "dtype '" + descr + "' is not supported (Quiver reads little-endian float32, '<f4')");
   }
   const std::string fortran = npy_field(header, "fortran_order");
-  if (fortran == "True") fail(ErrorCode::InvalidArgument, "npy", "Fortran-order arrays are not supported (use C order)");
+  if (fortran == "True")
+    fail(ErrorCode::InvalidArgument, "npy", "Fortran-order arrays are not supported (use C order)");
   if (fortran != "False") fail(ErrorCode::Corrupt, "npy", "fortran_order must be True or False, not '" + fortran + "'");
   const std::string shape = npy_field(header, "shape");
   std::vector<uint64_t> dims;
@@ -189,8 +195,9 @@ Vectors parse_npy(const uint8_t* data, size_t size) {
   check_dim(dim, "npy");
   const uint64_t body = size - header_at - header_len;
   if (rows > body / (4 * dim)) {  // rows * dim * 4 > body, without overflowing
-    fail(ErrorCode::Truncated, "npy", "truncated: the shape " + shape + " needs " + str(rows) + " x " +
-                                          str(dim) + " float32 values, only " + str(body) + " bytes present");
+    fail(ErrorCode::Truncated, "npy",
+         "truncated: the shape " + shape + " needs " + str(rows) + " x " + str(dim) + " float32 values, only " +
+             str(body) + " bytes present");
   }
   if (rows * dim * 4 < body) {
     fail(ErrorCode::Corrupt, "npy", str(body - rows * dim * 4) + " unexpected bytes after the data");
@@ -265,8 +272,8 @@ Vectors parse_vectors(const uint8_t* data, size_t size, DatasetFormat format, si
       }
       check_dim(raw_dim, "raw");
       if (size % (4 * uint64_t(raw_dim)) != 0) {
-        fail(ErrorCode::Truncated, "raw", "truncated: " + str(size) + " bytes is not a whole number of rows of " +
-                                              str(raw_dim) + " float32 values");
+        fail(ErrorCode::Truncated, "raw",
+             "truncated: " + str(size) + " bytes is not a whole number of rows of " + str(raw_dim) + " float32 values");
       }
       v.dim = raw_dim;
       v.rows = size / (4 * raw_dim);
@@ -277,8 +284,8 @@ Vectors parse_vectors(const uint8_t* data, size_t size, DatasetFormat format, si
     case DatasetFormat::ivecs:
     case DatasetFormat::ibin: break;
   }
-  throw Error(ErrorCode::InvalidArgument, std::string(dataset_format_name(format)) +
-                                              " holds ids, not vectors (use .fvecs, .fbin, .npy or raw)");
+  throw Error(ErrorCode::InvalidArgument,
+              std::string(dataset_format_name(format)) + " holds ids, not vectors (use .fvecs, .fbin, .npy or raw)");
 }
 
 GroundTruth parse_ground_truth(const uint8_t* data, size_t size, DatasetFormat format) {
@@ -289,8 +296,8 @@ GroundTruth parse_ground_truth(const uint8_t* data, size_t size, DatasetFormat f
   } else if (format == DatasetFormat::ibin) {
     parse_bin(data, size, "ibin", &g.rows, &g.k, &g.ids);
   } else {
-    throw Error(ErrorCode::InvalidArgument, std::string(dataset_format_name(format)) +
-                                                " is not a ground-truth format (use .ivecs or .ibin)");
+    throw Error(ErrorCode::InvalidArgument,
+                std::string(dataset_format_name(format)) + " is not a ground-truth format (use .ivecs or .ibin)");
   }
   return g;
 }
@@ -352,12 +359,12 @@ std::vector<uint8_t> encode_vectors(const float* data, size_t rows, size_t dim, 
     case DatasetFormat::fbin: return encode_rows(data, rows, dim, false, true);
     case DatasetFormat::raw: return encode_rows(data, rows, dim, false, false);
     case DatasetFormat::npy: {
-      std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(rows) +
-                           ", " + std::to_string(dim) + "), }";
+      std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(rows) + ", " +
+                           std::to_string(dim) + "), }";
       while ((10 + header.size() + 1) % 64 != 0) header += ' ';
       header += '\n';
-      std::vector<uint8_t> out = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, uint8_t(header.size()),
-                                  uint8_t(header.size() >> 8)};
+      std::vector<uint8_t> out = {
+          0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, uint8_t(header.size()), uint8_t(header.size() >> 8)};
       out.insert(out.end(), header.begin(), header.end());
       const auto body = encode_rows(data, rows, dim, false, false);
       out.insert(out.end(), body.begin(), body.end());

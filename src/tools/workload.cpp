@@ -51,22 +51,22 @@ namespace {
 // Shape of the embedding-like workload (see tools/workload.hpp). Tuned so that random pairs
 // have a cosine of about 0.1 and an HNSW graph (M 16, efConstruction 200) needs ef of 50-100
 // for recall@10 0.95 at 100,000 x 384.
-constexpr double kPairCosine = 0.1;     // target mean cosine of two random rows
-constexpr double kCentreScale = 0.2;    // topic centre spread (times the decaying profile)
-constexpr double kTopicScale = 0.35;    // in-topic spread (times the topic's decaying spectrum)
-constexpr double kTopicAxes = 12.0;     // spectrum 1 / (1 + j / kTopicAxes)
-constexpr double kFloor = 0.03;         // isotropic noise per coordinate, base rows
-constexpr double kQuerySpread = 1.5;    // queries: in-topic spread multiplier
-constexpr double kQueryFloor = 2.0;     // queries: isotropic floor multiplier
+constexpr double kPairCosine = 0.1;   // target mean cosine of two random rows
+constexpr double kCentreScale = 0.2;  // topic centre spread (times the decaying profile)
+constexpr double kTopicScale = 0.35;  // in-topic spread (times the topic's decaying spectrum)
+constexpr double kTopicAxes = 12.0;   // spectrum 1 / (1 + j / kTopicAxes)
+constexpr double kFloor = 0.03;       // isotropic noise per coordinate, base rows
+constexpr double kQuerySpread = 1.5;  // queries: in-topic spread multiplier
+constexpr double kQueryFloor = 2.0;   // queries: isotropic floor multiplier
 
 struct EmbeddingMixture {
   size_t dim = 0, topics = 0;
-  double mean = 0;                    // length of the shared mean vector (latent axis 0)
-  std::vector<double> centres;        // topics x dim, latent
-  std::vector<uint32_t> axis;         // topics x dim: topic t's j-th spectrum axis
-  std::vector<double> spectrum;       // dim: in-topic spread along a topic's j-th axis
-  std::vector<double> cumulative;     // topics: Zipf weights 1 / (t + 1), summed
-  std::vector<double> rotation;       // dim x dim, orthogonal: latent row x -> x * rotation
+  double mean = 0;                 // length of the shared mean vector (latent axis 0)
+  std::vector<double> centres;     // topics x dim, latent
+  std::vector<uint32_t> axis;      // topics x dim: topic t's j-th spectrum axis
+  std::vector<double> spectrum;    // dim: in-topic spread along a topic's j-th axis
+  std::vector<double> cumulative;  // topics: Zipf weights 1 / (t + 1), summed
+  std::vector<double> rotation;    // dim x dim, orthogonal: latent row x -> x * rotation
 };
 
 // A random orthogonal matrix: Gram-Schmidt (modified, twice for accuracy) on Gaussian rows.
@@ -147,8 +147,7 @@ void rotate_and_normalise(const EmbeddingMixture& m, const double* latent, doubl
 }  // namespace
 
 std::vector<float> embedding_like_vectors(size_t n, size_t dim, size_t clusters, uint64_t mixture_seed,
-                                          uint64_t sample_seed, EmbeddingRole role,
-                                          std::vector<uint32_t>* topic_of) {
+                                          uint64_t sample_seed, EmbeddingRole role, std::vector<uint32_t>* topic_of) {
   const EmbeddingMixture m = make_embedding_mixture(dim, clusters, mixture_seed);
   const bool query = role == EmbeddingRole::query;
   const double spread = query ? kQuerySpread : 1.0;

@@ -89,7 +89,8 @@ inline const FlatFixture kFlat[] = {{"flat_l2", Metric::l2}, {"flat_ip", Metric:
 inline std::vector<Mode<FlatIndex>> flat_modes() {
   return {
       {"plain", [](const FlatIndex& i, const float* q, Neighbor* out) { return i.search(q, kK, out); }},
-      {"allow", [](const FlatIndex& i, const float* q, Neighbor* out) {
+      {"allow",
+       [](const FlatIndex& i, const float* q, Neighbor* out) {
          FlatSearchParams p;
          p.allow = allow_list().data();
          p.allow_count = allow_list().size();

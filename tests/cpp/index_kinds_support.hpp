@@ -63,10 +63,18 @@ inline std::unique_ptr<AnyIndex> make_index(Kind kind, size_t dim, Metric metric
 // The storage choices that decide whether an index can re-score exactly: flat (exact),
 // quantised with and without kept vectors, HNSW f32, sq8 with and without kept vectors, and sq8
 // codes only with neighbour codes (HnswIndexOptions::neighbor_codes: the search skips neighbours).
-enum class Storage { flat, quantized_kept, quantized_codes, hnsw_f32, hnsw_sq8_kept, hnsw_sq8_codes, hnsw_sq8_codes_nbr };
-inline const Storage kAllStorages[] = {Storage::flat,           Storage::quantized_kept, Storage::quantized_codes,
-                                       Storage::hnsw_f32,       Storage::hnsw_sq8_kept,  Storage::hnsw_sq8_codes,
-                                       Storage::hnsw_sq8_codes_nbr};
+enum class Storage {
+  flat,
+  quantized_kept,
+  quantized_codes,
+  hnsw_f32,
+  hnsw_sq8_kept,
+  hnsw_sq8_codes,
+  hnsw_sq8_codes_nbr
+};
+inline const Storage kAllStorages[] = {
+    Storage::flat,          Storage::quantized_kept, Storage::quantized_codes,   Storage::hnsw_f32,
+    Storage::hnsw_sq8_kept, Storage::hnsw_sq8_codes, Storage::hnsw_sq8_codes_nbr};
 inline const char* storage_name(Storage s) {
   switch (s) {
     case Storage::flat: return "flat";

@@ -59,8 +59,9 @@ std::shared_ptr<Kind> make_kind(const std::string& name) {
       p.allow_count = n;
       return p;
     };
-    kind->batch = [index, params](const float* q, size_t nq, size_t k, Neighbor* out, const uint64_t* allow,
-                                  size_t n) { return index->search_batch(q, nq, k, out, params(allow, n)); };
+    kind->batch = [index, params](const float* q, size_t nq, size_t k, Neighbor* out, const uint64_t* allow, size_t n) {
+      return index->search_batch(q, nq, k, out, params(allow, n));
+    };
     kind->search = [index, params](const float* q, size_t k, Neighbor* out, const uint64_t* allow, size_t n) {
       return index->search(q, k, out, params(allow, n));
     };
@@ -77,8 +78,9 @@ std::shared_ptr<Kind> make_kind(const std::string& name) {
       p.allow_count = n;
       return p;
     };
-    kind->batch = [index, params](const float* q, size_t nq, size_t k, Neighbor* out, const uint64_t* allow,
-                                  size_t n) { return index->search_batch(q, nq, k, out, params(allow, n)); };
+    kind->batch = [index, params](const float* q, size_t nq, size_t k, Neighbor* out, const uint64_t* allow, size_t n) {
+      return index->search_batch(q, nq, k, out, params(allow, n));
+    };
     kind->search = [index, params](const float* q, size_t k, Neighbor* out, const uint64_t* allow, size_t n) {
       return index->search(q, k, out, params(allow, n));
     };

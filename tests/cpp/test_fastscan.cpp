@@ -47,10 +47,9 @@ TEST_P(FastScanTest, MatchesScalarReferenceExactly) {
       offset[5] = INFINITY;  // a dead slot
       const BlockScoring bs{0.75f, -3.5f, 0.0123f, 0.25f};
       float want[32], got[32];
-      const uint32_t want_hits = fastscan_block_scalar(codes.data(), tables.data(), groups,
-                                                       offset.data(), scale.data(), bs, want);
-      const uint32_t got_hits = k.scan_block(codes.data(), tables.data(), groups, offset.data(),
-                                             scale.data(), bs, got);
+      const uint32_t want_hits =
+          fastscan_block_scalar(codes.data(), tables.data(), groups, offset.data(), scale.data(), bs, want);
+      const uint32_t got_hits = k.scan_block(codes.data(), tables.data(), groups, offset.data(), scale.data(), bs, got);
       ASSERT_EQ(std::memcmp(want, got, sizeof want), 0) << "groups=" << groups << " pass=" << pass;
       ASSERT_EQ(got_hits, want_hits) << "groups=" << groups;
       EXPECT_FALSE(got_hits >> 5 & 1u);
@@ -98,8 +97,8 @@ TEST_P(FastScanTest, MultiQueryPassEqualsSingleQueries) {
       k.scan_block_multi(codes.data(), table_ptrs, nq, groups, offset.data(), scale.data(), scoring, dist, hits);
       for (size_t q = 0; q < nq; ++q) {
         float one[32];
-        const uint32_t h = fastscan_block_scalar(codes.data(), table_ptrs[q], groups, offset.data(),
-                                                 scale.data(), scoring[q], one);
+        const uint32_t h =
+            fastscan_block_scalar(codes.data(), table_ptrs[q], groups, offset.data(), scale.data(), scoring[q], one);
         ASSERT_EQ(std::memcmp(one, dist + q * 32, sizeof one), 0) << "groups " << groups << " nq " << nq << " q " << q;
         ASSERT_EQ(hits[q], h);
       }

@@ -37,9 +37,9 @@ const test::Workload& workload(size_t n, size_t dim) {
   for (const auto& [size, w] : cache) {
     if (size == n && w.dim == dim) return w;
   }
-  cache.emplace_back(n, test::with_ids(n, dim, embedding_like_vectors(n, dim, kTopics, 42, 43),
-                                       embedding_like_vectors(kQueries, dim, kTopics, 42, 13, EmbeddingRole::query),
-                                       3, 7));
+  cache.emplace_back(
+      n, test::with_ids(n, dim, embedding_like_vectors(n, dim, kTopics, 42, 43),
+                        embedding_like_vectors(kQueries, dim, kTopics, 42, 13, EmbeddingRole::query), 3, 7));
   return cache.back().second;
 }
 
@@ -130,31 +130,33 @@ TEST(FilteredRecall, PartitionedCodesOnlyAtDefaults) {
   const test::Workload& w = workload(kPartitionedRows, kPartitionedDim);
   const QuantizedIndex& index = partitioned(w);
   ASSERT_EQ(index.lists(), 64u);
-  expect_filtered_recall(w, "partitioned 4+3 bits, codes only", [&](const float* q, const std::vector<uint64_t>& allow, Neighbor* out) {
-    QuantizedSearchParams p;
-    p.allow = allow.data();
-    p.allow_count = allow.size();
-    return index.search(q, kK, out, p);
-  });
+  expect_filtered_recall(w, "partitioned 4+3 bits, codes only",
+                         [&](const float* q, const std::vector<uint64_t>& allow, Neighbor* out) {
+                           QuantizedSearchParams p;
+                           p.allow = allow.data();
+                           p.allow_count = allow.size();
+                           return index.search(q, kK, out, p);
+                         });
 }
 
 TEST(FilteredRecall, PartitionedBatchRowsAtDefaults) {
   const test::Workload& w = workload(kPartitionedRows, kPartitionedDim);
   const QuantizedIndex& index = partitioned(w);
   // search_batch, one row at a time here: the batch path's rows must meet the same floor.
-  expect_filtered_recall(w, "partitioned batch", [&](const float* q, const std::vector<uint64_t>& allow, Neighbor* out) {
-    QuantizedSearchParams p;
-    p.allow = allow.data();
-    p.allow_count = allow.size();
-    std::vector<Neighbor> rows(2 * kK);
-    std::vector<float> two(q, q + w.dim);
-    two.insert(two.end(), q, q + w.dim);
-    index.search_batch(two.data(), 2, kK, rows.data(), p);
-    size_t n = 0;
-    while (n < kK && rows[n].id != kNoId) ++n;
-    std::copy(rows.begin(), rows.begin() + ptrdiff_t(n), out);
-    return n;
-  });
+  expect_filtered_recall(w, "partitioned batch",
+                         [&](const float* q, const std::vector<uint64_t>& allow, Neighbor* out) {
+                           QuantizedSearchParams p;
+                           p.allow = allow.data();
+                           p.allow_count = allow.size();
+                           std::vector<Neighbor> rows(2 * kK);
+                           std::vector<float> two(q, q + w.dim);
+                           two.insert(two.end(), q, q + w.dim);
+                           index.search_batch(two.data(), 2, kK, rows.data(), p);
+                           size_t n = 0;
+                           while (n < kK && rows[n].id != kNoId) ++n;
+                           std::copy(rows.begin(), rows.begin() + ptrdiff_t(n), out);
+                           return n;
+                         });
 }
 
 TEST(FilteredRecall, QuantizedFullScanAtDefaults) {
@@ -166,12 +168,13 @@ TEST(FilteredRecall, QuantizedFullScanAtDefaults) {
   o.refine_bits = 3;
   QuantizedIndex index(o);
   index.add(w.ids, w.base);
-  expect_filtered_recall(w, "quantised 4+3 bits, codes only", [&](const float* q, const std::vector<uint64_t>& allow, Neighbor* out) {
-    QuantizedSearchParams p;
-    p.allow = allow.data();
-    p.allow_count = allow.size();
-    return index.search(q, kK, out, p);
-  });
+  expect_filtered_recall(w, "quantised 4+3 bits, codes only",
+                         [&](const float* q, const std::vector<uint64_t>& allow, Neighbor* out) {
+                           QuantizedSearchParams p;
+                           p.allow = allow.data();
+                           p.allow_count = allow.size();
+                           return index.search(q, kK, out, p);
+                         });
 }
 
 void hnsw_case(HnswStorage storage, bool keep, const std::string& kind) {

@@ -92,8 +92,8 @@ TEST(FlatIndex, RemoveContainsSizeAndReAdd) {
 }
 
 // Double-precision brute force, sorted by (distance, id).
-std::vector<Neighbor> naive_search(const std::vector<float>& base, const std::vector<uint64_t>& ids,
-                                   const float* q, size_t dim, Metric metric, size_t k) {
+std::vector<Neighbor> naive_search(const std::vector<float>& base, const std::vector<uint64_t>& ids, const float* q,
+                                   size_t dim, Metric metric, size_t k) {
   std::vector<std::pair<double, uint64_t>> all;
   double qn = 0;
   for (size_t j = 0; j < dim; ++j) qn += double(q[j]) * q[j];
@@ -138,9 +138,8 @@ TEST_P(FlatIndexMetric, RandomCasesMatchNaiveReference) {
       for (size_t i = 0; i < k; ++i) {
         ASSERT_NEAR(got[i].distance, want[i].distance, 1e-4 * scale) << "dim=" << dim << " i=" << i;
         // Ids must match unless the reference itself has a near-tie at this rank.
-        const bool near_tie =
-            (i > 0 && want[i].distance - want[i - 1].distance < 1e-4 * scale) ||
-            (want[i + 1].distance - want[i].distance < 1e-4 * scale);
+        const bool near_tie = (i > 0 && want[i].distance - want[i - 1].distance < 1e-4 * scale) ||
+                              (want[i + 1].distance - want[i].distance < 1e-4 * scale);
         if (!near_tie) {
           ASSERT_EQ(got[i].id, want[i].id) << "dim=" << dim << " i=" << i;
         }
@@ -191,8 +190,7 @@ TEST_P(FlatIndexMetric, BatchEqualsSingleSearches) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllMetrics, FlatIndexMetric,
-                         ::testing::Values(Metric::l2, Metric::ip, Metric::cosine),
+INSTANTIATE_TEST_SUITE_P(AllMetrics, FlatIndexMetric, ::testing::Values(Metric::l2, Metric::ip, Metric::cosine),
                          [](const auto& info) { return std::string(metric_name(info.param)); });
 
 // The seed workload's exact results are a fixed fingerprint: the same on every ISA level and

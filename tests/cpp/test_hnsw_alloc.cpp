@@ -50,7 +50,7 @@ void search_round(const HnswIndex& index, const Workload& w, const std::vector<u
     index.search(w.queries.data(), 10, out.data(), p);  // graph path
     p.allow = narrow.data();
     p.allow_count = narrow.size();
-    index.search(w.queries.data() + w.dim, 10, out.data(), p);  // exact path
+    index.search(w.queries.data() + w.dim, 10, out.data(), p);   // exact path
     index.search_batch(w.queries.data(), 4, 10, out.data(), p);  // small batch: inline
     HnswSearchParams f;
     f.ef = ef;

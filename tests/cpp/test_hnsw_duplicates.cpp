@@ -86,14 +86,14 @@ TEST_P(HnswDuplicates, CopiesInterleavedWithDistinctVectorsAreAllFound) {
   EXPECT_EQ(copies_found(got), copies);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    MAndStorage, HnswDuplicates,
-    ::testing::Values(DupCase{2, HnswStorage::f32}, DupCase{4, HnswStorage::f32}, DupCase{16, HnswStorage::f32},
-                      DupCase{2, HnswStorage::sq8}, DupCase{4, HnswStorage::sq8}, DupCase{16, HnswStorage::sq8}),
-    [](const ::testing::TestParamInfo<DupCase>& info) {
-      return std::string("M") + std::to_string(info.param.M) +
-             (info.param.storage == HnswStorage::f32 ? "_f32" : "_sq8");
-    });
+INSTANTIATE_TEST_SUITE_P(MAndStorage, HnswDuplicates,
+                         ::testing::Values(DupCase{2, HnswStorage::f32}, DupCase{4, HnswStorage::f32},
+                                           DupCase{16, HnswStorage::f32}, DupCase{2, HnswStorage::sq8},
+                                           DupCase{4, HnswStorage::sq8}, DupCase{16, HnswStorage::sq8}),
+                         [](const ::testing::TestParamInfo<DupCase>& info) {
+                           return std::string("M") + std::to_string(info.param.M) +
+                                  (info.param.storage == HnswStorage::f32 ? "_f32" : "_sq8");
+                         });
 
 }  // namespace
 }  // namespace quiver

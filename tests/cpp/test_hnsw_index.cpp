@@ -52,9 +52,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(RecallCase{"clustered", Metric::l2, 64}, RecallCase{"clustered", Metric::cosine, 64},
                       RecallCase{"clustered", Metric::ip, 128}, RecallCase{"gaussian", Metric::l2, 128},
                       RecallCase{"gaussian", Metric::cosine, 128}),
-    [](const auto& info) {
-      return std::string(info.param.workload) + "_" + metric_name(info.param.metric);
-    });
+    [](const auto& info) { return std::string(info.param.workload) + "_" + metric_name(info.param.metric); });
 
 TEST(HnswIndex, RecallGrowsWithEfAndSmallEfIsRaisedToK) {
   const Data d = gaussian(2000 / kScale, 50, 32);
@@ -231,7 +229,7 @@ TEST(HnswIndex, FiltersReturnOnlyAllowedIds) {
       allow.push_back(d.ids[i]);
       keep.push_back(i);
     }
-    allow.push_back(123456789);   // not in the index: ignored
+    allow.push_back(123456789);      // not in the index: ignored
     allow.push_back(allow.front());  // repeated: counted once
     HnswSearchParams p;
     p.ef = 64;

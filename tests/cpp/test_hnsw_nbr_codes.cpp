@@ -141,8 +141,8 @@ TEST(HnswNbrCodes, EstimatesTrackTheCodeDistances) {
     ASSERT_GT(n, 1000u);
     mean /= double(n);
     const double rms = std::sqrt(err2 / double(n)), sd = std::sqrt(spread2 / double(n) - mean * mean);
-    std::printf("%s: estimate rms error %.4f, distances sd %.4f, lowered estimate below %.4f\n", metric_name(metric), rms,
-                sd, double(below) / double(n));
+    std::printf("%s: estimate rms error %.4f, distances sd %.4f, lowered estimate below %.4f\n", metric_name(metric),
+                rms, sd, double(below) / double(n));
     EXPECT_LT(rms, 0.5 * sd);
     // Lowered by kMarginSigmas standard deviations of the error (a bound on it): below the
     // exact distance at least as often as a Gaussian error would be (0.84 at one), less slack.

@@ -102,7 +102,8 @@ TEST(HnswPredicate, BatchEqualsSingleSearches) {
     std::vector<Neighbor> one(10);
     const size_t got = index.search(d.queries.data() + q * d.dim, 10, one.data(), p);
     one.resize(got);
-    EXPECT_EQ(test::ids_of(one), test::ids_of(std::vector<Neighbor>(batch.begin() + q * 10, batch.begin() + q * 10 + got)));
+    EXPECT_EQ(test::ids_of(one),
+              test::ids_of(std::vector<Neighbor>(batch.begin() + q * 10, batch.begin() + q * 10 + got)));
   }
 }
 

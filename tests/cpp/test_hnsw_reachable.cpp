@@ -70,7 +70,8 @@ TEST(HnswReachable, EveryLiveNodeAfterRemovalsAndReuse) {
     std::vector<uint64_t> ids(2 * kN);
     for (size_t i = 0; i < 2 * kN; ++i) ids[i] = i;
     HnswIndex index({kDim, Metric::l2, 8, 64, 7 + trial});
-    index.add(std::vector<uint64_t>(ids.begin(), ids.begin() + kN), std::vector<float>(rows.begin(), rows.begin() + kN * kDim));
+    index.add(std::vector<uint64_t>(ids.begin(), ids.begin() + kN),
+              std::vector<float>(rows.begin(), rows.begin() + kN * kDim));
     std::vector<bool> live(2 * kN, false);
     std::vector<uint64_t> gone;
     for (size_t i = 0; i < kN; ++i) {

@@ -176,7 +176,8 @@ TEST(HnswSq8, CodesDoNotDependOnBatchOrder) {
     const size_t s = slot_of_row[row];
     ASSERT_EQ(test::rd64(a.sections[0].payload, 8 * row), d.ids[row]);
     ASSERT_EQ(test::rd32(a.sections[5].payload, 4 * row), test::rd32(b.sections[5].payload, 4 * s)) << row;
-    ASSERT_TRUE(std::equal(a.sections[6].payload.begin() + row * d.dim, a.sections[6].payload.begin() + (row + 1) * d.dim,
+    ASSERT_TRUE(std::equal(a.sections[6].payload.begin() + row * d.dim,
+                           a.sections[6].payload.begin() + (row + 1) * d.dim,
                            b.sections[6].payload.begin() + s * d.dim))
         << row;
   }

@@ -28,9 +28,8 @@ struct Storage {
   HnswStorage storage;
   bool keep;
 };
-constexpr Storage kStorages[] = {{"f32", HnswStorage::f32, true},
-                                 {"sq8", HnswStorage::sq8, false},
-                                 {"sq8+kept", HnswStorage::sq8, true}};
+constexpr Storage kStorages[] = {
+    {"f32", HnswStorage::f32, true}, {"sq8", HnswStorage::sq8, false}, {"sq8+kept", HnswStorage::sq8, true}};
 
 HnswIndexOptions options(const Storage& s, size_t dim) {
   HnswIndexOptions o{dim, Metric::cosine, 8, 32, 42};

@@ -317,15 +317,15 @@ TEST_P(IndexCacheTest, ConcurrentLookupInsertEvictAndSearch) {
         for (int op = 0; op < kWriterOps; ++op) {
           const int i = (op * 5 + w) % kNames;
           switch (op % 5) {
-            case 0: case 1: case 2:
-              cache->put(names[i], fake(uint64_t(i) * 1000 + 1 + w, 100, &live));
-              break;
-            case 3:
-              cache->invalidate(names[i]);
-              break;
+            case 0:
+            case 1:
+            case 2: cache->put(names[i], fake(uint64_t(i) * 1000 + 1 + w, 100, &live)); break;
+            case 3: cache->invalidate(names[i]); break;
             default:
-              if (op % 50 == 4) cache->clear();
-              else cache->names_by_recency();
+              if (op % 50 == 4)
+                cache->clear();
+              else
+                cache->names_by_recency();
               break;
           }
         }

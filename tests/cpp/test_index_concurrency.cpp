@@ -52,8 +52,8 @@ TEST_P(IndexConcurrency, SearchesRunWhileAnotherThreadAddsAndRemoves) {
     for (size_t i = 0; (i < kSearches || !writer_done.load()) && !failed.load(); ++i) {
       const float* q = queries.data() + ((r + i) % 8) * kDim;
       // The base vectors stay, so every search has at least kK candidates.
-      const size_t got = (i % 3 == 2) ? index->search_batch(queries.data(), 4, kK, batch.data())
-                                      : index->search(q, kK, out.data());
+      const size_t got =
+          (i % 3 == 2) ? index->search_batch(queries.data(), 4, kK, batch.data()) : index->search(q, kK, out.data());
       if (got != kK) failed.store(true);
       const Neighbor* res = (i % 3 == 2) ? batch.data() : out.data();
       for (size_t j = 0; j < ((i % 3 == 2) ? 4 * kK : kK); ++j) {

@@ -118,11 +118,13 @@ TEST_P(IndexContract, VectorsAndQueriesAboveTheNormBoundAreRejected) {
     EXPECT_EQ(index->search(big, 4).size(), 4u);
     return;
   }
-  const Failure f = failure_of([&] { index->add({10, 11}, [&] {
-    std::vector<float> two = at_bound;
-    two.insert(two.end(), big.begin(), big.end());
-    return two;
-  }()); });
+  const Failure f = failure_of([&] {
+    index->add({10, 11}, [&] {
+      std::vector<float> two = at_bound;
+      two.insert(two.end(), big.begin(), big.end());
+      return two;
+    }());
+  });
   EXPECT_EQ(f.code, ErrorCode::NonFinite);
   EXPECT_NE(f.message.find("row 1"), std::string::npos) << f.message;
   EXPECT_NE(f.message.find("2^100"), std::string::npos) << f.message;
@@ -283,12 +285,13 @@ TEST_P(IndexContract, SeveralFaultsReportTheSameFirstOneInEveryKind) {
   bad_allow.allow_count = 2;  // a count without a list: INVALID_ARGUMENT
   const auto code_of = [&](size_t k, const std::vector<float>& q, size_t nq, const AnySearchParams& p, bool batch) {
     return failure_of([&] {
-      if (batch) {
-        index->search_batch(q.data(), nq, k, out.data(), p);
-      } else {
-        index->search(q.data(), k, out.data(), p);
-      }
-    }).code;
+             if (batch) {
+               index->search_batch(q.data(), nq, k, out.data(), p);
+             } else {
+               index->search(q.data(), k, out.data(), p);
+             }
+           })
+        .code;
   };
   const std::vector<float> nan_one(nan_queries.begin() + kDim, nan_queries.begin() + 2 * kDim);
   // With k = 0, a count without an allow-list and a NaN query all at once, then without the
@@ -474,13 +477,13 @@ std::vector<StorageCase> storage_cases_where(bool (*keep)(Storage)) {
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllStorages, SearchParamsContract, testing::ValuesIn(all_storage_cases()),
-                         storage_case_name);
+INSTANTIATE_TEST_SUITE_P(AllStorages, SearchParamsContract, testing::ValuesIn(all_storage_cases()), storage_case_name);
 INSTANTIATE_TEST_SUITE_P(KeptVectors, RescoringStorages,
                          testing::ValuesIn(storage_cases_where([](Storage st) { return !cannot_rescore(st); })),
                          storage_case_name);
-INSTANTIATE_TEST_SUITE_P(Sq8Kept, HnswSq8KeptContract,
-                         testing::ValuesIn(storage_cases_where([](Storage st) { return st == Storage::hnsw_sq8_kept; })),
+INSTANTIATE_TEST_SUITE_P(Sq8Kept, HnswSq8KeptContract, testing::ValuesIn(storage_cases_where([](Storage st) {
+                           return st == Storage::hnsw_sq8_kept;
+                         })),
                          storage_case_name);
 
 // ---- defect 7: more vectors than 32-bit slots, rejected before a row is read ----

@@ -182,47 +182,159 @@ Bytes flip(const Bytes& b, size_t at) {
 
 const BadFile kBadFiles[] = {
     {"empty", [](const Bytes&) { return Bytes{}; }, ErrorCode::Truncated, "shorter than the 16-byte preamble"},
-    {"wrong magic", [](const Bytes& g) { Bytes b = g; b[1] = 'X'; return b; }, ErrorCode::BadMagic, "not a quiver index"},
-    {"a JSON file", [](const Bytes&) { return Bytes{'{', '"', 'a', '"', ':', '1', '}'}; }, ErrorCode::BadMagic, "magic"},
-    {"truncated in the preamble", [](const Bytes& g) { return Bytes(g.begin(), g.begin() + 12); }, ErrorCode::Truncated, "preamble"},
-    {"truncated in the header", [](const Bytes& g) { return Bytes(g.begin(), g.begin() + 60); }, ErrorCode::Truncated, "the header needs"},
-    {"truncated in the table", [](const Bytes& g) { return Bytes(g.begin(), g.begin() + 150); }, ErrorCode::Truncated, "section table"},
-    {"truncated in the data", [](const Bytes& g) { return Bytes(g.begin(), g.end() - 5); }, ErrorCode::Truncated, "declares"},
-    {"flipped byte in the header", [](const Bytes& g) { return flip(g, 16 + 8); }, ErrorCode::ChecksumMismatch, "header checksum mismatch"},
-    {"flipped byte in the table", [](const Bytes& g) { return flip(g, 16 + 112 + 32 + 16); }, ErrorCode::ChecksumMismatch, "header checksum mismatch"},
-    {"flipped byte in the vectors", [](const Bytes& g) { return flip(g, g.size() - 3); }, ErrorCode::ChecksumMismatch, "section VECS checksum mismatch"},
-    {"flipped byte in the ids", [](const Bytes& g) { return flip(g, size_t(rd64(g, 16 + 112 + 8)) + 1); }, ErrorCode::ChecksumMismatch, "section IDS  checksum mismatch"},
-    {"newer major version", [](const Bytes& g) { Bytes b = g; wr16(b, 8, 2); return b; }, ErrorCode::UnsupportedVersion, "format version 2.0 is not supported"},
-    {"major version 0", [](const Bytes& g) { Bytes b = g; wr16(b, 8, 0); return b; }, ErrorCode::UnsupportedVersion, "format version 0.0"},
-    {"unknown required section (newer minor)", [](const Bytes& g) {
+    {"wrong magic",
+     [](const Bytes& g) {
+       Bytes b = g;
+       b[1] = 'X';
+       return b;
+     },
+     ErrorCode::BadMagic, "not a quiver index"},
+    {"a JSON file", [](const Bytes&) { return Bytes{'{', '"', 'a', '"', ':', '1', '}'}; }, ErrorCode::BadMagic,
+     "magic"},
+    {"truncated in the preamble", [](const Bytes& g) { return Bytes(g.begin(), g.begin() + 12); }, ErrorCode::Truncated,
+     "preamble"},
+    {"truncated in the header", [](const Bytes& g) { return Bytes(g.begin(), g.begin() + 60); }, ErrorCode::Truncated,
+     "the header needs"},
+    {"truncated in the table", [](const Bytes& g) { return Bytes(g.begin(), g.begin() + 150); }, ErrorCode::Truncated,
+     "section table"},
+    {"truncated in the data", [](const Bytes& g) { return Bytes(g.begin(), g.end() - 5); }, ErrorCode::Truncated,
+     "declares"},
+    {"flipped byte in the header", [](const Bytes& g) { return flip(g, 16 + 8); }, ErrorCode::ChecksumMismatch,
+     "header checksum mismatch"},
+    {"flipped byte in the table", [](const Bytes& g) { return flip(g, 16 + 112 + 32 + 16); },
+     ErrorCode::ChecksumMismatch, "header checksum mismatch"},
+    {"flipped byte in the vectors", [](const Bytes& g) { return flip(g, g.size() - 3); }, ErrorCode::ChecksumMismatch,
+     "section VECS checksum mismatch"},
+    {"flipped byte in the ids", [](const Bytes& g) { return flip(g, size_t(rd64(g, 16 + 112 + 8)) + 1); },
+     ErrorCode::ChecksumMismatch, "section IDS  checksum mismatch"},
+    {"newer major version",
+     [](const Bytes& g) {
+       Bytes b = g;
+       wr16(b, 8, 2);
+       return b;
+     },
+     ErrorCode::UnsupportedVersion, "format version 2.0 is not supported"},
+    {"major version 0",
+     [](const Bytes& g) {
+       Bytes b = g;
+       wr16(b, 8, 0);
+       return b;
+     },
+     ErrorCode::UnsupportedVersion, "format version 0.0"},
+    {"unknown required section (newer minor)",
+     [](const Bytes& g) {
        RawFile r = split(g);
        r.minor = 9;
        r.sections.push_back({io::fourcc("ZZZZ"), 1, Bytes(10, 1)});
        return assemble(r);
-     }, ErrorCode::UnsupportedVersion, "required section ZZZZ is not understood"},
-    {"unknown index kind", [](const Bytes& g) { Bytes b = g; wr32(b, 16, 9); fix_crcs(b); return b; }, ErrorCode::UnknownIndexKind, "unknown index kind 9"},
-    {"impossible header size", [](const Bytes& g) { Bytes b = g; wr32(b, 12, 0xFFFFFFF0u); return b; }, ErrorCode::Corrupt, "impossible header size"},
-    {"impossible section count", [](const Bytes& g) { Bytes b = g; wr32(b, 16 + 40, 1u << 30); return b; }, ErrorCode::Corrupt, "impossible section count"},
-    {"impossible vector count", [](const Bytes& g) { Bytes b = g; wr64(b, 16 + 16, 1ull << 40); fix_crcs(b); return b; }, ErrorCode::Corrupt, "impossible vector count"},
-    {"count disagrees with the data", [](const Bytes& g) { Bytes b = g; wr64(b, 16 + 16, 4); fix_crcs(b); return b; }, ErrorCode::Corrupt, "but the header implies"},
-    {"impossible dimension", [](const Bytes& g) { Bytes b = g; wr64(b, 16 + 8, 0); fix_crcs(b); return b; }, ErrorCode::Corrupt, "impossible dimension 0"},
-    {"impossible section size", [](const Bytes& g) { Bytes b = g; wr64(b, 16 + 112 + 32 + 16, 1ull << 62); fix_crcs(b); return b; }, ErrorCode::Corrupt, "impossible size"},
-    {"overlapping sections", [](const Bytes& g) { Bytes b = g; wr64(b, 16 + 112 + 32 + 8, rd64(g, 16 + 112 + 8)); fix_crcs(b); return b; }, ErrorCode::Corrupt, "impossible offset"},
-    {"unknown metric", [](const Bytes& g) { Bytes b = g; wr32(b, 20, 7); fix_crcs(b); return b; }, ErrorCode::Corrupt, "unknown metric 7"},
-    {"trailing bytes", [](const Bytes& g) { Bytes b = g; b.push_back(0); return b; }, ErrorCode::Corrupt, "unexpected bytes after the declared end"},
-    {"non-zero padding", [](const Bytes& g) { Bytes b = g; b[16 + 112 + 64 + 4 + 1] = 1; return b; }, ErrorCode::Corrupt, "non-zero padding"},
-    {"missing section", [](const Bytes& g) { RawFile r = split(g); r.sections.pop_back(); return assemble(r); }, ErrorCode::Corrupt, "required section VECS is missing"},
-    {"duplicate id", [](const Bytes& g) {
+     },
+     ErrorCode::UnsupportedVersion, "required section ZZZZ is not understood"},
+    {"unknown index kind",
+     [](const Bytes& g) {
+       Bytes b = g;
+       wr32(b, 16, 9);
+       fix_crcs(b);
+       return b;
+     },
+     ErrorCode::UnknownIndexKind, "unknown index kind 9"},
+    {"impossible header size",
+     [](const Bytes& g) {
+       Bytes b = g;
+       wr32(b, 12, 0xFFFFFFF0u);
+       return b;
+     },
+     ErrorCode::Corrupt, "impossible header size"},
+    {"impossible section count",
+     [](const Bytes& g) {
+       Bytes b = g;
+       wr32(b, 16 + 40, 1u << 30);
+       return b;
+     },
+     ErrorCode::Corrupt, "impossible section count"},
+    {"impossible vector count",
+     [](const Bytes& g) {
+       Bytes b = g;
+       wr64(b, 16 + 16, 1ull << 40);
+       fix_crcs(b);
+       return b;
+     },
+     ErrorCode::Corrupt, "impossible vector count"},
+    {"count disagrees with the data",
+     [](const Bytes& g) {
+       Bytes b = g;
+       wr64(b, 16 + 16, 4);
+       fix_crcs(b);
+       return b;
+     },
+     ErrorCode::Corrupt, "but the header implies"},
+    {"impossible dimension",
+     [](const Bytes& g) {
+       Bytes b = g;
+       wr64(b, 16 + 8, 0);
+       fix_crcs(b);
+       return b;
+     },
+     ErrorCode::Corrupt, "impossible dimension 0"},
+    {"impossible section size",
+     [](const Bytes& g) {
+       Bytes b = g;
+       wr64(b, 16 + 112 + 32 + 16, 1ull << 62);
+       fix_crcs(b);
+       return b;
+     },
+     ErrorCode::Corrupt, "impossible size"},
+    {"overlapping sections",
+     [](const Bytes& g) {
+       Bytes b = g;
+       wr64(b, 16 + 112 + 32 + 8, rd64(g, 16 + 112 + 8));
+       fix_crcs(b);
+       return b;
+     },
+     ErrorCode::Corrupt, "impossible offset"},
+    {"unknown metric",
+     [](const Bytes& g) {
+       Bytes b = g;
+       wr32(b, 20, 7);
+       fix_crcs(b);
+       return b;
+     },
+     ErrorCode::Corrupt, "unknown metric 7"},
+    {"trailing bytes",
+     [](const Bytes& g) {
+       Bytes b = g;
+       b.push_back(0);
+       return b;
+     },
+     ErrorCode::Corrupt, "unexpected bytes after the declared end"},
+    {"non-zero padding",
+     [](const Bytes& g) {
+       Bytes b = g;
+       b[16 + 112 + 64 + 4 + 1] = 1;
+       return b;
+     },
+     ErrorCode::Corrupt, "non-zero padding"},
+    {"missing section",
+     [](const Bytes& g) {
+       RawFile r = split(g);
+       r.sections.pop_back();
+       return assemble(r);
+     },
+     ErrorCode::Corrupt, "required section VECS is missing"},
+    {"duplicate id",
+     [](const Bytes& g) {
        RawFile r = split(g);
        std::memcpy(r.sections[0].payload.data() + 8, r.sections[0].payload.data(), 8);
        return assemble(r);
-     }, ErrorCode::Corrupt, "invalid contents: id 100"},
-    {"NaN in a vector", [](const Bytes& g) {
+     },
+     ErrorCode::Corrupt, "invalid contents: id 100"},
+    {"NaN in a vector",
+     [](const Bytes& g) {
        RawFile r = split(g);
        const float nan = std::nanf("");
        std::memcpy(r.sections[1].payload.data() + 4, &nan, 4);
        return assemble(r);
-     }, ErrorCode::Corrupt, "non-finite"},
+     },
+     ErrorCode::Corrupt, "non-finite"},
 };
 
 TEST(IndexFileBad, EveryKindOfDamageHasItsOwnError) {
@@ -242,7 +354,7 @@ TEST(IndexFileBad, NewerMinorVersionWithExtrasLoads) {
   const FlatIndex index = small_index(Metric::cosine);
   RawFile r = split(index.serialize());
   r.minor = 3;
-  r.header.resize(r.header.size() + 24, 0xAB);  // fields a 1.3 writer appends
+  r.header.resize(r.header.size() + 24, 0xAB);                                       // fields a 1.3 writer appends
   r.sections.insert(r.sections.begin() + 1, {io::fourcc("NOTE"), 0, Bytes(77, 5)});  // optional
   const Bytes b = assemble(r);
   const FlatIndex loaded = FlatIndex::load(b);

@@ -44,10 +44,13 @@ TEST(EmptyIndexFiles, FlatRoundTrips) {
         index.add({7}, kRow);
         index.remove({7});
       }
-      check_round_trip<FlatIndex>(index.serialize(), [&](const FlatIndex& l) {
-        EXPECT_EQ(l.dim(), kDim);
-        EXPECT_EQ(l.metric(), metric);
-      }, std::string("flat ") + metric_name(metric) + (emptied ? " emptied" : " new"));
+      check_round_trip<FlatIndex>(
+          index.serialize(),
+          [&](const FlatIndex& l) {
+            EXPECT_EQ(l.dim(), kDim);
+            EXPECT_EQ(l.metric(), metric);
+          },
+          std::string("flat ") + metric_name(metric) + (emptied ? " emptied" : " new"));
     }
   }
 }
@@ -68,14 +71,17 @@ TEST(EmptyIndexFiles, QuantizedRoundTrips) {
             index.add({7}, kRow);
             index.remove({7});
           }
-          check_round_trip<QuantizedIndex>(index.serialize(), [&](const QuantizedIndex& l) {
-            EXPECT_EQ(l.dim(), kDim);
-            EXPECT_EQ(l.metric(), metric);
-            EXPECT_EQ(l.bits(), bits);
-            EXPECT_EQ(l.keeps_vectors(), keep);
-            EXPECT_EQ(l.seed(), 7u);
-          }, std::string("quantized ") + metric_name(metric) + " bits " + std::to_string(bits) +
-                                                 (keep ? " keep" : " codes only") + (emptied ? " emptied" : " new"));
+          check_round_trip<QuantizedIndex>(
+              index.serialize(),
+              [&](const QuantizedIndex& l) {
+                EXPECT_EQ(l.dim(), kDim);
+                EXPECT_EQ(l.metric(), metric);
+                EXPECT_EQ(l.bits(), bits);
+                EXPECT_EQ(l.keeps_vectors(), keep);
+                EXPECT_EQ(l.seed(), 7u);
+              },
+              std::string("quantized ") + metric_name(metric) + " bits " + std::to_string(bits) +
+                  (keep ? " keep" : " codes only") + (emptied ? " emptied" : " new"));
         }
       }
     }
@@ -98,13 +104,16 @@ TEST(EmptyIndexFiles, HnswRoundTrips) {
             index.add({7}, kRow);
             index.remove({7});
           }
-          check_round_trip<HnswIndex>(index.serialize(), [&](const HnswIndex& l) {
-            EXPECT_EQ(l.dim(), kDim);
-            EXPECT_EQ(l.metric(), metric);
-            EXPECT_EQ(l.storage(), storage);
-            EXPECT_EQ(l.keeps_vectors(), keep);
-          }, std::string("hnsw ") + metric_name(metric) + " " + hnsw_storage_name(storage) +
-                                            (keep ? " keep" : " codes only") + (emptied ? " emptied" : " new"));
+          check_round_trip<HnswIndex>(
+              index.serialize(),
+              [&](const HnswIndex& l) {
+                EXPECT_EQ(l.dim(), kDim);
+                EXPECT_EQ(l.metric(), metric);
+                EXPECT_EQ(l.storage(), storage);
+                EXPECT_EQ(l.keeps_vectors(), keep);
+              },
+              std::string("hnsw ") + metric_name(metric) + " " + hnsw_storage_name(storage) +
+                  (keep ? " keep" : " codes only") + (emptied ? " emptied" : " new"));
         }
       }
     }

@@ -281,18 +281,32 @@ struct BadFile {
 };
 
 const BadFile kBadFiles[] = {
-    {"wrong magic", [](const Bytes& g) { Bytes b = g; b[1] = 'X'; return b; }, ErrorCode::BadMagic, "magic"},
+    {"wrong magic",
+     [](const Bytes& g) {
+       Bytes b = g;
+       b[1] = 'X';
+       return b;
+     },
+     ErrorCode::BadMagic, "magic"},
     {"truncated", [](const Bytes& g) { return Bytes(g.begin(), g.end() - 7); }, ErrorCode::Truncated, "declares"},
-    {"truncated to the header", [](const Bytes& g) { return Bytes(g.begin(), g.begin() + 100); },
-     ErrorCode::Truncated, ""},
+    {"truncated to the header", [](const Bytes& g) { return Bytes(g.begin(), g.begin() + 100); }, ErrorCode::Truncated,
+     ""},
     {"flipped byte in the links",
-     [](const Bytes& g) { Bytes b = g; b[size_t(rd64(g, 16 + 112 + 3 * 32 + 8)) + 5] ^= 0x10; return b; },
+     [](const Bytes& g) {
+       Bytes b = g;
+       b[size_t(rd64(g, 16 + 112 + 3 * 32 + 8)) + 5] ^= 0x10;
+       return b;
+     },
      ErrorCode::ChecksumMismatch, "section LNK0 checksum mismatch"},
-    {"flipped byte in the header", [](const Bytes& g) { Bytes b = g; b[kParams] ^= 1; return b; },
+    {"flipped byte in the header",
+     [](const Bytes& g) {
+       Bytes b = g;
+       b[kParams] ^= 1;
+       return b;
+     },
      ErrorCode::ChecksumMismatch, ""},
     {"M 1", [](const Bytes& g) { return with_param(g, 0, 1); }, ErrorCode::Corrupt, "impossible M 1"},
-    {"M 7 (sizes no longer fit)", [](const Bytes& g) { return with_param(g, 0, 7); }, ErrorCode::Corrupt,
-     "LNK0"},
+    {"M 7 (sizes no longer fit)", [](const Bytes& g) { return with_param(g, 0, 7); }, ErrorCode::Corrupt, "LNK0"},
     {"ef_construction below M", [](const Bytes& g) { return with_param(g, 1, 3); }, ErrorCode::Corrupt,
      "impossible ef_construction"},
     {"ef_search 0", [](const Bytes& g) { return with_param(g, 2, 0); }, ErrorCode::Corrupt, "impossible ef_search"},
@@ -304,82 +318,100 @@ const BadFile kBadFiles[] = {
      "impossible slot count"},
     {"slot count disagrees with the data", [](const Bytes& g) { return with_param(with_param(g, 7, 301), 5, 301); },
      ErrorCode::Corrupt, "SLOT"},
-    {"more vectors than slots", [](const Bytes& g) { Bytes b = g; wr64(b, 16 + 16, 301); fix_crcs(b); return b; },
+    {"more vectors than slots",
+     [](const Bytes& g) {
+       Bytes b = g;
+       wr64(b, 16 + 16, 301);
+       fix_crcs(b);
+       return b;
+     },
      ErrorCode::Corrupt, "301 vectors in 300 slots"},
     {"entry past the slots", [](const Bytes& g) { return with_param(g, 6, (rd64(g, kParams + 48) >> 32 << 32) | 300); },
      ErrorCode::Corrupt, "impossible entry point"},
-    {"entry level 40", [](const Bytes& g) { return with_param(g, 6, (uint64_t(40) << 32) | 1); },
-     ErrorCode::Corrupt, "impossible entry point"},
-    {"entry not on its own level", [](const Bytes& g) { return with_param(g, 6, rd64(g, kParams + 48) + (1ull << 32)); },
-     ErrorCode::Corrupt, "is not the level of its node"},
+    {"entry level 40", [](const Bytes& g) { return with_param(g, 6, (uint64_t(40) << 32) | 1); }, ErrorCode::Corrupt,
+     "impossible entry point"},
+    {"entry not on its own level",
+     [](const Bytes& g) { return with_param(g, 6, rd64(g, kParams + 48) + (1ull << 32)); }, ErrorCode::Corrupt,
+     "is not the level of its node"},
     {"no entry in a non-empty graph", [](const Bytes& g) { return with_param(g, 6, ~0ull); }, ErrorCode::Corrupt,
      "entry point does not match"},
     {"fewer draws than slots", [](const Bytes& g) { return with_param(g, 7, 299); }, ErrorCode::Corrupt,
      "fewer levels drawn"},
-    {"level 32", [](const Bytes& g) {
-       return edit_section(g, kLevl, [](Bytes& p) { p[7] = 32; });
-     }, ErrorCode::Corrupt, "slot 7 has impossible level 32"},
-    {"a level more (upper links no longer fit)", [](const Bytes& g) {
+    {"level 32", [](const Bytes& g) { return edit_section(g, kLevl, [](Bytes& p) { p[7] = 32; }); }, ErrorCode::Corrupt,
+     "slot 7 has impossible level 32"},
+    {"a level more (upper links no longer fit)",
+     [](const Bytes& g) {
        const size_t not_entry = (rd64(g, kParams + 48) & 0xFFFFFFFFu) == 7 ? 8 : 7;
        return edit_section(g, kLevl, [&](Bytes& p) { p[not_entry] += 1; });
-     }, ErrorCode::Corrupt, "UPPR"},
-    {"link past the slots", [](const Bytes& g) {
-       return edit_section(g, kLnk0, [](Bytes& p) { wr32(p, 4 * kL0 + 4, 300); });
-     }, ErrorCode::Corrupt, "slot 4 links to slot 300 on level 0, which does not exist"},
-    {"huge link target", [](const Bytes& g) {
-       return edit_section(g, kLnk0, [](Bytes& p) { wr32(p, 9 * kL0 + 8, 0xFFFFFFFFu); });
-     }, ErrorCode::Corrupt, "slot 9 links to slot 4294967295"},
-    {"upper link past the slots", [](const Bytes& g) {
-       return edit_section(g, kUppr, [](Bytes& p) { wr32(p, 4, 1000); });
-     }, ErrorCode::Corrupt, "links to slot 1000 on level 1"},
-    {"link count above 2M", [](const Bytes& g) {
-       return edit_section(g, kLnk0, [](Bytes& p) { wr32(p, 3 * kL0, 13); });
-     }, ErrorCode::Corrupt, "slot 3 has 13 links on level 0 (at most 12)"},
-    {"upper link count above M", [](const Bytes& g) {
-       return edit_section(g, kUppr, [](Bytes& p) { wr32(p, 0, 7); });
-     }, ErrorCode::Corrupt, "links on level 1 (at most 6)"},
-    {"non-zero link padding", [](const Bytes& g) {
+     },
+     ErrorCode::Corrupt, "UPPR"},
+    {"link past the slots",
+     [](const Bytes& g) { return edit_section(g, kLnk0, [](Bytes& p) { wr32(p, 4 * kL0 + 4, 300); }); },
+     ErrorCode::Corrupt, "slot 4 links to slot 300 on level 0, which does not exist"},
+    {"huge link target",
+     [](const Bytes& g) { return edit_section(g, kLnk0, [](Bytes& p) { wr32(p, 9 * kL0 + 8, 0xFFFFFFFFu); }); },
+     ErrorCode::Corrupt, "slot 9 links to slot 4294967295"},
+    {"upper link past the slots",
+     [](const Bytes& g) { return edit_section(g, kUppr, [](Bytes& p) { wr32(p, 4, 1000); }); }, ErrorCode::Corrupt,
+     "links to slot 1000 on level 1"},
+    {"link count above 2M",
+     [](const Bytes& g) { return edit_section(g, kLnk0, [](Bytes& p) { wr32(p, 3 * kL0, 13); }); }, ErrorCode::Corrupt,
+     "slot 3 has 13 links on level 0 (at most 12)"},
+    {"upper link count above M", [](const Bytes& g) { return edit_section(g, kUppr, [](Bytes& p) { wr32(p, 0, 7); }); },
+     ErrorCode::Corrupt, "links on level 1 (at most 6)"},
+    {"non-zero link padding",
+     [](const Bytes& g) {
        return edit_section(g, kLnk0, [](Bytes& p) {
          const uint32_t n = rd32(p, 5 * kL0);
          wr32(p, 5 * kL0, n - 1);  // the last link becomes padding
        });
-     }, ErrorCode::Corrupt, "slot 5 has non-zero link padding"},
-    {"duplicate id", [](const Bytes& g) {
+     },
+     ErrorCode::Corrupt, "slot 5 has non-zero link padding"},
+    {"duplicate id",
+     [](const Bytes& g) {
        return edit_section(g, kSlot, [](Bytes& p) { std::memcpy(p.data() + 8 * 299, p.data(), 8); });
-     }, ErrorCode::Corrupt, "id 100 appears twice"},
-    {"live slot marked as a tombstone", [](const Bytes& g) {
-       return edit_section(g, kSlot, [](Bytes& p) { std::memset(p.data() + 8 * 5, 0xFF, 8); });
-     }, ErrorCode::Corrupt, "6 slots are tombstones but the header declares 5"},
-    {"free list names a live slot", [](const Bytes& g) {
-       return edit_section(g, kFree, [](Bytes& p) { p[0] = 4; });
-     }, ErrorCode::Corrupt, "free list names slot 4"},
-    {"free list names a slot twice", [](const Bytes& g) {
-       return edit_section(g, kFree, [](Bytes& p) { std::memcpy(p.data() + 4, p.data(), 4); });
-     }, ErrorCode::Corrupt, "not a distinct tombstone"},
-    {"free list names a slot past the end", [](const Bytes& g) {
-       return edit_section(g, kFree, [](Bytes& p) { wr32(p, 0, 5000); });
-     }, ErrorCode::Corrupt, "free list names slot 5000"},
-    {"NaN in a vector", [](const Bytes& g) {
+     },
+     ErrorCode::Corrupt, "id 100 appears twice"},
+    {"live slot marked as a tombstone",
+     [](const Bytes& g) { return edit_section(g, kSlot, [](Bytes& p) { std::memset(p.data() + 8 * 5, 0xFF, 8); }); },
+     ErrorCode::Corrupt, "6 slots are tombstones but the header declares 5"},
+    {"free list names a live slot", [](const Bytes& g) { return edit_section(g, kFree, [](Bytes& p) { p[0] = 4; }); },
+     ErrorCode::Corrupt, "free list names slot 4"},
+    {"free list names a slot twice",
+     [](const Bytes& g) { return edit_section(g, kFree, [](Bytes& p) { std::memcpy(p.data() + 4, p.data(), 4); }); },
+     ErrorCode::Corrupt, "not a distinct tombstone"},
+    {"free list names a slot past the end",
+     [](const Bytes& g) { return edit_section(g, kFree, [](Bytes& p) { wr32(p, 0, 5000); }); }, ErrorCode::Corrupt,
+     "free list names slot 5000"},
+    {"NaN in a vector",
+     [](const Bytes& g) {
        return edit_section(g, kVecs, [](Bytes& p) { put_f32(p, 4 * (12 * 6 + 3), std::nanf("")); });
-     }, ErrorCode::Corrupt, "slot 6"},
-    {"infinity in a tombstone's vector", [](const Bytes& g) {
-       return edit_section(g, kVecs, [](Bytes& p) { put_f32(p, 4 * 12 * 2, INFINITY); });
-     }, ErrorCode::Corrupt, "slot 2"},
-    {"a section missing", [](const Bytes& g) {
+     },
+     ErrorCode::Corrupt, "slot 6"},
+    {"infinity in a tombstone's vector",
+     [](const Bytes& g) { return edit_section(g, kVecs, [](Bytes& p) { put_f32(p, 4 * 12 * 2, INFINITY); }); },
+     ErrorCode::Corrupt, "slot 2"},
+    {"a section missing",
+     [](const Bytes& g) {
        RawFile r = split(g);
        r.sections.erase(r.sections.begin() + kUppr);
        return assemble(r);
-     }, ErrorCode::Corrupt, "UPPR"},
-    {"an unknown required section", [](const Bytes& g) {
+     },
+     ErrorCode::Corrupt, "UPPR"},
+    {"an unknown required section",
+     [](const Bytes& g) {
        RawFile r = split(g);
        r.sections.push_back({io::fourcc("XTRA"), 1, Bytes(8, 0)});
        return assemble(r);
-     }, ErrorCode::UnsupportedVersion, "XTRA"},
-    {"a flat index file", [](const Bytes&) {
+     },
+     ErrorCode::UnsupportedVersion, "XTRA"},
+    {"a flat index file",
+     [](const Bytes&) {
        FlatIndex flat({4, Metric::l2});
        flat.add({1}, {1, 2, 3, 4});
        return flat.serialize();
-     }, ErrorCode::InvalidArgument, "holds a flat index"},
+     },
+     ErrorCode::InvalidArgument, "holds a flat index"},
 };
 
 TEST(HnswIndexFile, BadFilesEachGiveTheirOwnError) {

@@ -28,8 +28,8 @@ constexpr size_t kParams = 16 + 48;  // header params[0] in the file
 std::vector<float> rows(size_t n, size_t dim, uint64_t seed) { return unit_gaussian_vectors(n, dim, seed); }
 
 // n vectors with ids 100 + 7i, then `removed` of them removed (so the file has free slots).
-QuantizedIndex make_index(Metric metric, unsigned bits, bool keep, size_t n = 40, size_t dim = 5,
-                          size_t removed = 3, uint64_t seed = 7) {
+QuantizedIndex make_index(Metric metric, unsigned bits, bool keep, size_t n = 40, size_t dim = 5, size_t removed = 3,
+                          uint64_t seed = 7) {
   QuantizedIndex index({dim, metric, bits, seed, keep});
   std::vector<uint64_t> ids;
   for (size_t i = 0; i < n; ++i) ids.push_back(100 + 7 * i);
@@ -246,19 +246,26 @@ struct BadFile {
 // 40 slots, ids 100 + 7i, slots 3, 8, 13 free.
 const BadFile kBadFiles[] = {
     {"flipped byte in the codes",
-     [](const Bytes& g) { Bytes b = g; b[size_t(rd64(g, 16 + 112 + 2 * 32 + 8)) + 1] ^= 0x10; return b; },
+     [](const Bytes& g) {
+       Bytes b = g;
+       b[size_t(rd64(g, 16 + 112 + 2 * 32 + 8)) + 1] ^= 0x10;
+       return b;
+     },
      ErrorCode::ChecksumMismatch, "section CODE checksum mismatch"},
     {"truncated", [](const Bytes& g) { return Bytes(g.begin(), g.end() - 7); }, ErrorCode::Truncated, "declares"},
     {"bit width 3", [](const Bytes& g) { return with_param(g, 0, 3); }, ErrorCode::Corrupt, "impossible bit width 3"},
-    {"keep flag 2", [](const Bytes& g) { return with_param(g, 1, 2); }, ErrorCode::Corrupt, "impossible keep_vectors flag"},
+    {"keep flag 2", [](const Bytes& g) { return with_param(g, 1, 2); }, ErrorCode::Corrupt,
+     "impossible keep_vectors flag"},
     {"impossible slot count", [](const Bytes& g) { return with_param(g, 2, 1ull << 40); }, ErrorCode::Corrupt,
      "impossible slot count"},
-    {"slot count disagrees with the data", [](const Bytes& g) {
+    {"slot count disagrees with the data",
+     [](const Bytes& g) {
        Bytes b = with_param(g, 2, 41);
        wr64(b, 16 + 16, 38);
        fix_crcs(b);
        return b;
-     }, ErrorCode::Corrupt, "but the header implies"},
+     },
+     ErrorCode::Corrupt, "but the header implies"},
     {"counts disagree", [](const Bytes& g) { return with_param(g, 3, 4); }, ErrorCode::Corrupt, "counts disagree"},
     {"newer encoding version", [](const Bytes& g) { return with_param(g, 6, 2); }, ErrorCode::UnsupportedVersion,
      "quantiser encoding version 2 is not supported"},
@@ -266,71 +273,110 @@ const BadFile kBadFiles[] = {
      ErrorCode::UnsupportedVersion, "incompatible build"},
     {"another build's rotation", [](const Bytes& g) { return with_param(g, 5, rd64(g, kParams + 40) ^ 1); },
      ErrorCode::UnsupportedVersion, "incompatible build"},
-    {"another seed", [](const Bytes& g) { Bytes b = g; wr64(b, 16 + 24, 8); fix_crcs(b); return b; },
+    {"another seed",
+     [](const Bytes& g) {
+       Bytes b = g;
+       wr64(b, 16 + 24, 8);
+       fix_crcs(b);
+       return b;
+     },
      ErrorCode::UnsupportedVersion, "seed 8"},
     {"non-zero params[7]", [](const Bytes& g) { return with_param(g, 7, 1); }, ErrorCode::Corrupt,
      "impossible quantiser parameters"},
-    {"dimension too large for a quantized index", [](const Bytes& g) {
-       Bytes b = g; wr64(b, 16 + 8, (1u << 20) + 1); fix_crcs(b); return b;
-     }, ErrorCode::Corrupt, "for a quantized index"},
-    {"another dimension", [](const Bytes& g) { Bytes b = g; wr64(b, 16 + 8, 6); fix_crcs(b); return b; },
+    {"dimension too large for a quantized index",
+     [](const Bytes& g) {
+       Bytes b = g;
+       wr64(b, 16 + 8, (1u << 20) + 1);
+       fix_crcs(b);
+       return b;
+     },
+     ErrorCode::Corrupt, "for a quantized index"},
+    {"another dimension",
+     [](const Bytes& g) {
+       Bytes b = g;
+       wr64(b, 16 + 8, 6);
+       fix_crcs(b);
+       return b;
+     },
      ErrorCode::Corrupt, "but the header implies"},
-    {"duplicate id", [](const Bytes& g) {
+    {"duplicate id",
+     [](const Bytes& g) {
        return edit_section(g, kSlot, [](Bytes& p) { std::memcpy(p.data() + 8 * 39, p.data(), 8); });
-     }, ErrorCode::Corrupt, "id 100 appears twice"},
-    {"duplicate id (the later copy at slot 0)", [](const Bytes& g) {
+     },
+     ErrorCode::Corrupt, "id 100 appears twice"},
+    {"duplicate id (the later copy at slot 0)",
+     [](const Bytes& g) {
        return edit_section(g, kSlot, [](Bytes& p) { std::memcpy(p.data(), p.data() + 8 * 39, 8); });
-     }, ErrorCode::Corrupt, "appears twice"},
-    {"live slot marked free", [](const Bytes& g) {
-       return edit_section(g, kSlot, [](Bytes& p) { std::memset(p.data() + 8 * 5, 0xFF, 8); });
-     }, ErrorCode::Corrupt, "free slot 5 holds data"},
-    {"free slot given an id", [](const Bytes& g) {
-       return edit_section(g, kSlot, [](Bytes& p) { std::memset(p.data() + 8 * 3, 0, 8); p[8 * 3] = 1; });
-     }, ErrorCode::Corrupt, "2 slots are free but the header declares 3"},
-    {"free list names a live slot", [](const Bytes& g) {
-       return edit_section(g, kFree, [](Bytes& p) { p[0] = 4; });
-     }, ErrorCode::Corrupt, "free list names slot 4"},
-    {"free list names a slot twice", [](const Bytes& g) {
-       return edit_section(g, kFree, [](Bytes& p) { std::memcpy(p.data() + 4, p.data(), 4); });
-     }, ErrorCode::Corrupt, "not a distinct free slot"},
-    {"free list names a slot past the end", [](const Bytes& g) {
-       return edit_section(g, kFree, [](Bytes& p) { p[0] = 200; });
-     }, ErrorCode::Corrupt, "free list names slot 200"},
-    {"NaN offset", [](const Bytes& g) {
-       return edit_section(g, kOffs, [](Bytes& p) { put_f32(p, 4 * 2, std::nanf("")); });
-     }, ErrorCode::Corrupt, "slot 2 has a non-finite offset or scale"},
-    {"infinite scale", [](const Bytes& g) {
-       return edit_section(g, kScal, [](Bytes& p) { put_f32(p, 4 * 6, INFINITY); });
-     }, ErrorCode::Corrupt, "slot 6 has a non-finite"},
-    {"NaN in a kept vector", [](const Bytes& g) {
-       return edit_section(g, kVecs, [](Bytes& p) { put_f32(p, 4 * 7, std::nanf("")); });
-     }, ErrorCode::Corrupt, "non-finite"},
-    {"code padding bits set", [](const Bytes& g) {
+     },
+     ErrorCode::Corrupt, "appears twice"},
+    {"live slot marked free",
+     [](const Bytes& g) { return edit_section(g, kSlot, [](Bytes& p) { std::memset(p.data() + 8 * 5, 0xFF, 8); }); },
+     ErrorCode::Corrupt, "free slot 5 holds data"},
+    {"free slot given an id",
+     [](const Bytes& g) {
+       return edit_section(g, kSlot, [](Bytes& p) {
+         std::memset(p.data() + 8 * 3, 0, 8);
+         p[8 * 3] = 1;
+       });
+     },
+     ErrorCode::Corrupt, "2 slots are free but the header declares 3"},
+    {"free list names a live slot", [](const Bytes& g) { return edit_section(g, kFree, [](Bytes& p) { p[0] = 4; }); },
+     ErrorCode::Corrupt, "free list names slot 4"},
+    {"free list names a slot twice",
+     [](const Bytes& g) { return edit_section(g, kFree, [](Bytes& p) { std::memcpy(p.data() + 4, p.data(), 4); }); },
+     ErrorCode::Corrupt, "not a distinct free slot"},
+    {"free list names a slot past the end",
+     [](const Bytes& g) { return edit_section(g, kFree, [](Bytes& p) { p[0] = 200; }); }, ErrorCode::Corrupt,
+     "free list names slot 200"},
+    {"NaN offset",
+     [](const Bytes& g) { return edit_section(g, kOffs, [](Bytes& p) { put_f32(p, 4 * 2, std::nanf("")); }); },
+     ErrorCode::Corrupt, "slot 2 has a non-finite offset or scale"},
+    {"infinite scale",
+     [](const Bytes& g) { return edit_section(g, kScal, [](Bytes& p) { put_f32(p, 4 * 6, INFINITY); }); },
+     ErrorCode::Corrupt, "slot 6 has a non-finite"},
+    {"NaN in a kept vector",
+     [](const Bytes& g) { return edit_section(g, kVecs, [](Bytes& p) { put_f32(p, 4 * 7, std::nanf("")); }); },
+     ErrorCode::Corrupt, "non-finite"},
+    {"code padding bits set",
+     [](const Bytes& g) {
        return edit_section(g, kCode, [](Bytes& p) { p[3 * 1 + 2] |= 0x40; });  // slot 1, last byte, high nibble
-     }, ErrorCode::Corrupt, "slot 1 has non-zero code padding bits"},
-    {"codes in a free slot", [](const Bytes& g) {
-       return edit_section(g, kCode, [](Bytes& p) { p[3 * 8] = 1; });
-     }, ErrorCode::Corrupt, "free slot 8 holds data"},
-    {"offset in a free slot", [](const Bytes& g) {
-       return edit_section(g, kOffs, [](Bytes& p) { put_f32(p, 4 * 13, -0.0f); });
-     }, ErrorCode::Corrupt, "free slot 13 holds data"},
-    {"vector in a free slot", [](const Bytes& g) {
-       return edit_section(g, kVecs, [](Bytes& p) { put_f32(p, 4 * (5 * 3 + 4), 1.0f); });
-     }, ErrorCode::Corrupt, "free slot 3 holds data"},
-    {"missing VECS with keep_vectors", [](const Bytes& g) {
-       RawFile r = split(g); r.sections.pop_back(); return assemble(r);
-     }, ErrorCode::Corrupt, "required section VECS is missing"},
+     },
+     ErrorCode::Corrupt, "slot 1 has non-zero code padding bits"},
+    {"codes in a free slot", [](const Bytes& g) { return edit_section(g, kCode, [](Bytes& p) { p[3 * 8] = 1; }); },
+     ErrorCode::Corrupt, "free slot 8 holds data"},
+    {"offset in a free slot",
+     [](const Bytes& g) { return edit_section(g, kOffs, [](Bytes& p) { put_f32(p, 4 * 13, -0.0f); }); },
+     ErrorCode::Corrupt, "free slot 13 holds data"},
+    {"vector in a free slot",
+     [](const Bytes& g) { return edit_section(g, kVecs, [](Bytes& p) { put_f32(p, 4 * (5 * 3 + 4), 1.0f); }); },
+     ErrorCode::Corrupt, "free slot 3 holds data"},
+    {"missing VECS with keep_vectors",
+     [](const Bytes& g) {
+       RawFile r = split(g);
+       r.sections.pop_back();
+       return assemble(r);
+     },
+     ErrorCode::Corrupt, "required section VECS is missing"},
     {"VECS without keep_vectors", [](const Bytes& g) { return with_param(g, 1, 0); }, ErrorCode::Corrupt,
      "VECS is present but keep_vectors is 0"},
-    {"missing CODE", [](const Bytes& g) {
-       RawFile r = split(g); r.sections.erase(r.sections.begin() + kCode); return assemble(r);
-     }, ErrorCode::Corrupt, "required section CODE is missing"},
-    {"CODE one row short", [](const Bytes& g) {
-       return edit_section(g, kCode, [](Bytes& p) { p.resize(p.size() - 3); });
-     }, ErrorCode::Corrupt, "section CODE holds 117 bytes but the header implies 120 (slots x packed codes)"},
-    {"unknown required section", [](const Bytes& g) {
-       RawFile r = split(g); r.minor = 4; r.sections.push_back({io::fourcc("QQQQ"), 1, Bytes(8, 1)}); return assemble(r);
-     }, ErrorCode::UnsupportedVersion, "required section QQQQ is not understood"},
+    {"missing CODE",
+     [](const Bytes& g) {
+       RawFile r = split(g);
+       r.sections.erase(r.sections.begin() + kCode);
+       return assemble(r);
+     },
+     ErrorCode::Corrupt, "required section CODE is missing"},
+    {"CODE one row short",
+     [](const Bytes& g) { return edit_section(g, kCode, [](Bytes& p) { p.resize(p.size() - 3); }); },
+     ErrorCode::Corrupt, "section CODE holds 117 bytes but the header implies 120 (slots x packed codes)"},
+    {"unknown required section",
+     [](const Bytes& g) {
+       RawFile r = split(g);
+       r.minor = 4;
+       r.sections.push_back({io::fourcc("QQQQ"), 1, Bytes(8, 1)});
+       return assemble(r);
+     },
+     ErrorCode::UnsupportedVersion, "required section QQQQ is not understood"},
 };
 
 TEST(QuantizedIndexFileBad, EveryKindOfDamageHasItsOwnError) {
@@ -353,7 +399,8 @@ TEST(QuantizedIndexFileBad, TwoBitCodesPastTheDimension) {
   ASSERT_NO_THROW(QuantizedIndex::load(good));
   const Failure past = load_failure(edit_section(good, kCode, [](Bytes& p) { p[2 * 4 + 1] |= 0x04; }));
   EXPECT_EQ(past.code, ErrorCode::Corrupt) << past.message;
-  EXPECT_NE(past.message.find("slot 4 has a code for a coordinate past the dimension"), std::string::npos) << past.message;
+  EXPECT_NE(past.message.find("slot 4 has a code for a coordinate past the dimension"), std::string::npos)
+      << past.message;
   const Failure pad = load_failure(edit_section(good, kCode, [](Bytes& p) { p[2 * 4 + 1] |= 0x10; }));
   EXPECT_NE(pad.message.find("slot 4 has non-zero code padding bits"), std::string::npos) << pad.message;
 }
@@ -416,7 +463,7 @@ TEST(QuantizedIndexFileBad, EveryEditBehindValidChecksumsIsRejectedOrCanonical) 
 
 TEST(QuantizedIndexFileBad, NothingIsAllocatedForHugeDeclaredSizes) {
   Bytes b = make_index(Metric::l2, 4, false).serialize();
-  wr64(b, kParams + 16, UINT32_MAX);  // slots
+  wr64(b, kParams + 16, UINT32_MAX);       // slots
   wr64(b, kParams + 24, UINT32_MAX - 37);  // free
   fix_crcs(b);
   const Failure f = load_failure(b);
@@ -434,7 +481,8 @@ TEST(QuantizedIndexFileBad, DuplicateIdsInDifferentDecodeChunks) {
   index.add(ids, rows(700, 384, 3));
   const Bytes good = index.serialize();
   ASSERT_NO_THROW(QuantizedIndex::load(good));
-  const Failure f = load_failure(edit_section(good, kSlot, [](Bytes& p) { std::memcpy(p.data() + 8 * 650, p.data(), 8); }));
+  const Failure f =
+      load_failure(edit_section(good, kSlot, [](Bytes& p) { std::memcpy(p.data() + 8 * 650, p.data(), 8); }));
   EXPECT_EQ(f.code, ErrorCode::Corrupt);
   EXPECT_NE(f.message.find("id 10 appears twice"), std::string::npos) << f.message;
 }

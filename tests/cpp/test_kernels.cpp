@@ -159,7 +159,8 @@ TEST_P(KernelTest, U8KernelsEqualTheReferenceAtOddSizesAndOffsets) {
       std::vector<uint32_t> got(n + 1, 12345);
       const uint8_t* q = buf.data() + 5;
       k.dot_u8_gather(q, rows.data(), n, d, got.data());
-      for (size_t r = 0; r < n; ++r) ASSERT_EQ(got[r], reference(q, rows[r], d, false)) << "d " << d << " n " << n << " row " << r;
+      for (size_t r = 0; r < n; ++r)
+        ASSERT_EQ(got[r], reference(q, rows[r], d, false)) << "d " << d << " n " << n << " row " << r;
       EXPECT_EQ(got[n], 12345u) << "wrote past n";
     }
   }

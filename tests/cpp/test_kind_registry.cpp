@@ -78,7 +78,8 @@ TEST(KindRegistry, AToyKindIsCreatedSearchedSavedLoadedStreamedAndInspected) {
   EXPECT_EQ(loaded->serialize(), bytes);
 
   io::StreamLoader stream({});
-  for (size_t at = 0; at < bytes.size(); at += 7) stream.push(bytes.data() + at, std::min<size_t>(7, bytes.size() - at));
+  for (size_t at = 0; at < bytes.size(); at += 7)
+    stream.push(bytes.data() + at, std::min<size_t>(7, bytes.size() - at));
   EXPECT_EQ(stream.finish(), toy::kToyKind);
   const std::unique_ptr<AnyIndex> streamed = stream.take();
   EXPECT_EQ(streamed->serialize(), bytes);
@@ -108,8 +109,9 @@ TEST(KindRegistry, AFileOfAKindNoOneRegisteredNamesTheKindsThereAre) {
     FAIL() << "a kind no one registered loaded";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::UnknownIndexKind);
-    EXPECT_NE(std::string(e.what()).find("unknown index kind 201 (this reader knows 1 flat, 2 quantized, 3 hnsw, 200 toy)"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("unknown index kind 201 (this reader knows 1 flat, 2 quantized, 3 hnsw, 200 toy)"),
+        std::string::npos)
         << e.what();
   }
 }
@@ -130,7 +132,8 @@ TEST(KindRegistry, KnobsAreCheckedByTheKindThatTakesThem) {
 
   o.knobs = {{"bits", "2"}, {"lists", "auto"}, {"refine_bits", "3"}, {"keep_vectors", "false"}, {"seed", "9"}};
   const std::unique_ptr<AnyIndex> q = index_kind(IndexKind::quantized).create(o);
-  EXPECT_EQ(q->describe(), "2 bits, seed 9, codes only (no rerank), refine plane 3 bits, 1 lists (auto), 1 probes by default");
+  EXPECT_EQ(q->describe(),
+            "2 bits, seed 9, codes only (no rerank), refine plane 3 bits, 1 lists (auto), 1 probes by default");
   o.knobs = {{"M", "8"}, {"storage", "sq8"}, {"ef_search", "33"}};
   const std::unique_ptr<AnyIndex> h = index_kind(IndexKind::hnsw).create(o);
   EXPECT_NE(h->describe().find("M 8, efConstruction 200, efSearch 33"), std::string::npos) << h->describe();

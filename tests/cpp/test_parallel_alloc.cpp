@@ -46,7 +46,11 @@ long allocations_during(Fn&& fn) {
 
 TEST(ParallelAllocations, CounterWorks) {
   // The test can fail: a vector allocates and is seen.
-  EXPECT_GE(allocations_during([] { std::vector<int> v(10); v[3] = 1; }), 1);
+  EXPECT_GE(allocations_during([] {
+              std::vector<int> v(10);
+              v[3] = 1;
+            }),
+            1);
 }
 
 TEST(ParallelAllocations, ParallelForAllocatesNothing) {

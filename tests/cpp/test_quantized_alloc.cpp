@@ -140,7 +140,8 @@ TEST(QuantizedIndex, ARetrainingAddDoesNotHoldTheCodesTwice) {
   const size_t lists_before = index.lists(), memory_before = index.memory_bytes();
   const size_t live_before = test::live_bytes();
   test::reset_peak_live_bytes();
-  index.add(d.ids.data() + before_retraining, d.base.data() + before_retraining * d.dim, d.ids.size() - before_retraining);
+  index.add(d.ids.data() + before_retraining, d.base.data() + before_retraining * d.dim,
+            d.ids.size() - before_retraining);
   const size_t held = memory_before + (test::peak_live_bytes() - live_before);
   ASSERT_GT(index.lists(), lists_before) << "the add re-trained";
   std::printf("re-training add: index %zu -> %zu bytes, at most %zu held (%.3fx the index after)\n", memory_before,

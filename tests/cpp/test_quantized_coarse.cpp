@@ -49,9 +49,11 @@ TEST(CoarseQuantizer, ScoresAreFixedOrderSumsAtEveryListCount) {
         }
         const float want_l2 = static_cast<float>(n2) - 2.0f * dot, want_ip = -dot * inv;
         const float want_spread = -dot * inv - spreads[c], one = q.l2_score(x, c);
-        ASSERT_EQ(std::memcmp(&l2[c], &want_l2, sizeof want_l2), 0) << "dim " << dim << " lists " << lists << " c " << c;
+        ASSERT_EQ(std::memcmp(&l2[c], &want_l2, sizeof want_l2), 0)
+            << "dim " << dim << " lists " << lists << " c " << c;
         ASSERT_EQ(std::memcmp(&one, &want_l2, sizeof want_l2), 0) << "dim " << dim << " lists " << lists << " c " << c;
-        ASSERT_EQ(std::memcmp(&ip[c], &want_ip, sizeof want_ip), 0) << "dim " << dim << " lists " << lists << " c " << c;
+        ASSERT_EQ(std::memcmp(&ip[c], &want_ip, sizeof want_ip), 0)
+            << "dim " << dim << " lists " << lists << " c " << c;
         ASSERT_EQ(std::memcmp(&ip_spread[c], &want_spread, sizeof want_spread), 0)
             << "dim " << dim << " lists " << lists << " c " << c;
       }

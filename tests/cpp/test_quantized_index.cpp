@@ -57,8 +57,8 @@ INSTANTIATE_TEST_SUITE_P(MetricsAndBits, QuantizedRecall,
                                            RecallCase{Metric::cosine, 4}, RecallCase{Metric::l2, 2},
                                            RecallCase{Metric::cosine, 2}),
                          [](const auto& info) {
-                           return std::string(metric_name(info.param.metric)) + "_" +
-                                  std::to_string(info.param.bits) + "bit";
+                           return std::string(metric_name(info.param.metric)) + "_" + std::to_string(info.param.bits) +
+                                  "bit";
                          });
 
 TEST(QuantizedIndex, DistancesEstimateTheExactOnes) {

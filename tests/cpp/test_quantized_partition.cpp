@@ -23,8 +23,8 @@ namespace {
 
 using test::batch_top_k;
 using test::exact_top_k;
-using test::recall_at_k;
 using test::expect_same_rows;
+using test::recall_at_k;
 using Data = test::Workload;
 
 // Clustered data (the project's clustered workload, small): 32 mixture components, ids 7i + 1.
@@ -84,9 +84,7 @@ TEST(QuantizedPartition, AutoListsFollowFixedThresholdsAndRetrainAtTwice) {
   std::vector<uint64_t> ids(16384);
   for (size_t i = 0; i < ids.size(); ++i) ids[i] = i;
   QuantizedIndex index(options(dim, Metric::l2, QuantizedIndexOptions::kAutoLists, false));
-  auto add_range = [&](size_t from, size_t to) {
-    index.add(ids.data() + from, base.data() + from * dim, to - from);
-  };
+  auto add_range = [&](size_t from, size_t to) { index.add(ids.data() + from, base.data() + from * dim, to - from); };
   add_range(0, 4095);
   EXPECT_EQ(index.lists(), 1u);
   add_range(4095, 4097);  // past 4096: 4096 / 256 = 16 lists (of the threshold, not the size)
@@ -107,11 +105,11 @@ TEST(QuantizedPartition, AutoListRuleIsLinearThenSquareRoot) {
   EXPECT_EQ(auto_lists(0), 1u);
   EXPECT_EQ(auto_lists(255), 1u);
   EXPECT_EQ(auto_lists(4096), 16u);
-  EXPECT_EQ(auto_lists(65536), 256u);       // 100,000 vectors
-  EXPECT_EQ(auto_lists(524288), 2048u);     // 1,000,000 vectors: 2,048 < round(3 sqrt(T)) = 2,172
-  EXPECT_EQ(auto_lists(589824), 2304u);     // where the two parts meet: 589,824 / 256 = 3 * 768
-  EXPECT_EQ(auto_lists(1048576), 3072u);    // 3 * 1024 < 4,096
-  EXPECT_EQ(auto_lists(2097152), 4344u);    // round(3 * 1448.15)
+  EXPECT_EQ(auto_lists(65536), 256u);                            // 100,000 vectors
+  EXPECT_EQ(auto_lists(524288), 2048u);                          // 1,000,000 vectors: 2,048 < round(3 sqrt(T)) = 2,172
+  EXPECT_EQ(auto_lists(589824), 2304u);                          // where the two parts meet: 589,824 / 256 = 3 * 768
+  EXPECT_EQ(auto_lists(1048576), 3072u);                         // 3 * 1024 < 4,096
+  EXPECT_EQ(auto_lists(2097152), 4344u);                         // round(3 * 1448.15)
   EXPECT_EQ(auto_lists(size_t(1) << 31), quantized::kMaxLists);  // 3 sqrt(2^31) = 139,023
 }
 
@@ -177,8 +175,7 @@ TEST_P(QuantizedPartitionRecall, MeetsTheFloorAtDefaultProbes) {
 INSTANTIATE_TEST_SUITE_P(Metrics, QuantizedPartitionRecall,
                          ::testing::Values(RecallCase{Metric::l2, false, 0.80}, RecallCase{Metric::l2, true, 0.95},
                                            RecallCase{Metric::cosine, false, 0.80},
-                                           RecallCase{Metric::cosine, true, 0.95},
-                                           RecallCase{Metric::ip, true, 0.90}));
+                                           RecallCase{Metric::cosine, true, 0.95}, RecallCase{Metric::ip, true, 0.90}));
 
 // The refine plane re-scores the candidates of the probed lists: codes only (no f32), the
 // recall floor holds at the default probes, and probing every list equals the unpartitioned
@@ -231,8 +228,8 @@ TEST(QuantizedPartition, DeterminismFingerprint) {
     expect_same_rows(batch_top_k(QuantizedIndex::load(bytes), d, 20, 10, p), batch_top_k(index, d, 20, 10, p));
     // (The file stores its partition before the codes since the streamed partitioned load: the
     // same bytes in the older section order gave 0x2a43bfd1e248ec29 and 0xc327fc7cf9dd35e2.)
-    EXPECT_EQ(h, metric == Metric::l2 ? 0xf74f6500103da9fbULL : 0x553c240586746b87ULL) << "metric " << metric_name(metric) << " fingerprint 0x"
-                                                          << std::hex << h;
+    EXPECT_EQ(h, metric == Metric::l2 ? 0xf74f6500103da9fbULL : 0x553c240586746b87ULL)
+        << "metric " << metric_name(metric) << " fingerprint 0x" << std::hex << h;
   }
 }
 
@@ -275,7 +272,8 @@ TEST(QuantizedPartition, RemoveReuseAndAllowListsMatchTheUnpartitionedIndex) {
   p.probes = 1;
   p.allow = allow.data();
   p.allow_count = allow.size();
-  const std::vector<Neighbor> hits = part.search(std::vector<float>(d.queries.begin(), d.queries.begin() + d.dim), 10, p);
+  const std::vector<Neighbor> hits =
+      part.search(std::vector<float>(d.queries.begin(), d.queries.begin() + d.dim), 10, p);
   std::set<uint64_t> got;
   for (const Neighbor& nb : hits) got.insert(nb.id);
   EXPECT_EQ(got, (std::set<uint64_t>{d.ids[1], d.ids[2], d.ids[500], d.ids[2999]}));

@@ -118,7 +118,8 @@ TEST_P(PartitionFilters, PredicateAnswersAsTheEquivalentAllowList) {
         if (probes == kLists) expect_same(got, one(index, q, by_allow), what);
         EXPECT_EQ(got.size(), std::min(kK, allow.size())) << what;
         for (const Neighbor& nb : got) EXPECT_TRUE(filter.admits(nb.id)) << what << ": id " << nb.id;
-        for (const auto& [id, n] : filter.calls) EXPECT_EQ(n, 1u) << what << ": id " << id << " asked " << n << " times";
+        for (const auto& [id, n] : filter.calls)
+          EXPECT_EQ(n, 1u) << what << ": id " << id << " asked " << n << " times";
       }
     }
   }

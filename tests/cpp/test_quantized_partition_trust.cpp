@@ -118,7 +118,8 @@ TEST(PartitionTrust, ListsOrCentroidsThatDoNotMatchTheVectorsAreCorrupt) {
         const size_t b = (a + 11) % lists;
         const Bytes swapped = edited(good, "CENT", [&](Bytes& p) {
           const size_t row = w.dim * 4;
-          std::swap_ranges(p.begin() + ptrdiff_t(a * row), p.begin() + ptrdiff_t((a + 1) * row), p.begin() + ptrdiff_t(b * row));
+          std::swap_ranges(p.begin() + ptrdiff_t(a * row), p.begin() + ptrdiff_t((a + 1) * row),
+                           p.begin() + ptrdiff_t(b * row));
         });
         const Outcome g = load_fault(swapped);
         EXPECT_TRUE(corrupt(g)) << "rows " << a << " and " << b << ": " << g.message;
@@ -154,7 +155,8 @@ TEST(PartitionTrust, TheCheckHoldsAfterRemovalsAddsAndRetraining) {
 }
 
 // recall@10 at a fixed probe count.
-double recall_at(const QuantizedIndex& index, const test::Workload& w, const std::vector<Neighbor>& truth, size_t probes) {
+double recall_at(const QuantizedIndex& index, const test::Workload& w, const std::vector<Neighbor>& truth,
+                 size_t probes) {
   QuantizedSearchParams p;
   p.probes = probes;
   std::vector<Neighbor> got(w.nq() * 10);

@@ -75,9 +75,8 @@ INSTANTIATE_TEST_SUITE_P(MetricsAndBits, RefineRecall,
                                            RecallCase{Metric::cosine, 4, 3}, RecallCase{Metric::cosine, 4, 2},
                                            RecallCase{Metric::cosine, 2, 4}),
                          [](const auto& info) {
-                           return std::string(metric_name(info.param.metric)) + "_" +
-                                  std::to_string(info.param.bits) + "bit_refine" +
-                                  std::to_string(info.param.refine);
+                           return std::string(metric_name(info.param.metric)) + "_" + std::to_string(info.param.bits) +
+                                  "bit_refine" + std::to_string(info.param.refine);
                          });
 
 // Which data a depth re-scores with: rerank >= 1 uses the f32 vectors when kept (exact
@@ -303,9 +302,8 @@ const BadRefine kBadRefines[] = {
     {"head only", [](Bytes& p, size_t, size_t) { p.resize(4); }, ErrorCode::Corrupt, "RFIN"},
     {"free slot with a row", [](Bytes& p, size_t, size_t rec) { p[kHead + 7 * rec] = 1; }, ErrorCode::Corrupt,
      "free slot 7 holds refine plane data"},
-    {"free slot with -0 scale",
-     [](Bytes& p, size_t rb, size_t rec) { put_f32(p, kHead + 7 * rec + rb, -0.0f); }, ErrorCode::Corrupt,
-     "free slot 7"},
+    {"free slot with -0 scale", [](Bytes& p, size_t rb, size_t rec) { put_f32(p, kHead + 7 * rec + rb, -0.0f); },
+     ErrorCode::Corrupt, "free slot 7"},
     {"padding bit", [](Bytes& p, size_t rb, size_t rec) { p[kHead + rec + rb - 1] |= 0x80; }, ErrorCode::Corrupt,
      "slot 1 has non-zero refine code padding bits"},
     {"positive scale",
@@ -315,7 +313,8 @@ const BadRefine kBadRefines[] = {
      "slot 1 has a non-finite refine scale"},
     {"zero scale", [](Bytes& p, size_t rb, size_t rec) { put_f32(p, kHead + rec + rb, 0.0f); }, ErrorCode::Corrupt,
      "slot 1 has a refine scale of 0"},
-    {"scale 4x", [](Bytes& p, size_t rb, size_t rec) { put_f32(p, kHead + rec + rb, 4 * get_f32(p, kHead + rec + rb)); },
+    {"scale 4x",
+     [](Bytes& p, size_t rb, size_t rec) { put_f32(p, kHead + rec + rb, 4 * get_f32(p, kHead + rec + rb)); },
      ErrorCode::Corrupt, "do not allow"},
 };
 

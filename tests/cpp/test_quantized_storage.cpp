@@ -68,7 +68,8 @@ TEST_P(QuantizedStorage, MemoryAfterManySmallAddsIsWhatOneAddReports) {
   QuantizedIndex once(o), grown(o);
   once.add(id_range(0, n), base);
   for (size_t done = 0; done < n; done += batch) {
-    grown.add(id_range(done, batch), std::vector<float>(base.begin() + done * dim, base.begin() + (done + batch) * dim));
+    grown.add(id_range(done, batch),
+              std::vector<float>(base.begin() + done * dim, base.begin() + (done + batch) * dim));
   }
   // The id array and map may hold up to 1.5x / 2x slack after many adds (geometric growth),
   // and lists are filled in a different order; 10% covers both at this size.
@@ -92,7 +93,9 @@ TEST_P(QuantizedStorage, ASmallIndexReportsAboutItsRows) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Lists, QuantizedStorage, ::testing::Values(size_t(0), QuantizedIndexOptions::kAutoLists),
-                         [](const ::testing::TestParamInfo<size_t>& i) { return i.param == 0 ? "flat" : "partitioned"; });
+                         [](const ::testing::TestParamInfo<size_t>& i) {
+                           return i.param == 0 ? "flat" : "partitioned";
+                         });
 
 }  // namespace
 }  // namespace quiver

@@ -86,7 +86,8 @@ TEST(RefineCodec, RoundTripErrorShrinksWithEveryBit) {
           const float x = r[v * dim + i];
           const unsigned level = cb.encode(x);
           float best = INFINITY;
-          for (unsigned f = 0; f < (1u << bits); ++f) best = std::min(best, std::fabs(x - codec.codebook().value(level, f)));
+          for (unsigned f = 0; f < (1u << bits); ++f)
+            best = std::min(best, std::fabs(x - codec.codebook().value(level, f)));
           ASSERT_EQ(std::fabs(x - decoded[i]), best) << "dim " << dim << " bits " << bits << " coordinate " << i;
           err += double(x - decoded[i]) * (x - decoded[i]);
         }

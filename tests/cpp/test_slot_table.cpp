@@ -128,7 +128,7 @@ TEST(SlotTable, KeepRemovedIdsLeavesATombstoneItsId) {
   t.keep_removed_ids(true);
   add(t, {10, 20, 30});
   remove(t, {20});
-  EXPECT_EQ(t.id_at(1), 20u);  // still recorded in the slot ...
+  EXPECT_EQ(t.id_at(1), 20u);    // still recorded in the slot ...
   EXPECT_FALSE(t.contains(20));  // ... but no longer findable
   EXPECT_EQ(t.size(), 2u);
   EXPECT_EQ(t.free_slots(), (std::vector<uint32_t>{1}));

@@ -34,7 +34,8 @@ Peak streamed_load_peak(const std::vector<uint8_t>& file) {
     options.size_hint = file.size();
     io::StreamLoader loader(options);
     constexpr size_t kChunk = 64 * 1024;
-    for (size_t at = 0; at < file.size(); at += kChunk) loader.push(file.data() + at, std::min(kChunk, file.size() - at));
+    for (size_t at = 0; at < file.size(); at += kChunk)
+      loader.push(file.data() + at, std::min(kChunk, file.size() - at));
     EXPECT_EQ(loader.finish(), IndexKind::quantized);
     const QuantizedIndex index = loader.take_quantized();
     index_bytes = index.memory_bytes();

@@ -53,8 +53,8 @@ Outcome whole_file_load(const Bytes& b) {
 }
 
 struct Feed {
-  size_t chunk;        // bytes per push (the last one shorter)
-  bool exact;          // tell the loader the length
+  size_t chunk;  // bytes per push (the last one shorter)
+  bool exact;    // tell the loader the length
 };
 
 Outcome stream_load(const Bytes& b, Feed feed) {
@@ -179,7 +179,8 @@ TEST(StreamLoader, EveryDamagedFlatFileFailsExactlyLikeItsBytes) {
       const std::string what = std::string("flat ") + metric_name(m) + " n=" + std::to_string(n);
       const std::initializer_list<Feed> feeds = {{1, false}, {5, true}, {64, false}, {original.size(), true}};
       for (size_t len = 0; len < original.size(); ++len) {
-        expect_same(Bytes(original.begin(), original.begin() + len), what + " truncated to " + std::to_string(len), feeds);
+        expect_same(Bytes(original.begin(), original.begin() + len), what + " truncated to " + std::to_string(len),
+                    feeds);
       }
       Bytes longer = original;
       longer.push_back(0);
@@ -223,7 +224,8 @@ TEST(StreamLoader, DamagedFilesOfTheOtherKindsFailLikeTheirBytes) {
     const Bytes original(kIndexFilesV1[i].data, kIndexFilesV1[i].data + kIndexFilesV1[i].size);
     const std::initializer_list<Feed> feeds = {{333, false}, {4096, true}};
     for (size_t len = 0; len < original.size(); len += len < 600 ? 1 : 997) {
-      expect_same(Bytes(original.begin(), original.begin() + len), name + " truncated to " + std::to_string(len), feeds);
+      expect_same(Bytes(original.begin(), original.begin() + len), name + " truncated to " + std::to_string(len),
+                  feeds);
     }
     for (size_t at = 0; at < original.size(); at += at < 600 ? 1 : 331) {
       Bytes b = original;
@@ -259,7 +261,7 @@ TEST(StreamLoader, AHeadFaultStopsTheStreamAtOnceAndAHeadLyingAboutItsLengthAllo
   // length known it fails at once; without it the rows are allocated only as they arrive.
   Bytes huge = b;
   const uint32_t hb = rd32(huge, 12);
-  wr64(huge, 16 + 16, uint64_t(1) << 30);                           // count
+  wr64(huge, 16 + 16, uint64_t(1) << 30);  // count
   const uint64_t ids_bytes = (uint64_t(1) << 30) * 8, vec_bytes = (uint64_t(1) << 30) * 8 * 4;
   const size_t table = 16 + hb;
   const uint64_t ids_off = rd64(huge, table + 8);
@@ -267,7 +269,7 @@ TEST(StreamLoader, AHeadFaultStopsTheStreamAtOnceAndAHeadLyingAboutItsLengthAllo
   wr64(huge, table + 16, ids_bytes);
   wr64(huge, table + 32 + 8, vec_off);
   wr64(huge, table + 32 + 16, vec_bytes);
-  wr64(huge, 16 + 32, vec_off + vec_bytes);                         // file size
+  wr64(huge, 16 + 32, vec_off + vec_bytes);  // file size
   fix_crcs(huge);
   {
     io::StreamOptions options;
@@ -297,7 +299,8 @@ struct PartitionedShape {
 };
 const PartitionedShape kPartitionedShapes[] = {
     {"l2 4-bit kept, 4 lists", 8, Metric::l2, 4, true, 0, 4, 600},
-    {"cosine 4-bit dim 5, 3-bit refine, untrained auto", 5, Metric::cosine, 4, false, 3, QuantizedIndexOptions::kAutoLists, 300},
+    {"cosine 4-bit dim 5, 3-bit refine, untrained auto", 5, Metric::cosine, 4, false, 3,
+     QuantizedIndexOptions::kAutoLists, 300},
     {"ip 2-bit dim 6 kept, 2-bit refine, 3 lists", 6, Metric::ip, 2, true, 2, 3, 200},
 };
 
@@ -436,7 +439,8 @@ TEST(StreamLoader, DamagedPartitionedFilesFailLikeTheirBytes) {
     const Bytes original = index.serialize();
     const uint64_t lists = index.lists();
     for (size_t len = 0; len < original.size(); len += len < 700 ? 7 : 401) {
-      expect_same(Bytes(original.begin(), original.begin() + len), "truncated to " + std::to_string(len), {{333, false}});
+      expect_same(Bytes(original.begin(), original.begin() + len), "truncated to " + std::to_string(len),
+                  {{333, false}});
     }
     const RawFile raw = split(original);
     const uint32_t hb = rd32(original, 12);
@@ -462,7 +466,7 @@ TEST(StreamLoader, DamagedPartitionedFilesFailLikeTheirBytes) {
     }
     ASSERT_GE(free_slots.size(), 3u);
     const size_t row_bytes = ((shape.bits == 4 ? shape.dim : (shape.dim + 1) / 2) + 1) / 2;
-    auto edited = [&](const char (&tag)[5], const std::function<void(Bytes&)>& edit) {
+    auto edited = [&](const char(&tag)[5], const std::function<void(Bytes&)>& edit) {
       RawFile r = raw;
       for (RawSection& s : r.sections) {
         if (s.tag == io::fourcc(tag)) edit(s.payload);
@@ -476,11 +480,12 @@ TEST(StreamLoader, DamagedPartitionedFilesFailLikeTheirBytes) {
       expect_same(edited("OFFS", [&](Bytes& p) { wr32(p, f * 4, 0x3f800000); }), "a free slot's offset" + at, feeds);
       expect_same(edited("SCAL", [&](Bytes& p) { wr32(p, f * 4, 0x80000000); }), "a free slot's scale -0" + at, feeds);
       expect_same(edited("LIST", [&](Bytes& p) { wr32(p, f * 4, 1); }), "a free slot in list 1" + at, feeds);
-      expect_same(edited("LIST", [&](Bytes& p) { wr32(p, l * 4, uint32_t(lists)); }), "a list past the last" + at, feeds);
+      expect_same(edited("LIST", [&](Bytes& p) { wr32(p, l * 4, uint32_t(lists)); }), "a list past the last" + at,
+                  feeds);
       expect_same(edited("LIST", [&](Bytes& p) { wr32(p, l * 4, UINT32_MAX); }), "list 2^32 - 1" + at, feeds);
       expect_same(edited("SCAL", [&](Bytes& p) { wr32(p, l * 4, 0x3f800000); }), "a positive scale" + at, feeds);
-      expect_same(edited("CODE", [&](Bytes& p) { p[l * row_bytes + row_bytes - 1] |= 0xF0; }), "a code's high nibble" + at,
-                  feeds);
+      expect_same(edited("CODE", [&](Bytes& p) { p[l * row_bytes + row_bytes - 1] |= 0xF0; }),
+                  "a code's high nibble" + at, feeds);
       expect_same(edited("SLOT", [&](Bytes& p) { wr64(p, l * 8, rd64(p, live_slots[0] * 8)); }), "a duplicate id" + at,
                   feeds);
       // Two faults: a free slot holding data and a live slot in no list, whichever comes first.

@@ -51,8 +51,10 @@ const ProjectSample& project() {
 constexpr size_t kFewTopics = 50, kIndexed = 2400, kHeldOut = 60, kQueries = 60;
 struct TopicalSample {
   std::vector<uint32_t> base_topic, query_topic;
-  std::vector<float> base = embedding_like_vectors(kIndexed + kHeldOut, kDim, kFewTopics, 42, 43, EmbeddingRole::base, &base_topic);
-  std::vector<float> queries = embedding_like_vectors(kQueries, kDim, kFewTopics, 42, 13, EmbeddingRole::query, &query_topic);
+  std::vector<float> base =
+      embedding_like_vectors(kIndexed + kHeldOut, kDim, kFewTopics, 42, 43, EmbeddingRole::base, &base_topic);
+  std::vector<float> queries =
+      embedding_like_vectors(kQueries, kDim, kFewTopics, 42, 13, EmbeddingRole::query, &query_topic);
   std::vector<float> centres = embedding_like_centres(kDim, kFewTopics, 42);
   FlatIndex index{{kDim, Metric::l2}};
   TopicalSample() { index.add(iota_ids(kIndexed).data(), base.data(), kIndexed); }

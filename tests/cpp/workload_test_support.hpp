@@ -40,8 +40,8 @@ struct Workload {
 
 // ids[i] = i * id_step + id_offset: spaced, so that a test confusing a row's id with its
 // position fails.
-inline Workload with_ids(size_t n, size_t dim, std::vector<float> base, std::vector<float> queries,
-                         uint64_t id_step, uint64_t id_offset) {
+inline Workload with_ids(size_t n, size_t dim, std::vector<float> base, std::vector<float> queries, uint64_t id_step,
+                         uint64_t id_offset) {
   Workload d{n, dim, std::move(base), std::move(queries), {}};
   d.ids.reserve(n);
   for (size_t i = 0; i < n; ++i) d.ids.push_back(i * id_step + id_offset);

@@ -21,8 +21,7 @@ void AnyIndex::add(const std::vector<uint64_t>& ids, const std::vector<float>& v
   add(ids.data(), vectors.data(), ids.size());
 }
 
-std::vector<Neighbor> AnyIndex::search(const std::vector<float>& query, size_t k,
-                                       const AnySearchParams& params) const {
+std::vector<Neighbor> AnyIndex::search(const std::vector<float>& query, size_t k, const AnySearchParams& params) const {
   if (query.size() != dim()) {
     throw Error(ErrorCode::DimensionMismatch, "query has " + std::to_string(query.size()) +
                                                   " values, the index dimension is " + std::to_string(dim()));

@@ -65,9 +65,7 @@ void IdSlotMap::erase(uint64_t id, const uint64_t* ids) noexcept {
   --size_;
 }
 
-void IdSlotMap::move(uint64_t id, const uint64_t* ids, uint32_t slot) noexcept {
-  slots_[bucket_of(id, ids)] = slot;
-}
+void IdSlotMap::move(uint64_t id, const uint64_t* ids, uint32_t slot) noexcept { slots_[bucket_of(id, ids)] = slot; }
 
 void IdSlotMap::swap(IdSlotMap& other) noexcept {
   slots_.swap(other.slots_);

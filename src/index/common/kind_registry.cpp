@@ -68,8 +68,8 @@ const IndexKindEntry* find_index_kind(const std::string& name) noexcept {
 
 const IndexKindEntry& index_kind(IndexKind id) {
   if (const IndexKindEntry* e = find_index_kind(id)) return *e;
-  throw Error(ErrorCode::UnknownIndexKind, "unknown index kind " + std::to_string(uint32_t(id)) +
-                                               " (this build knows " + known_index_kinds() + ")");
+  throw Error(ErrorCode::UnknownIndexKind,
+              "unknown index kind " + std::to_string(uint32_t(id)) + " (this build knows " + known_index_kinds() + ")");
 }
 
 void register_index_kind(const IndexKindEntry& entry) {

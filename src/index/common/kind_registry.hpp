@@ -97,8 +97,8 @@ void check_knobs(const IndexKindEntry& entry, const KindOptions& options);
 //   QUIVER_REGISTER_INDEX_KIND(toy_kind_entry);
 // (a static object: link the file into the program, not through a static library that could
 // drop it — the built-in kinds are listed in src/index/kinds.cpp for that reason).
-#define QUIVER_REGISTER_INDEX_KIND(entry)                                                  \
-  static const bool quiver_registered_##entry = [] {                                      \
-    ::quiver::register_index_kind(entry);                                                  \
-    return true;                                                                           \
+#define QUIVER_REGISTER_INDEX_KIND(entry)            \
+  static const bool quiver_registered_##entry = [] { \
+    ::quiver::register_index_kind(entry);            \
+    return true;                                     \
   }()

@@ -19,9 +19,7 @@
 namespace quiver::io {
 namespace {
 
-constexpr uint64_t rank(uint64_t step, uint64_t index = 0, uint64_t sub = 0) {
-  return step << 32 | index << 1 | sub;
-}
+constexpr uint64_t rank(uint64_t step, uint64_t index = 0, uint64_t sub = 0) { return step << 32 | index << 1 | sub; }
 
 // Where the gathering block of an unknown length starts; it doubles up to the declared size.
 constexpr size_t kGatherStart = size_t(1) << 20;
@@ -33,7 +31,7 @@ Error out_of_memory(const char* what) { return Error(ErrorCode::OutOfMemory, std
 struct StreamLoader::Region {
   uint64_t begin;
   uint64_t end;
-  bool payload;     // else the zero padding before section `section`
+  bool payload;      // else the zero padding before section `section`
   uint32_t section;  // index in head_.sections
 };
 
@@ -64,7 +62,7 @@ void StreamLoader::push(const uint8_t* data, size_t n) {
   while (!head_done_ && n > 0) {
     // Take only what the head needs next, so a large first chunk is not copied whole.
     const size_t have = head_bytes_.size();
-    const uint64_t need = have < kPreambleBytes ? kPreambleBytes
+    const uint64_t need = have < kPreambleBytes     ? kPreambleBytes
                           : have < head_.header_end ? head_.header_end
                                                     : head_.head_bytes();
     const size_t take = size_t(std::min<uint64_t>(n, need - have));
@@ -108,7 +106,8 @@ void StreamLoader::on_head() {
     return;
   }
   try {
-    check_table(head_bytes_.data(), head_, [](void*, uint64_t, uint64_t) {}, nullptr);
+    check_table(
+        head_bytes_.data(), head_, [](void*, uint64_t, uint64_t) {}, nullptr);
   } catch (const Error& e) {
     // Entries 0 .. j - 1 passed; the padding before them can still outrank this.
     note(rank(9, head_.sections.size()), e);

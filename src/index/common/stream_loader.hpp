@@ -97,16 +97,16 @@ class StreamLoader {
   std::vector<uint8_t> head_bytes_;
   bool head_done_ = false;
   Head head_;
-  std::vector<Region> regions_;  // gaps and payloads after the head, in file order
-  size_t region_ = 0;            // the region holding byte seen_
-  uint32_t crc_ = 0;             // of the current payload so far
-  const IndexKindEntry* kind_ = nullptr;      // the head's kind, once its checks passed
+  std::vector<Region> regions_;              // gaps and payloads after the head, in file order
+  size_t region_ = 0;                        // the region holding byte seen_
+  uint32_t crc_ = 0;                         // of the current payload so far
+  const IndexKindEntry* kind_ = nullptr;     // the head's kind, once its checks passed
   std::unique_ptr<SectionDecoder> decoder_;  // the kind's, unless the file is gathered
   std::vector<uint8_t> whole_;               // a file its kind does not stream, gathered
   bool gathering_ = false;
   std::optional<Error> fault_;
   uint64_t fault_rank_ = 0;
-  bool final_ = false;           // the fault can no longer be outranked: push() throws it
+  bool final_ = false;  // the fault can no longer be outranked: push() throws it
   std::optional<IndexKind> ready_;
   std::unique_ptr<AnyIndex> index_;  // loaded by finish(), until taken
 };

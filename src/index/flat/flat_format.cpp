@@ -87,8 +87,8 @@ FlatDecoder::FlatDecoder(const Head& head, Isa isa, bool reserve_all)
   // Compare the declared count with the payloads before multiplying or allocating.
   if (h.count > ids.size / 8 || h.count > vecs.size / (4 * h.dim)) {
     throw Error(ErrorCode::Corrupt, "index file: impossible vector count " + std::to_string(h.count) +
-                                        ": the IDS and VECS sections hold " + std::to_string(ids.size) +
-                                        " and " + std::to_string(vecs.size) + " bytes");
+                                        ": the IDS and VECS sections hold " + std::to_string(ids.size) + " and " +
+                                        std::to_string(vecs.size) + " bytes");
   }
   check_section_size(kIdsTag, ids.size, h.count * 8, "count x 8-byte ids");
   check_section_size(kVecsTag, vecs.size, h.count * h.dim * 4, "count x dim x 4-byte floats");

@@ -66,17 +66,14 @@ struct FlatIndex::Impl {
   static size_t checked_dim(size_t dim) {
     if (dim == 0) throw Error(ErrorCode::InvalidArgument, "dimension must be at least 1");
     if (dim > (1u << 24)) {
-      throw Error(ErrorCode::InvalidArgument, "dimension " + std::to_string(dim) +
-                                                  " exceeds the maximum of 16777216");
+      throw Error(ErrorCode::InvalidArgument, "dimension " + std::to_string(dim) + " exceeds the maximum of 16777216");
     }
     return dim;
   }
 
   size_t capacity_rows() const { return rows.capacity_rows(); }
 
-  void check_query(const float* query) const {
-    core::check_vectors(query, 1, dim, metric, "query");
-  }
+  void check_query(const float* query) const { core::check_vectors(query, 1, dim, metric, "query"); }
 
   // The query scaled to unit length, in a per-thread buffer (grown once, then reused: warm
   // searches allocate nothing). The norm is summed in double and applied in double, so a
@@ -165,8 +162,7 @@ struct FlatIndex::Impl {
 };
 
 FlatIndex::FlatIndex(const FlatIndexOptions& options) : FlatIndex(options, active_isa()) {}
-FlatIndex::FlatIndex(const FlatIndexOptions& options, Isa isa)
-    : impl_(std::make_unique<Impl>(options, isa)) {}
+FlatIndex::FlatIndex(const FlatIndexOptions& options, Isa isa) : impl_(std::make_unique<Impl>(options, isa)) {}
 FlatIndex::~FlatIndex() = default;
 FlatIndex::FlatIndex(FlatIndex&&) noexcept = default;
 FlatIndex& FlatIndex::operator=(FlatIndex&&) noexcept = default;
@@ -191,9 +187,7 @@ size_t FlatIndex::memory_bytes() const noexcept {
 
 void FlatIndex::add(const uint64_t* ids, const float* vectors, size_t n) { add_rows(ids, vectors, n, true); }
 
-void FlatIndex::add_stored(const uint64_t* ids, const float* rows, size_t n) {
-  add_rows(ids, rows, n, false);
-}
+void FlatIndex::add_stored(const uint64_t* ids, const float* rows, size_t n) { add_rows(ids, rows, n, false); }
 
 void FlatIndex::reserve(size_t n) {
   Impl& m = *impl_;
@@ -209,9 +203,7 @@ void FlatIndex::reserve(size_t n) {
   }
 }
 
-const float* FlatIndex::stored_row(size_t slot) const noexcept {
-  return impl_->rows.row(slot);
-}
+const float* FlatIndex::stored_row(size_t slot) const noexcept { return impl_->rows.row(slot); }
 uint64_t FlatIndex::stored_id(size_t slot) const noexcept { return impl_->slots.id_at(uint32_t(slot)); }
 
 void FlatIndex::add_rows(const uint64_t* ids, const float* vectors, size_t n, bool normalise) {

@@ -22,8 +22,14 @@ std::unique_lock<std::mutex> HnswIndexAccess::lock_updates(const HnswIndex& inde
 
 HnswIndexAccess::View HnswIndexAccess::view(const HnswIndex& index) {
   const HnswIndex::Impl& m = *index.impl_;
-  return {m.used(), m.slots.slot_ids(), m.levels.data(), m.deleted.data(), m.slots.free_slots().data(),
-          m.slots.free_slots().size(), m.entry.load(std::memory_order_acquire), m.draws};
+  return {m.used(),
+          m.slots.slot_ids(),
+          m.levels.data(),
+          m.deleted.data(),
+          m.slots.free_slots().data(),
+          m.slots.free_slots().size(),
+          m.entry.load(std::memory_order_acquire),
+          m.draws};
 }
 
 const float* HnswIndexAccess::vector(const HnswIndex& index, uint32_t slot) { return index.impl_->f32_vector(slot); }

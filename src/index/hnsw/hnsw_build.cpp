@@ -62,7 +62,7 @@ size_t Graph::commit_add(PendingAdd& p, const uint64_t* ids, const float* vector
   Context& c0 = build_contexts[0];
   if (p.reuse > 0) detach(p.slots.data(), p.reuse, p.mark, c0);  // before used() grows
   slots.commit(ids, p.slots.data(), n);
-  levels.resize(used());   // capacity reserved above
+  levels.resize(used());  // capacity reserved above
   deleted.resize(used());
   upper.resize(used());
   const bool is_sq8 = storage == HnswStorage::sq8;
@@ -181,8 +181,9 @@ void Graph::link_level(Insertion& ins, Context& c) {
   // Tombstones are valid link targets (they keep the graph navigable); s itself is not,
   // nor a node that does not live on this level (both reachable only through a kept
   // one-way link to a reused slot).
-  const size_t nt = search_layer(q, ins.ep, ins.ep_dist, ef_construction, l, c,
-                                 [&](uint32_t x) { return x != s && levels[x] >= l; }, CandOrderFrom{s});
+  const size_t nt = search_layer(
+      q, ins.ep, ins.ep_dist, ef_construction, l, c, [&](uint32_t x) { return x != s && levels[x] >= l; },
+      CandOrderFrom{s});
   Cand* w = c.top.data();
   std::sort(w, w + nt, CandOrderFrom{s});
   if (nt > 0) {
@@ -289,8 +290,9 @@ size_t Graph::reconnect(Context& c, std::vector<uint8_t>& reach, std::vector<uin
       // Its nearest reachable nodes: a beam over level 0 from the entry point (everything
       // the beam meets is reachable).
       const uint8_t* q = pt(u);
-      const size_t nt = search_layer(q, start, dist(q, pt(start)), ef_construction, 0, c,
-                                     [&](uint32_t x) { return x != u && reach[x] != 0; }, CandOrderFrom{u});
+      const size_t nt = search_layer(
+          q, start, dist(q, pt(start)), ef_construction, 0, c, [&](uint32_t x) { return x != u && reach[x] != 0; },
+          CandOrderFrom{u});
       Cand* w = c.top.data();
       std::sort(w, w + nt, CandOrderFrom{u});
       bool linked = false;

@@ -48,14 +48,14 @@ struct Context {
   uint16_t epoch = 0;
   std::vector<uint16_t> allowed;
   uint16_t allow_epoch = 0;
-  std::vector<Cand> top;     // max-heap of the ef best eligible nodes, capacity ef + 1
-  std::vector<Cand> cand;    // min-heap of nodes to expand, fixed capacity
+  std::vector<Cand> top;        // max-heap of the ef best eligible nodes, capacity ef + 1
+  std::vector<Cand> cand;       // min-heap of nodes to expand, fixed capacity
   std::vector<uint32_t> links;  // one node's link list, copied out under its lock
-  std::vector<float> query;  // normalised query (cosine)
+  std::vector<float> query;     // normalised query (cosine)
   std::vector<uint8_t> qpoint;  // the query encoded like a stored node (sq8)
   std::vector<float> rot;       // sq8: rotation scratch for the query
-  std::vector<Cand> sel;     // heuristic output
-  std::vector<Cand> pool;    // heuristic input when shrinking or repairing a list
+  std::vector<Cand> sel;        // heuristic output
+  std::vector<Cand> pool;       // heuristic input when shrinking or repairing a list
   std::vector<uint8_t> tables;  // neighbour codes: the query's fast-scan tables (+ alignment slack)
 
   static size_t cand_capacity(size_t ef) { return 2 * ef + 64; }
@@ -101,8 +101,8 @@ struct Context {
   }
   size_t bytes() const {
     return visited.capacity() * 2 + allowed.capacity() * 2 +
-           (top.capacity() + cand.capacity() + sel.capacity() + pool.capacity()) * sizeof(Cand) +
-           links.capacity() * 4 + query.capacity() * 4 + qpoint.capacity() + rot.capacity() * 4 + tables.capacity();
+           (top.capacity() + cand.capacity() + sel.capacity() + pool.capacity()) * sizeof(Cand) + links.capacity() * 4 +
+           query.capacity() * 4 + qpoint.capacity() + rot.capacity() * 4 + tables.capacity();
   }
 };
 

@@ -84,9 +84,7 @@ static_assert(kNoId == HnswIndexAccess::kNoId, "a tombstone is written with the 
 constexpr uint64_t kNoEntry = HnswIndexAccess::kNoEntry;
 constexpr uint64_t kMaxEf = uint64_t(1) << 20;
 
-[[noreturn]] void corrupt(const std::string& message) {
-  throw Error(ErrorCode::Corrupt, "index file: " + message);
-}
+[[noreturn]] void corrupt(const std::string& message) { throw Error(ErrorCode::Corrupt, "index file: " + message); }
 
 // Writes one link list with zeros past its count (a list is [count, links...]).
 void put_list(io::SectionWriter& w, const uint32_t* list, size_t cap) {
@@ -106,8 +104,14 @@ io::Writer hnsw_writer(const HnswIndex& index) {
   h.count = v.slots - v.free_count;
   h.seed = index.seed();
   const bool sq8 = index.storage() == HnswStorage::sq8;
-  h.params = {M, index.ef_construction(), index.ef_search(), uint64_t(index.storage()), index.keeps_vectors() ? 1u : 0u,
-              v.slots, v.entry, v.draws};
+  h.params = {M,
+              index.ef_construction(),
+              index.ef_search(),
+              uint64_t(index.storage()),
+              index.keeps_vectors() ? 1u : 0u,
+              v.slots,
+              v.entry,
+              v.draws};
   io::Writer w(h);
   try {
     auto& ids = w.add_section(kSlotTag);
@@ -159,8 +163,8 @@ void host_order_u32(uint32_t* words, size_t n) {
 void check_list(const uint32_t* list, size_t cap, uint64_t slots, uint64_t slot, int level) {
   const uint32_t n = list[0];
   if (n > cap) {
-    corrupt("slot " + std::to_string(slot) + " has " + std::to_string(n) + " links on level " +
-            std::to_string(level) + " (at most " + std::to_string(cap) + ")");
+    corrupt("slot " + std::to_string(slot) + " has " + std::to_string(n) + " links on level " + std::to_string(level) +
+            " (at most " + std::to_string(cap) + ")");
   }
   for (size_t i = 0; i < cap; ++i) {
     const uint32_t x = list[1 + i];
@@ -182,8 +186,8 @@ const io::SectionEntry* find_section(const io::Head& head, uint32_t tag) {
 // Called from a handler of `e`: errors other than these while decoding mean the file's
 // contents are impossible.
 [[noreturn]] void rethrow_as_corrupt(const Error& e) {
-  if (e.code() == ErrorCode::OutOfMemory || e.code() == ErrorCode::UnsupportedIsa ||
-      e.code() == ErrorCode::Corrupt || e.code() == ErrorCode::UnsupportedVersion) {
+  if (e.code() == ErrorCode::OutOfMemory || e.code() == ErrorCode::UnsupportedIsa || e.code() == ErrorCode::Corrupt ||
+      e.code() == ErrorCode::UnsupportedVersion) {
     throw;  // the Error being handled, as it is
   }
   throw Error(ErrorCode::Corrupt, std::string("index file: invalid contents: ") + e.what());
@@ -194,10 +198,11 @@ const io::SectionEntry* find_section(const io::Head& head, uint32_t tag) {
 // depends on the levels). Returns the index's options.
 HnswIndexOptions check_head(const io::Head& head) {
   io::expect_kind(head.header, IndexKind::hnsw);
-  io::require_known_sections(head, {kSlotTag, kFreeTag, kLevlTag, kLnk0Tag, kUpprTag, kVecsTag, kSq8qTag, kSq8sTag, kCodeTag, kNbrcTag});
+  io::require_known_sections(
+      head, {kSlotTag, kFreeTag, kLevlTag, kLnk0Tag, kUpprTag, kVecsTag, kSq8qTag, kSq8sTag, kCodeTag, kNbrcTag});
   const io::Header& h = head.header;
-  const uint64_t M = h.params[0], efc = h.params[1], efs = h.params[2], storage = h.params[3],
-                 keep = h.params[4], slots = h.params[5], entry = h.params[6], draws = h.params[7];
+  const uint64_t M = h.params[0], efc = h.params[1], efs = h.params[2], storage = h.params[3], keep = h.params[4],
+                 slots = h.params[5], entry = h.params[6], draws = h.params[7];
   // --- header parameters ---
   if (M < 2 || M > 128) corrupt("impossible M " + std::to_string(M) + " (expected 2 to 128)");
   if (efc < M || efc > kMaxEf) corrupt("impossible ef_construction " + std::to_string(efc));
@@ -207,10 +212,12 @@ HnswIndexOptions check_head(const io::Head& head) {
   if (keep > 1 || (!sq8 && keep != 1)) {
     corrupt("impossible keep_vectors flag " + std::to_string(keep) + " for " + (sq8 ? "sq8" : "f32") + " storage");
   }
-  if (sq8 && h.dim > 65536) corrupt("impossible dimension " + std::to_string(h.dim) + " for sq8 storage (at most 65536)");
+  if (sq8 && h.dim > 65536)
+    corrupt("impossible dimension " + std::to_string(h.dim) + " for sq8 storage (at most 65536)");
   if (!keep && find_section(head, kVecsTag) != nullptr) corrupt("section VECS is present but keep_vectors is 0");
   const bool legacy = find_section(head, kSq8qTag) != nullptr;
-  if (legacy && find_section(head, kSq8sTag) != nullptr) corrupt("both the old (SQ8Q) and the current (SQ8S) sq8 sections");
+  if (legacy && find_section(head, kSq8sTag) != nullptr)
+    corrupt("both the old (SQ8Q) and the current (SQ8S) sq8 sections");
   const io::SectionEntry* nbrc = find_section(head, kNbrcTag);
   if (!sq8 && (legacy || find_section(head, kSq8sTag) != nullptr || find_section(head, kCodeTag) != nullptr ||
                nbrc != nullptr)) {
@@ -464,10 +471,9 @@ HnswIndex HnswDecoder::finish() {
   const uint64_t link_bytes = slots_ * (1 + M0_) * 4;
   const uint64_t code_bytes = sq8_ ? slots_ * dim_ : 0;
   const uint64_t vector_bytes = keep_ ? slots_ * dim_ * 4 : 0;
-  if (ids_.size() != slots_ * 8 || free_.size() != nfree_ * 4 || levels_.size() != slots_ ||
-      links_in_ != link_bytes || codes_in_ != code_bytes || vectors_in_ != vector_bytes ||
-      scales_.size() != (sq8_ && !legacy_ ? slots_ * 4 : 0) || quant_.size() != (sq8_ && legacy_ ? 8 + dim_ * 4 : 0) ||
-      nbrc_.size() != (nbr_codes_ ? 4u : 0u)) {
+  if (ids_.size() != slots_ * 8 || free_.size() != nfree_ * 4 || levels_.size() != slots_ || links_in_ != link_bytes ||
+      codes_in_ != code_bytes || vectors_in_ != vector_bytes || scales_.size() != (sq8_ && !legacy_ ? slots_ * 4 : 0) ||
+      quant_.size() != (sq8_ && legacy_ ? 8 + dim_ * 4 : 0) || nbrc_.size() != (nbr_codes_ ? 4u : 0u)) {
     throw Error(ErrorCode::Internal, "HNSW decoder finished before every section arrived");
   }
   try {

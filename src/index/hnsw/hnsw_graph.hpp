@@ -56,8 +56,8 @@ constexpr int kMaxLevel = 31;
 constexpr size_t kMaxM = 128;
 constexpr size_t kMaxNodes = UINT32_MAX - 1;  // slots are 32-bit; UINT32_MAX marks "no slot"
 constexpr size_t kMaxEf = size_t(1) << 20;
-constexpr size_t kMaxSq8Dim = 65536;  // keeps the u8 kernels' integer sums below 2^32
-constexpr size_t kParallelBatch = 16; // search_batch below this many queries stays inline
+constexpr size_t kMaxSq8Dim = 65536;   // keeps the u8 kernels' integer sums below 2^32
+constexpr size_t kParallelBatch = 16;  // search_batch below this many queries stays inline
 
 inline size_t padded_stride(size_t dim) { return (dim + 15) / 16 * 16; }
 
@@ -119,25 +119,25 @@ struct NbrQuery {
 struct Graph {
   // --- configuration (immutable) ---
   size_t dim;
-  size_t stride;      // floats per stored vector (padded to 16)
-  size_t M, M0;       // links per upper level / level 0
+  size_t stride;  // floats per stored vector (padded to 16)
+  size_t M, M0;   // links per upper level / level 0
   size_t ef_construction;
   size_t ef_search;
   uint64_t seed;
   Metric metric;
-  double level_mult;  // 1 / ln M
+  double level_mult;    // 1 / ln M
   size_t links_offset;  // bytes from a node's start to its level-0 list
   size_t node_bytes;    // fixed stride per node, multiple of 64
   size_t prefetch_bytes;
   simd::KernelTable kernels;
   simd::DistanceFn raw;  // l2sq or dot
   HnswStorage storage;
-  bool keep_vectors;     // sq8: f32 copies in `full`; f32 storage always has its vectors
-  size_t code_bytes;     // sq8: dim padded to 16; the node's 16-byte record follows the codes
-  Sq8Codec sq8;          // sq8: rotation + per-vector codes (hnsw_sq8.hpp); immutable
-  bool nbr_codes;        // neighbour codes beside the level-0 links (hnsw_nbr_codes.hpp)
-  NbrCodes nbr;          // their layout and coding
-  size_t nbr_offset = 0; // bytes from a node's start to its neighbour-code blocks
+  bool keep_vectors;                // sq8: f32 copies in `full`; f32 storage always has its vectors
+  size_t code_bytes;                // sq8: dim padded to 16; the node's 16-byte record follows the codes
+  Sq8Codec sq8;                     // sq8: rotation + per-vector codes (hnsw_sq8.hpp); immutable
+  bool nbr_codes;                   // neighbour codes beside the level-0 links (hnsw_nbr_codes.hpp)
+  NbrCodes nbr;                     // their layout and coding
+  size_t nbr_offset = 0;            // bytes from a node's start to its neighbour-code blocks
   quant::FastScanTable fastscan{};  // the kernel that scores a block of them
 
   // --- graph ---
@@ -170,17 +170,24 @@ struct Graph {
   std::vector<uint8_t> deleted;                    // per used slot: 1 = tombstone
   std::vector<std::unique_ptr<uint32_t[]>> upper;  // per used slot: levels x (1 + M)
   std::atomic<uint64_t> entry{kNoEntry};           // (level << 32) | slot
-  uint64_t draws = 0;  // levels drawn so far: the next node's level is draw_level(draws)
-  std::vector<Context> build_contexts;  // one per pool worker, kept between adds
+  uint64_t draws = 0;                              // levels drawn so far: the next node's level is draw_level(draws)
+  std::vector<Context> build_contexts;             // one per pool worker, kept between adds
 
   std::mutex writer_mutex;
   std::mutex entry_mutex;
   mutable core::SharedMutex rw;  // writer-preferring (src/base/rw_lock.hpp)
 
   Graph(const HnswIndexOptions& o, Isa isa)
-      : dim(o.dim), M(o.M), M0(2 * o.M), ef_construction(std::max(o.ef_construction, o.M)),
-        ef_search(o.ef_search), seed(o.seed), metric(o.metric), storage(o.storage),
-        keep_vectors(o.storage == HnswStorage::f32 || o.keep_vectors), nbr_codes(o.neighbor_codes) {
+      : dim(o.dim),
+        M(o.M),
+        M0(2 * o.M),
+        ef_construction(std::max(o.ef_construction, o.M)),
+        ef_search(o.ef_search),
+        seed(o.seed),
+        metric(o.metric),
+        storage(o.storage),
+        keep_vectors(o.storage == HnswStorage::f32 || o.keep_vectors),
+        nbr_codes(o.neighbor_codes) {
     if (storage != HnswStorage::f32 && storage != HnswStorage::sq8) {
       throw Error(ErrorCode::InvalidArgument, "unknown HNSW storage " + std::to_string(uint32_t(storage)));
     }
@@ -188,13 +195,12 @@ struct Graph {
       throw Error(ErrorCode::InvalidArgument, "neighbor_codes needs sq8 storage (they are coded from the sq8 codes)");
     }
     if (storage == HnswStorage::sq8 && o.dim > kMaxSq8Dim) {
-      throw Error(ErrorCode::InvalidArgument, "sq8 storage supports dimensions up to 65536, got " +
-                                                  std::to_string(o.dim));
+      throw Error(ErrorCode::InvalidArgument,
+                  "sq8 storage supports dimensions up to 65536, got " + std::to_string(o.dim));
     }
     if (dim == 0) throw Error(ErrorCode::InvalidArgument, "dimension must be at least 1");
     if (dim > (1u << 24)) {
-      throw Error(ErrorCode::InvalidArgument,
-                  "dimension " + std::to_string(dim) + " exceeds the maximum of 16777216");
+      throw Error(ErrorCode::InvalidArgument, "dimension " + std::to_string(dim) + " exceeds the maximum of 16777216");
     }
     if (M < 2 || M > kMaxM) {
       throw Error(ErrorCode::InvalidArgument,
@@ -209,8 +215,8 @@ struct Graph {
     stride = padded_stride(dim);
     code_bytes = (dim + 15) / 16 * 16;
     links_offset = storage == HnswStorage::sq8 ? code_bytes + 16 : stride * sizeof(float);
-    node_bytes = (links_offset + (1 + M0) * sizeof(uint32_t) + core::kAlignment - 1) /
-                 core::kAlignment * core::kAlignment;
+    node_bytes =
+        (links_offset + (1 + M0) * sizeof(uint32_t) + core::kAlignment - 1) / core::kAlignment * core::kAlignment;
     if (nbr_codes) {
       nbr = NbrCodes(dim, code_bytes, M0, metric);
       nbr_offset = node_bytes;
@@ -283,9 +289,7 @@ struct Graph {
     }
     return upper[slot].get() + size_t(level - 1) * (1 + M);
   }
-  const uint32_t* list(uint32_t slot, int level) const noexcept {
-    return const_cast<Graph*>(this)->list(slot, level);
-  }
+  const uint32_t* list(uint32_t slot, int level) const noexcept { return const_cast<Graph*>(this)->list(slot, level); }
   size_t cap(int level) const noexcept { return level == 0 ? M0 : M; }
   size_t live() const noexcept { return slots.size(); }
   size_t used() const noexcept { return slots.used(); }  // slots in use (high-water mark)
@@ -434,8 +438,8 @@ struct Graph {
   // that among more than ef exact duplicates it finds the ones it will link to). Returns how
   // many it holds (a max-heap).
   template <typename Eligible, typename Order = CandLess>
-  size_t search_layer(const uint8_t* q, uint32_t ep, float ep_dist, size_t ef, int level,
-                      Context& c, Eligible&& eligible, Order less = {}) const;
+  size_t search_layer(const uint8_t* q, uint32_t ep, float ep_dist, size_t ef, int level, Context& c,
+                      Eligible&& eligible, Order less = {}) const;
 
   // search_layer() on level 0 for an index with neighbour codes (searches only; inserts use
   // the exact walk, so the graph does not depend on the option). Expanding a node estimates
@@ -444,8 +448,8 @@ struct Graph {
   // scored exactly when it is popped (its point leads the row its links and codes are read
   // from), enters the results by that distance, and is expanded only if it could enter them.
   template <typename Eligible>
-  size_t search_coded(const uint8_t* q, uint32_t ep, float ep_dist, size_t ef, Context& c,
-                      Eligible&& eligible, const NbrQuery& estimate) const;
+  size_t search_coded(const uint8_t* q, uint32_t ep, float ep_dist, size_t ef, Context& c, Eligible&& eligible,
+                      const NbrQuery& estimate) const;
 
   // Descends from the entry point to level `stop` + 1 greedily; returns the entry for `stop`.
   uint32_t descend(const uint8_t* q, uint64_t e, int stop, float& ep_dist, Context& c) const;
@@ -465,8 +469,7 @@ struct Graph {
 
   // One query (HnswIndex::search): up to k hits into out, closest first, ties by id; returns
   // how many. Under the shared lock; `c` is the calling thread's scratch.
-  size_t search_one(const float* query, size_t k, Neighbor* out, const HnswSearchParams& p,
-                    Context& c) const;
+  size_t search_one(const float* query, size_t k, Neighbor* out, const HnswSearchParams& p, Context& c) const;
 
   // --- build (hnsw_build.cpp) --------------------------------------------------------------
 
@@ -477,11 +480,11 @@ struct Graph {
     std::vector<uint32_t> slots;  // the slot of each new node, in batch order
     std::vector<int> levels;
     std::vector<std::unique_ptr<uint32_t[]>> upper;
-    size_t reuse = 0;             // slots taken from the free list (the first `reuse`)
-    size_t fresh = 0;             // slots past the high-water mark
-    uint64_t draws = 0;           // draws after this batch
-    std::vector<uint8_t> mark;    // detach()'s scratch when slots are reused
-    std::vector<float> scratch;   // sq8: one normalised vector, then the codec's rotation scratch
+    size_t reuse = 0;            // slots taken from the free list (the first `reuse`)
+    size_t fresh = 0;            // slots past the high-water mark
+    uint64_t draws = 0;          // draws after this batch
+    std::vector<uint8_t> mark;   // detach()'s scratch when slots are reused
+    std::vector<float> scratch;  // sq8: one normalised vector, then the codec's rotation scratch
   };
 
   // Only under writer_mutex (searches may run), after slots.check_room(n). Throws Error (bad
@@ -506,10 +509,10 @@ struct Graph {
   // end; with several build workers, insertions interleave between any two of their steps.
   struct Insertion {
     uint32_t slot = 0;
-    int level = -1;          // the next level to link; -1 when done
-    uint32_t ep = 0;         // where that level's beam starts: a node whose insertion finished
+    int level = -1;   // the next level to link; -1 when done
+    uint32_t ep = 0;  // where that level's beam starts: a node whose insertion finished
     float ep_dist = 0.0f;
-    bool raises_top = false;  // s becomes the new entry point when done
+    bool raises_top = false;                // s becomes the new entry point when done
     std::unique_lock<std::mutex> top_lock;  // held for the whole insertion if raises_top
   };
 

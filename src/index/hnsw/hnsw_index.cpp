@@ -35,8 +35,7 @@ Context& thread_context() {
 }  // namespace
 
 HnswIndex::HnswIndex(const HnswIndexOptions& options) : HnswIndex(options, active_isa()) {}
-HnswIndex::HnswIndex(const HnswIndexOptions& options, Isa isa)
-    : impl_(std::make_unique<Impl>(options, isa)) {}
+HnswIndex::HnswIndex(const HnswIndexOptions& options, Isa isa) : impl_(std::make_unique<Impl>(options, isa)) {}
 HnswIndex::~HnswIndex() = default;
 HnswIndex::HnswIndex(HnswIndex&&) noexcept = default;
 HnswIndex& HnswIndex::operator=(HnswIndex&&) noexcept = default;
@@ -165,8 +164,7 @@ void check_params(const HnswSearchParams& p) {
 }
 }  // namespace
 
-size_t HnswIndex::search(const float* query, size_t k, Neighbor* out,
-                         const HnswSearchParams& params) const {
+size_t HnswIndex::search(const float* query, size_t k, Neighbor* out, const HnswSearchParams& params) const {
   core::check_k(k);
   check_params(params);
   core::ReadLock lock(impl_->rw);

@@ -15,13 +15,13 @@ HnswSearchParams kind_params(const HnswIndex&, const AnySearchParams& p) {
 
 std::string describe(const HnswIndex& index) {
   const char* kept = index.storage() == HnswStorage::f32 ? ""
-                     : index.keeps_vectors()              ? " + f32 vectors for rerank"
-                                                          : " only";
+                     : index.keeps_vectors()             ? " + f32 vectors for rerank"
+                                                         : " only";
   return "M " + std::to_string(index.M()) + ", efConstruction " + std::to_string(index.ef_construction()) +
-         ", efSearch " + std::to_string(index.ef_search()) + ", seed " + std::to_string(index.seed()) +
-         ", storage " + hnsw_storage_name(index.storage()) + kept +
-         (index.neighbor_codes() ? ", neighbour codes" : "") + ", top level " +
-         std::to_string(index.max_level()) + ", " + std::to_string(index.bytes_per_vector()) + " bytes per vector";
+         ", efSearch " + std::to_string(index.ef_search()) + ", seed " + std::to_string(index.seed()) + ", storage " +
+         hnsw_storage_name(index.storage()) + kept + (index.neighbor_codes() ? ", neighbour codes" : "") +
+         ", top level " + std::to_string(index.max_level()) + ", " + std::to_string(index.bytes_per_vector()) +
+         " bytes per vector";
 }
 
 namespace {
@@ -43,8 +43,8 @@ std::unique_ptr<SectionDecoder> open(const io::Head& head, Isa isa, const Stream
   return std::make_unique<HnswSectionDecoder>(head, isa);
 }
 
-constexpr const char* kKnobs[] = {"M", "ef_construction", "ef_search", "seed", "storage", "keep_vectors",
-                                  "neighbor_codes", nullptr};
+constexpr const char* kKnobs[] = {"M",       "ef_construction", "ef_search",      "seed",
+                                  "storage", "keep_vectors",    "neighbor_codes", nullptr};
 
 std::unique_ptr<AnyIndex> create(const KindOptions& o) {
   check_knobs(hnsw_kind, o);

@@ -26,8 +26,7 @@ const uint8_t* Graph::query_point(const float* qf, Context& c) const {
   return c.qpoint.data();
 }
 
-size_t Graph::search_one(const float* query, size_t k, Neighbor* out, const HnswSearchParams& p,
-                  Context& c) const {
+size_t Graph::search_one(const float* query, size_t k, Neighbor* out, const HnswSearchParams& p, Context& c) const {
   // A depth r re-scores the best k * r beam candidates, so the beam is at least that wide
   // (kRerankAll re-scores the whole beam and widens nothing).
   const size_t depth = rerank_depth(p);
@@ -41,9 +40,7 @@ size_t Graph::search_one(const float* query, size_t k, Neighbor* out, const Hnsw
   const uint8_t* q = query_point(qf, c);
   // sq8 with a rerank depth: the best candidates are scored again with exact f32 distances.
   const bool rescore = storage == HnswStorage::sq8 && depth > 0;
-  auto final_dist = [&](uint32_t slot, float approx) {
-    return rescore ? exact_dist(qf, kept(slot)) : approx;
-  };
+  auto final_dist = [&](uint32_t slot, float approx) { return rescore ? exact_dist(qf, kept(slot)) : approx; };
   core::TopK best(out, k);
 
   const bool filtered = p.allow != nullptr;

@@ -1,6 +1,6 @@
 // HNSW graph walks shared by search and insertion: the greedy descent on the upper levels and
-// the beam search on one level (Algorithm 2), which prefetches a node's neighbours before scoring them. Inline (the beam is
-// a template over the eligibility test and the order). Not a public header.
+// the beam search on one level (Algorithm 2), which prefetches a node's neighbours before scoring them. Inline (the
+// beam is a template over the eligibility test and the order). Not a public header.
 #pragma once
 
 #include <algorithm>
@@ -57,8 +57,8 @@ inline uint32_t Graph::greedy(const uint8_t* q, uint32_t ep, float& ep_dist, int
 }
 
 template <typename Eligible, typename Order>
-size_t Graph::search_layer(const uint8_t* q, uint32_t ep, float ep_dist, size_t ef, int level,
-                    Context& c, Eligible&& eligible, Order less) const {
+size_t Graph::search_layer(const uint8_t* q, uint32_t ep, float ep_dist, size_t ef, int level, Context& c,
+                           Eligible&& eligible, Order less) const {
   const auto greater = [&](const Cand& x, const Cand& y) { return less(y, x); };
   c.next_epoch();
   uint16_t* visited = c.visited.data();
@@ -118,8 +118,8 @@ size_t Graph::search_layer(const uint8_t* q, uint32_t ep, float ep_dist, size_t 
 }
 
 template <typename Eligible>
-size_t Graph::search_coded(const uint8_t* q, uint32_t ep, float ep_dist, size_t ef, Context& c,
-                           Eligible&& eligible, const NbrQuery& estimate) const {
+size_t Graph::search_coded(const uint8_t* q, uint32_t ep, float ep_dist, size_t ef, Context& c, Eligible&& eligible,
+                           const NbrQuery& estimate) const {
   const CandLess less;
   const auto greater = [&](const Cand& x, const Cand& y) { return less(y, x); };
   c.next_epoch();

@@ -103,9 +103,7 @@ std::string Sq8Codec::set_record(uint8_t* point, float scale) const noexcept {
   return {};
 }
 
-float Sq8Codec::scale_of(const uint8_t* point, size_t code_bytes) noexcept {
-  return read_record(point, code_bytes).a;
-}
+float Sq8Codec::scale_of(const uint8_t* point, size_t code_bytes) noexcept { return read_record(point, code_bytes).a; }
 
 float Sq8Codec::distance(const uint8_t* a, const uint8_t* b, uint32_t dot) const noexcept {
   const Record x = read_record(a, code_bytes_), y = read_record(b, code_bytes_);

@@ -26,8 +26,8 @@ struct HnswIndexAccess {
     const uint8_t* deleted;      // per slot: 1 = tombstone
     const uint32_t* free_slots;  // the tombstones, in the order adds take them from the back
     size_t free_count;
-    uint64_t entry;              // (level << 32) | slot, or kNoEntry
-    uint64_t draws;              // levels drawn so far
+    uint64_t entry;  // (level << 32) | slot, or kNoEntry
+    uint64_t draws;  // levels drawn so far
   };
   // Holds off add/remove/reserve (searches go on) while a file is written.
   static std::unique_lock<std::mutex> lock_updates(const HnswIndex& index);

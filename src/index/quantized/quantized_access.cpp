@@ -16,8 +16,14 @@ using quantized::throw_oom;
 
 QuantizedIndexAccess::View QuantizedIndexAccess::view(const QuantizedIndex& index) {
   const QuantizedIndex::Impl& m = *index.impl_;
-  return {m.subq, &m.codebook, &m.rotation, m.slots.used(), m.slots.slot_ids(),
-          m.keep_vectors, m.slots.free_slots().data(), m.slots.free_slots().size(),
+  return {m.subq,
+          &m.codebook,
+          &m.rotation,
+          m.slots.used(),
+          m.slots.slot_ids(),
+          m.keep_vectors,
+          m.slots.free_slots().data(),
+          m.slots.free_slots().size(),
           m.refine_codec.enabled() ? &m.refine_codec : nullptr};
 }
 
@@ -37,9 +43,7 @@ float QuantizedIndexAccess::refine_scale(const QuantizedIndex& index, uint32_t s
   return index.impl_->refine.scale(slot);
 }
 
-core::ReadLock QuantizedIndexAccess::read_lock(const QuantizedIndex& index) {
-  return core::ReadLock(index.impl_->rw);
-}
+core::ReadLock QuantizedIndexAccess::read_lock(const QuantizedIndex& index) { return core::ReadLock(index.impl_->rw); }
 
 void QuantizedIndexAccess::packed_codes(const QuantizedIndex& index, uint32_t slot, uint8_t* out) {
   const QuantizedIndex::Impl& m = *index.impl_;
@@ -95,10 +99,9 @@ void QuantizedIndexAccess::reserve(QuantizedIndex& index, size_t slots, size_t f
   }
 }
 
-void QuantizedIndexAccess::append_slots(QuantizedIndex& index, size_t n, const uint64_t* ids,
-                                        const uint8_t* packed, const float* offset, const float* scale,
-                                        const float* vectors, const uint32_t* lists, const uint8_t* refine_rows,
-                                        const float* refine_scales) {
+void QuantizedIndexAccess::append_slots(QuantizedIndex& index, size_t n, const uint64_t* ids, const uint8_t* packed,
+                                        const float* offset, const float* scale, const float* vectors,
+                                        const uint32_t* lists, const uint8_t* refine_rows, const float* refine_scales) {
   QuantizedIndex::Impl& m = *index.impl_;
   std::vector<uint8_t> c;
   try {

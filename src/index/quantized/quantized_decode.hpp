@@ -168,7 +168,6 @@ class EstimateCheck {
   double max_inv_dot_ = 1.0;
 };
 
-
 inline bool present(const Head& head, uint32_t tag) {
   for (const auto& s : head.sections) {
     if (s.tag == tag) return true;
@@ -190,20 +189,21 @@ QuantizedIndex decode_quantized(Source& src, Isa isa) {
   // Header parameters.
   const uint64_t bits = h.params[0], keep = h.params[1], slots = h.params[2], nfree = h.params[3];
   if (h.params[6] != kEncodingVersion) {
-    throw Error(ErrorCode::UnsupportedVersion,
-                "index file: quantiser encoding version " + std::to_string(h.params[6]) +
-                    " is not supported; this reader reads version " + std::to_string(kEncodingVersion));
+    throw Error(ErrorCode::UnsupportedVersion, "index file: quantiser encoding version " + std::to_string(h.params[6]) +
+                                                   " is not supported; this reader reads version " +
+                                                   std::to_string(kEncodingVersion));
   }
   if (bits != 2 && bits != 4) corrupt("impossible bit width " + std::to_string(bits) + " (expected 2 or 4)");
   if (keep > 1) corrupt("impossible keep_vectors flag " + std::to_string(keep) + " (expected 0 or 1)");
   if (h.params[4] > UINT32_MAX || h.params[5] > UINT32_MAX || h.params[7] != 0) {
     corrupt("impossible quantiser parameters in the header");
   }
-  if (h.dim > (1u << 20)) corrupt("impossible dimension " + std::to_string(h.dim) + " for a quantized index (at most 1048576)");
+  if (h.dim > (1u << 20))
+    corrupt("impossible dimension " + std::to_string(h.dim) + " for a quantized index (at most 1048576)");
   if (slots > UINT32_MAX) corrupt("impossible slot count " + std::to_string(slots) + " (at most 4294967295)");
   if (nfree > slots || h.count != slots - nfree) {
-    corrupt("the header's counts disagree: " + std::to_string(slots) + " slots, " + std::to_string(nfree) +
-            " free, " + std::to_string(h.count) + " vectors");
+    corrupt("the header's counts disagree: " + std::to_string(slots) + " slots, " + std::to_string(nfree) + " free, " +
+            std::to_string(h.count) + " vectors");
   }
   if (!keep && present(head, kVecsTag)) corrupt("section VECS is present but keep_vectors is 0");
   const size_t dim = size_t(h.dim);
@@ -242,20 +242,22 @@ QuantizedIndex decode_quantized(Source& src, Isa isa) {
     if (lists_option == 0 || (lists_option != UINT64_MAX && lists_option > kMaxLists)) {
       corrupt("impossible lists option " + std::to_string(lists_option));
     }
-    if (lists == 0 || lists > kMaxLists || pv[3] != 0 || trained_on > UINT32_MAX ||
-        (trained_on == 0 && lists != 1) || (lists_option != UINT64_MAX && trained_on > 0 && lists != lists_option)) {
+    if (lists == 0 || lists > kMaxLists || pv[3] != 0 || trained_on > UINT32_MAX || (trained_on == 0 && lists != 1) ||
+        (lists_option != UINT64_MAX && trained_on > 0 && lists != lists_option)) {
       corrupt("impossible partition parameters (" + std::to_string(lists) + " lists, trained on " +
               std::to_string(trained_on) + ")");
     }
     if ((trained_on > 0) != present(head, kCentTag)) {
-      corrupt(trained_on > 0 ? "section CENT is missing for a trained partition" : "section CENT is present before training");
+      corrupt(trained_on > 0 ? "section CENT is missing for a trained partition"
+                             : "section CENT is present before training");
     }
     if (trained_on > 0) {
       cent_section = src.section(kCentTag);
       expect_records(cent_section, lists, uint64_t(dim) * 4, "lists x dim x 4-byte centroids");
     }
     if (present(head, kSprdTag)) {
-      if (trained_on == 0 || h.metric != Metric::ip) corrupt("section SPRD is present without a trained inner-product partition");
+      if (trained_on == 0 || h.metric != Metric::ip)
+        corrupt("section SPRD is present without a trained inner-product partition");
       sprd_section = src.section(kSprdTag);
       expect_records(sprd_section, lists, 4, "lists x 4-byte spread terms");
     }
@@ -266,8 +268,14 @@ QuantizedIndex decode_quantized(Source& src, Isa isa) {
   }
 
   RefineSectionReader refine = src.refine(slots, dim);
-  const QuantizedIndexOptions options{dim, h.metric, unsigned(bits), h.seed, keep == 1, refine.bits(),
-                                      lists_option == UINT64_MAX ? QuantizedIndexOptions::kAutoLists : size_t(lists_option)};
+  const QuantizedIndexOptions options{
+      dim,
+      h.metric,
+      unsigned(bits),
+      h.seed,
+      keep == 1,
+      refine.bits(),
+      lists_option == UINT64_MAX ? QuantizedIndexOptions::kAutoLists : size_t(lists_option)};
   try {
     QuantizedIndex index = src.make_index(options, isa);
     // The rotation and codebook this build computes must be the ones the file was written with.
@@ -300,14 +308,16 @@ QuantizedIndex decode_quantized(Source& src, Isa isa) {
       std::vector<float> spreads(present(head, kSprdTag) ? size_t(lists) : 0);
       sprd_section.f32s(spreads.data(), spreads.size());
       for (size_t l = 0; l < spreads.size(); ++l) {
-        if (!std::isfinite(spreads[l]) || spreads[l] < 0.0f) corrupt("spread term of list " + std::to_string(l) + " is impossible");
+        if (!std::isfinite(spreads[l]) || spreads[l] < 0.0f)
+          corrupt("spread term of list " + std::to_string(l) + " is impossible");
       }
       src.set_partition(index, size_t(lists), size_t(trained_on), std::move(centroids), std::move(spreads));
     }
     QuantizedIndexAccess::reserve(index, size_t(slots), size_t(nfree));
     // Slots per chunk of checks: ~256 KiB of rows, what a load needs beside the index. Both
     // loaders use this (the first fault found can depend on the chunking).
-    const size_t chunk = size_t(std::max<uint64_t>(1, std::min<uint64_t>(4096, (uint64_t(1) << 18) / (dim * 4 + row_bytes + 16))));
+    const size_t chunk =
+        size_t(std::max<uint64_t>(1, std::min<uint64_t>(4096, (uint64_t(1) << 18) / (dim * 4 + row_bytes + 16))));
     const size_t buf_rows = size_t(std::min<uint64_t>(chunk, slots));
     std::vector<uint64_t> id_buf(buf_rows);
     std::vector<uint64_t> sorted(buf_rows);
@@ -332,8 +342,8 @@ QuantizedIndex decode_quantized(Source& src, Isa isa) {
         }
         if (id_buf[i] == kNoId) {
           ++dead;
-          if (!all_zero(c, row_bytes) || off_buf[i] != 0.0f || scale_buf[i] != 0.0f ||
-              std::signbit(off_buf[i]) || std::signbit(scale_buf[i]) || (x && !all_zero(x, dim * 4))) {
+          if (!all_zero(c, row_bytes) || off_buf[i] != 0.0f || scale_buf[i] != 0.0f || std::signbit(off_buf[i]) ||
+              std::signbit(scale_buf[i]) || (x && !all_zero(x, dim * 4))) {
             corrupt("free slot " + std::to_string(slot) + " holds data (codes, offset, scale or vector)");
           }
           continue;
@@ -389,13 +399,12 @@ QuantizedIndex decode_quantized(Source& src, Isa isa) {
   } catch (const std::bad_alloc&) {
     throw Error(ErrorCode::OutOfMemory, "out of memory loading the index");
   } catch (const Error& e) {
-    if (e.code() == ErrorCode::OutOfMemory || e.code() == ErrorCode::UnsupportedIsa ||
-        e.code() == ErrorCode::Corrupt || e.code() == ErrorCode::UnsupportedVersion) {
+    if (e.code() == ErrorCode::OutOfMemory || e.code() == ErrorCode::UnsupportedIsa || e.code() == ErrorCode::Corrupt ||
+        e.code() == ErrorCode::UnsupportedVersion) {
       throw;
     }
     throw Error(ErrorCode::Corrupt, std::string("index file: invalid contents: ") + e.what());
   }
 }
-
 
 }  // namespace quiver::io::quantized_file

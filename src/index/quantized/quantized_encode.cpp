@@ -49,7 +49,8 @@ QuantizedIndex::Impl::Encoded QuantizedIndex::Impl::encode(const float* rows, si
       std::fill(c, c + subq, uint8_t(0));
       e.offset[r] = 0.0f;
       e.scale[r] = 0.0f;
-      if (refine_codec.enabled()) refine_codec.encode(rotated.data(), 0.0, e.refine_rows.data() + r * refine_row, e.refine_scale[r]);
+      if (refine_codec.enabled())
+        refine_codec.encode(rotated.data(), 0.0, e.refine_rows.data() + r * refine_row, e.refine_scale[r]);
       continue;
     }
     const double norm = std::sqrt(norm2);
@@ -71,7 +72,8 @@ QuantizedIndex::Impl::Encoded QuantizedIndex::Impl::encode(const float* rows, si
     const double length = metric == Metric::cosine ? 1.0 : norm;
     const double correction = dot > 1e-12 ? length / dot : length;
     // The refine plane's row and its own correction, from the same rotated unit vector.
-    if (refine_codec.enabled()) refine_codec.encode(rotated.data(), length, e.refine_rows.data() + r * refine_row, e.refine_scale[r]);
+    if (refine_codec.enabled())
+      refine_codec.encode(rotated.data(), length, e.refine_rows.data() + r * refine_row, e.refine_scale[r]);
     switch (metric) {
       case Metric::l2:  // |q|^2 + |x|^2 - 2 <q, x>
         e.offset[r] = static_cast<float>(norm2);

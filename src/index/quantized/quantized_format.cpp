@@ -33,15 +33,13 @@
 // Lists are rebuilt in slot order on load (the order inside a list never changes an answer).
 // Section order: SLOT FREE [PART CENT LIST] CODE OFFS SCAL [VECS] [RFIN]. Readers find
 // sections by tag, so the order changes no meaning, but it decides what a stream loader can
-// decode as it arrives: with the partition before the codes (as written now), each slot's list is known when its codes come, and a streamed load places them straight
-// into the lists (QuantizedDecoder). Older partitioned files store PART CENT LIST last; they
-// load exactly as before (by the whole-file decoder, after the stream loader gathered them),
-// and save in the new order. The container stays format 1.0: a reader of any 1.x version
-// reads both orders.
-// Free slots hold zeros everywhere, so the bytes depend only on the index's logical state.
-// The rotation and the codebook are not stored: they are recomputed from (dim, bits, seed),
-// which gives the same bits on every target; the two CRCs reject a file written by a build
-// whose quantiser differs (UNSUPPORTED_VERSION). The codes are stored per vector, not in the
+// decode as it arrives: with the partition before the codes (as written now), each slot's list is known when its codes
+// come, and a streamed load places them straight into the lists (QuantizedDecoder). Older partitioned files store PART
+// CENT LIST last; they load exactly as before (by the whole-file decoder, after the stream loader gathered them), and
+// save in the new order. The container stays format 1.0: a reader of any 1.x version reads both orders. Free slots hold
+// zeros everywhere, so the bytes depend only on the index's logical state. The rotation and the codebook are not
+// stored: they are recomputed from (dim, bits, seed), which gives the same bits on every target; the two CRCs reject a
+// file written by a build whose quantiser differs (UNSUPPORTED_VERSION). The codes are stored per vector, not in the
 // 32-vector blocks the kernels scan, so the block layout is free to change.
 //
 // Loading checks every declared size against the bytes present before allocating, then
@@ -75,14 +73,20 @@ io::Writer quantized_writer(const QuantizedIndex& index) {
   h.dim = dim;
   h.count = v.slots - v.free_count;
   h.seed = index.seed();
-  h.params = {index.bits(), index.keeps_vectors() ? 1u : 0u, v.slots, v.free_count,
-              codebook_crc(*v.codebook), rotation_crc(*v.rotation, dim), kEncodingVersion, 0};
+  h.params = {index.bits(),
+              index.keeps_vectors() ? 1u : 0u,
+              v.slots,
+              v.free_count,
+              codebook_crc(*v.codebook),
+              rotation_crc(*v.rotation, dim),
+              kEncodingVersion,
+              0};
   io::Writer w(h);
   const QuantizedIndex* ix = &index;
   try {
     w.add_section(kSlotTag).produce(uint64_t(slots) * 8, io::per_slot_producer(slots, 8, [ids](size_t s, uint8_t* out) {
-      io::put_u64(out, ids[s]);
-    }));
+                                      io::put_u64(out, ids[s]);
+                                    }));
     auto& free = w.add_section(kFreeTag);
     free.u32s(v.free_slots, v.free_count);
     // The partition before the codes, so that a stream loader knows each slot's list when its
@@ -96,18 +100,20 @@ io::Writer quantized_writer(const QuantizedIndex& index) {
       p.u64(0);
       if (!part.centroids.empty()) w.add_section(kCentTag).f32s(part.centroids.data(), part.centroids.size());
       if (!part.spreads.empty()) w.add_section(kSprdTag).f32s(part.spreads.data(), part.spreads.size());
-      w.add_section(kListTag).produce(uint64_t(slots) * 4, io::per_slot_producer(slots, 4, [ix, ids](size_t s, uint8_t* out) {
-        io::put_u32(out, ids[s] != kNoId ? QuantizedIndexAccess::list_of_slot(*ix, uint32_t(s)) : 0u);
-      }));
+      w.add_section(kListTag).produce(
+          uint64_t(slots) * 4, io::per_slot_producer(slots, 4, [ix, ids](size_t s, uint8_t* out) {
+            io::put_u32(out, ids[s] != kNoId ? QuantizedIndexAccess::list_of_slot(*ix, uint32_t(s)) : 0u);
+          }));
     }
-    w.add_section(kCodeTag).produce(uint64_t(slots) * row_bytes,
-                                    io::per_slot_producer(slots, row_bytes, [ix, ids, row_bytes](size_t s, uint8_t* out) {
-                                      if (ids[s] == kNoId) {
-                                        std::memset(out, 0, row_bytes);
-                                      } else {
-                                        QuantizedIndexAccess::packed_codes(*ix, uint32_t(s), out);
-                                      }
-                                    }));
+    w.add_section(kCodeTag).produce(
+        uint64_t(slots) * row_bytes,
+        io::per_slot_producer(slots, row_bytes, [ix, ids, row_bytes](size_t s, uint8_t* out) {
+          if (ids[s] == kNoId) {
+            std::memset(out, 0, row_bytes);
+          } else {
+            QuantizedIndexAccess::packed_codes(*ix, uint32_t(s), out);
+          }
+        }));
     for (const bool offsets : {true, false}) {
       w.add_section(offsets ? kOffsTag : kScalTag)
           .produce(uint64_t(slots) * 4, io::per_slot_producer(slots, 4, [ix, ids, offsets](size_t s, uint8_t* out) {
@@ -174,7 +180,8 @@ class WholeFile {
     refine.read(n, first, ids, code_rows, row_bytes, scales, codec);
   }
   void store(QuantizedIndex& index, size_t n, const uint64_t* ids, const uint8_t* code_rows, const float* off,
-             const float* scale, const float* vec, const uint32_t* lists, const RefineSectionReader& refine, bool refined) {
+             const float* scale, const float* vec, const uint32_t* lists, const RefineSectionReader& refine,
+             bool refined) {
     QuantizedIndexAccess::append_slots(index, n, ids, code_rows, off, scale, vec, lists,
                                        refined ? refine.rows() : nullptr, refined ? refine.scales() : nullptr);
   }

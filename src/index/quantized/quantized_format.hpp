@@ -52,7 +52,7 @@ class QuantizedDecoder {
   bool is_free(uint64_t slot) const noexcept;
   bool placed(uint64_t slot) const noexcept;  // live, in a list that exists: its rows are in it
   uint32_t list_of(uint64_t slot) const noexcept;
-  void on_part();                              // PART has arrived: begin the lists it declares
+  void on_part();  // PART has arrived: begin the lists it declares
   void note_dirty_free(uint64_t slot, const uint8_t* bytes, size_t n) noexcept;
   // Whole records of `record` bytes after `skip` header bytes (kept in refine_head_), each
   // handed to put(slot, bytes) once complete; a record split across pieces waits in pending_.

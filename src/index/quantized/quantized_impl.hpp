@@ -127,11 +127,11 @@ struct QuantizedIndex::Impl {
   // Partitions (quantized_partition.cpp). When partitioned, codes, offsets and scales live
   // only in the lists (the per-slot arrays above stay empty, except `vectors`), and each slot
   // records where: list and position.
-  size_t lists_option = 0;              // QuantizedIndexOptions::lists
-  quantized::CoarseQuantizer coarse;    // 0 lists until trained
-  quantized::InvertedLists ivf;         // 1 list until trained, then coarse.lists()
+  size_t lists_option = 0;                                      // QuantizedIndexOptions::lists
+  quantized::CoarseQuantizer coarse;                            // 0 lists until trained
+  quantized::InvertedLists ivf;                                 // 1 list until trained, then coarse.lists()
   core::RowBlocks<uint32_t> slot_list{1, 32}, slot_pos{1, 32};  // per slot
-  size_t trained_on = 0;                // the training threshold T the centroids were trained at
+  size_t trained_on = 0;  // the training threshold T the centroids were trained at
 
   Impl(const QuantizedIndexOptions& o, Isa isa);  // quantized_index.cpp
 
@@ -194,7 +194,7 @@ struct QuantizedIndex::Impl {
   // out-of-memory leaves the index as it was) and applied after (noexcept).
   struct PartitionPlan {
     bool retrain = false;
-    quantized::CoarseQuantizer coarse;      // the new centroids, when retrain
+    quantized::CoarseQuantizer coarse;  // the new centroids, when retrain
     // When retrain: the new lists (block tables sized, empty until apply moves the old slots
     // in), the live slots in slot order and each one's new list, the positions left in each
     // old block (from block_base[list]), and the blocks the new lists take beyond those the
@@ -203,8 +203,8 @@ struct QuantizedIndex::Impl {
     std::vector<uint32_t> live_slots, live_list, block_base;
     std::vector<uint8_t> remaining;
     std::vector<quantized::InvertedLists::Block> pool;
-    std::vector<uint32_t> row_list;         // the list of each added row
-    size_t trained_on = 0;                  // the training threshold T, when retrain
+    std::vector<uint32_t> row_list;  // the list of each added row
+    size_t trained_on = 0;           // the training threshold T, when retrain
   };
   // Trains if due (sample of the live slots and the new rows), assigns the rows, reserves
   // their room. Throws std::bad_alloc / Error(OutOfMemory) with nothing changed.
@@ -245,11 +245,12 @@ struct QuantizedIndex::Impl {
   // The scan's candidates (lane.candidates[0, found)) re-scored in place by the codes' better
   // estimate (refine plane or float tables), then the best k * rerank of them exactly when the
   // call asks for it; writes the best k to out, returns the count.
-  size_t rescore(const float* query, const quantized::QueryTables& t, quantized::QueryLane& lane,
-                 size_t found, size_t k, const QuantizedSearchParams& p, Neighbor* out) const;
+  size_t rescore(const float* query, const quantized::QueryTables& t, quantized::QueryLane& lane, size_t found,
+                 size_t k, const QuantizedSearchParams& p, Neighbor* out) const;
   float exact_distance(const float* query, uint32_t slot) const;
   // The refine plane's estimate of a candidate's distance (needs refine_codec.enabled()).
-  float refine_distance(const quantized::QueryTables& t, const float* rotated_query, const quantized::Candidate& c) const;
+  float refine_distance(const quantized::QueryTables& t, const float* rotated_query,
+                        const quantized::Candidate& c) const;
   float float_score(uint32_t slot, const float* ft) const;
   // Sets (on) or clears the allow-list's bits; returns the distinct allowed slots.
   size_t set_allow_mask(const QuantizedSearchParams& p, quantized::Scratch& s, bool on) const;

@@ -23,9 +23,7 @@ using quant::kGroupSubquantizers;
 using quantized::thread_scratch;
 
 namespace quantized {
-void throw_oom() {
-  throw Error(ErrorCode::OutOfMemory, "out of memory while adding vectors; the index is unchanged");
-}
+void throw_oom() { throw Error(ErrorCode::OutOfMemory, "out of memory while adding vectors; the index is unchanged"); }
 }  // namespace quantized
 
 namespace {
@@ -36,12 +34,10 @@ QuantizedIndex::Impl::Impl(const QuantizedIndexOptions& o, Isa isa)
     : dim(o.dim), metric(o.metric), bits(o.bits), seed(o.seed), keep_vectors(o.keep_vectors), lists_option(o.lists) {
   if (dim == 0) throw Error(ErrorCode::InvalidArgument, "dimension must be at least 1");
   if (dim > (1u << 20)) {
-    throw Error(ErrorCode::InvalidArgument,
-                "dimension " + std::to_string(dim) + " exceeds the maximum of 1048576");
+    throw Error(ErrorCode::InvalidArgument, "dimension " + std::to_string(dim) + " exceeds the maximum of 1048576");
   }
   if (bits != 2 && bits != 4) {
-    throw Error(ErrorCode::InvalidArgument,
-                "bits must be 2 or 4, got " + std::to_string(bits));
+    throw Error(ErrorCode::InvalidArgument, "bits must be 2 or 4, got " + std::to_string(bits));
   }
   kernels = simd::kernel_table(isa);
   fastscan = quant::fastscan_table(isa);
@@ -74,8 +70,7 @@ QuantizedIndex::Impl::Impl(const QuantizedIndexOptions& o, Isa isa)
   slot_pos = core::RowBlocks<uint32_t>(1, kSlotsPerScalarChunk);
 }
 
-QuantizedIndex::QuantizedIndex(const QuantizedIndexOptions& options)
-    : QuantizedIndex(options, active_isa()) {}
+QuantizedIndex::QuantizedIndex(const QuantizedIndexOptions& options) : QuantizedIndex(options, active_isa()) {}
 QuantizedIndex::QuantizedIndex(const QuantizedIndexOptions& options, Isa isa)
     : impl_(std::make_unique<Impl>(options, isa)) {}
 QuantizedIndex::~QuantizedIndex() = default;
@@ -210,8 +205,7 @@ std::vector<uint8_t> QuantizedIndex::codes(uint64_t id) const {
   return out;
 }
 
-size_t QuantizedIndex::search(const float* query, size_t k, Neighbor* out,
-                              const QuantizedSearchParams& params) const {
+size_t QuantizedIndex::search(const float* query, size_t k, Neighbor* out, const QuantizedSearchParams& params) const {
   core::ReadLock lock(impl_->rw);
   impl_->check_search(k, params);  // k, parameters, empty, rerank (the spine's order)
   core::check_vectors(query, 1, impl_->dim, impl_->metric, "query");

@@ -20,7 +20,7 @@ std::string describe(const QuantizedIndex& index) {
   if (index.lists_option() != 0) {
     lists = ", " + std::to_string(index.lists()) + " lists (" +
             (index.lists_option() == QuantizedIndexOptions::kAutoLists ? std::string("auto")
-                                                                      : std::to_string(index.lists_option())) +
+                                                                       : std::to_string(index.lists_option())) +
             "), " + std::to_string(index.default_probes()) + " probes by default";
   }
   return std::to_string(index.bits()) + " bits, seed " + std::to_string(index.seed()) +

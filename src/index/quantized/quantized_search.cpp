@@ -112,7 +112,8 @@ constexpr size_t kRefineFactor = 2;  // 8-bit candidates per result, re-scored i
 constexpr size_t kRefinePlaneDepth = 4;
 }  // namespace
 
-float QuantizedIndex::Impl::refine_distance(const QueryTables& t, const float* rotated_query, const Candidate& c) const {
+float QuantizedIndex::Impl::refine_distance(const QueryTables& t, const float* rotated_query,
+                                            const Candidate& c) const {
   size_t lane = c.lane;
   const uint8_t* block = c.block != nullptr ? c.block : code_block(c.slot, lane);
   const float offset = c.block != nullptr ? c.offset : offset_of(c.slot);
@@ -191,9 +192,10 @@ void QuantizedIndex::Impl::search_many(const float* const* queries, size_t nq, s
   s.reserve(dim, subq, groups, depth, blocks());
   QueryTables t[quant::kMaxQueriesPerPass];
   const uint8_t* table_ptrs[quant::kMaxQueriesPerPass];
-  core::BasicTopK<Candidate> tops[quant::kMaxQueriesPerPass] = {
-      {s.lanes[0].candidates.data(), depth}, {s.lanes[1].candidates.data(), depth},
-      {s.lanes[2].candidates.data(), depth}, {s.lanes[3].candidates.data(), depth}};
+  core::BasicTopK<Candidate> tops[quant::kMaxQueriesPerPass] = {{s.lanes[0].candidates.data(), depth},
+                                                                {s.lanes[1].candidates.data(), depth},
+                                                                {s.lanes[2].candidates.data(), depth},
+                                                                {s.lanes[3].candidates.data(), depth}};
   for (size_t i = 0; i < nq; ++i) {
     t[i] = build_tables(queries[i], s.lanes[i], s.rot_tmp.data(), needs_float_tables(p));
     table_ptrs[i] = s.lanes[i].tables.data();
@@ -262,8 +264,8 @@ void QuantizedIndex::Impl::search_many(const float* const* queries, size_t nq, s
 // plane, else float tables of the same codes (with float_tables the scan's scores already are)
 // — then, for an exact rerank r >= 1, the best k * r of them by that estimate get exact
 // distances from the kept vectors; the best k go to out.
-size_t QuantizedIndex::Impl::rescore(const float* query, const QueryTables& t, quantized::QueryLane& lane,
-                                     size_t found, size_t k, const QuantizedSearchParams& p, Neighbor* out) const {
+size_t QuantizedIndex::Impl::rescore(const float* query, const QueryTables& t, quantized::QueryLane& lane, size_t found,
+                                     size_t k, const QuantizedSearchParams& p, Neighbor* out) const {
   Candidate* cand = lane.candidates.data();
   const size_t rerank = p.rerank.value_or(0);
   if (refine_codec.enabled() && (rerank > 0 || !p.float_tables)) {  // the refine plane
@@ -319,7 +321,9 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
   for (size_t l = 0; l < nlists; ++l) order[l] = uint32_t(l);
   size_t sorted = nlists;
   const float* score = s.list_scores.data();
-  const auto nearer = [score](uint32_t a, uint32_t b) { return score[a] < score[b] || (score[a] == score[b] && a < b); };
+  const auto nearer = [score](uint32_t a, uint32_t b) {
+    return score[a] < score[b] || (score[a] == score[b] && a < b);
+  };
   if (coarse.trained()) {
     if (metric == Metric::ip) {
       coarse.ip_scores(lane.rotated.data(), s.list_scores.data());

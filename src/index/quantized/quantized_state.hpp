@@ -25,10 +25,10 @@ struct QuantizedIndexAccess {
     size_t subq;  // sub-quantisers per vector (4-bit codes): dim at 4 bits, ceil(dim/2) at 2
     const quant::Codebook* codebook;
     const quant::Rotation* rotation;
-    size_t slots;               // slots in use (high-water mark), live and free
-    const uint64_t* slot_ids;   // kNoId for a free slot
-    bool keeps_vectors;         // vector() gives each live slot's kept vector
-    const uint32_t* free_slots; // the free list, in the order adds take from its back
+    size_t slots;                // slots in use (high-water mark), live and free
+    const uint64_t* slot_ids;    // kNoId for a free slot
+    bool keeps_vectors;          // vector() gives each live slot's kept vector
+    const uint32_t* free_slots;  // the free list, in the order adds take from its back
     size_t free_count;
     const quant::RefineCodec* refine;  // null without a refine plane
   };
@@ -51,20 +51,19 @@ struct QuantizedIndexAccess {
 
   // Partitions (all zero / null when the index is not partitioned).
   struct Partition {
-    size_t lists_option;      // QuantizedIndexOptions::lists
-    size_t lists;             // lists now: 1 before training, else the centroid count
-    size_t trained_on;        // the size threshold of the last training (0: never trained)
+    size_t lists_option;           // QuantizedIndexOptions::lists
+    size_t lists;                  // lists now: 1 before training, else the centroid count
+    size_t trained_on;             // the size threshold of the last training (0: never trained)
     std::vector<float> centroids;  // lists x dim when trained, else empty
     std::vector<float> spreads;    // inner product, trained: one per list (else empty)
   };
   static Partition partition(const QuantizedIndex& index);
 
   // Loading into a fresh, empty index made with the file's options, from validated data:
-  // set_partition() (partitioned only), reserve(slots) once, then append_slots() in slot order until `slots` are filled (a free
-  // slot has id kNoId; its other inputs are ignored), then set_free_slots(). Rows of
-  // `vectors` are dim floats in stored form; null without keep_vectors. `refine_rows` (n x
-  // row bytes) and `refine_scales`: null without a refine plane. Throws only
-  // Error(OutOfMemory); on a throw the index must be discarded.
+  // set_partition() (partitioned only), reserve(slots) once, then append_slots() in slot order until `slots` are filled
+  // (a free slot has id kNoId; its other inputs are ignored), then set_free_slots(). Rows of `vectors` are dim floats
+  // in stored form; null without keep_vectors. `refine_rows` (n x row bytes) and `refine_scales`: null without a refine
+  // plane. Throws only Error(OutOfMemory); on a throw the index must be discarded.
   static void reserve(QuantizedIndex& index, size_t slots, size_t free_count);
   // `lists`: the list of each slot (null when not partitioned); each list is filled in slot order.
   static void append_slots(QuantizedIndex& index, size_t n, const uint64_t* ids, const uint8_t* packed_codes,

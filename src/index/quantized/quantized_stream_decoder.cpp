@@ -20,11 +20,14 @@ const SectionEntry* entry_of(const Head& head, uint32_t tag) {
 // Whether a partitioned file can be placed into its lists as it streams: the ids and the
 // partition (PART, LIST) arrive before the codes, and the codes before their scalars.
 bool partition_precedes_codes(const Head& head) {
-  const SectionEntry *ids = entry_of(head, kSlotTag), *part = entry_of(head, kPartTag), *list = entry_of(head, kListTag),
-                     *codes = entry_of(head, kCodeTag), *offs = entry_of(head, kOffsTag), *scal = entry_of(head, kScalTag);
+  const SectionEntry *ids = entry_of(head, kSlotTag), *part = entry_of(head, kPartTag),
+                     *list = entry_of(head, kListTag), *codes = entry_of(head, kCodeTag),
+                     *offs = entry_of(head, kOffsTag), *scal = entry_of(head, kScalTag);
   if (!ids || !part || !list || !codes || !offs || !scal) return false;
   // The table check put the sections in offset order without overlaps, within the file.
-  const auto ends_before = [](const SectionEntry* a, const SectionEntry* b) { return a->offset + a->size <= b->offset; };
+  const auto ends_before = [](const SectionEntry* a, const SectionEntry* b) {
+    return a->offset + a->size <= b->offset;
+  };
   return ends_before(ids, codes) && ends_before(part, codes) && ends_before(list, codes) && ends_before(codes, offs) &&
          ends_before(codes, scal);
 }
@@ -50,7 +53,7 @@ class QuantizedDecoder::Source {
   }
   RefineSectionReader refine(uint64_t slots, uint64_t dim) const {
     const SectionEntry* e = entry_of(d_.head_, kRefineTag);
-    if (e == nullptr) return RefineSectionReader();  // no refine plane
+    if (e == nullptr) return RefineSectionReader();   // no refine plane
     const std::vector<uint8_t>& h = d_.refine_head_;  // open() made sure the section has 8 bytes
     return RefineSectionReader(le32(h.data()), le32(h.data() + 4), e->size - 8, slots, dim);
   }
@@ -83,8 +86,9 @@ class QuantizedDecoder::Source {
     }
     return codes_.data();
   }
-  void refine_rows(RefineSectionReader& refine, const QuantizedIndex& index, size_t n, uint64_t first, const uint64_t* ids,
-                   const uint8_t* code_rows, size_t row_bytes, const float* scales, const quant::RefineCodec& codec) {
+  void refine_rows(RefineSectionReader& refine, const QuantizedIndex& index, size_t n, uint64_t first,
+                   const uint64_t* ids, const uint8_t* code_rows, size_t row_bytes, const float* scales,
+                   const quant::RefineCodec& codec) {
     const size_t rb = refine.row_bytes();
     refine_.resize(n * rb);
     refine_scales_.resize(n);
@@ -95,8 +99,8 @@ class QuantizedDecoder::Source {
     }
     refine.check(n, first, ids, code_rows, row_bytes, scales, codec, refine_.data(), refine_scales_.data());
   }
-  void store(QuantizedIndex& index, size_t n, const uint64_t* ids, const uint8_t*, const float*, const float*, const float*,
-             const uint32_t*, const RefineSectionReader&, bool) {
+  void store(QuantizedIndex& index, size_t n, const uint64_t* ids, const uint8_t*, const float*, const float*,
+             const float*, const uint32_t*, const RefineSectionReader&, bool) {
     QuantizedIndexAccess::commit_slots(index, n, ids);  // the rows are in place already
   }
 
@@ -110,7 +114,8 @@ std::unique_ptr<QuantizedDecoder> QuantizedDecoder::open(const Head& head, Isa i
   const Header& h = head.header;
   if (h.kind != IndexKind::quantized) return nullptr;
   const bool partitioned = present(head, kPartTag);
-  if (partitioned ? !partition_precedes_codes(head) : present(head, kCentTag) || present(head, kListTag) || present(head, kSprdTag)) {
+  if (partitioned ? !partition_precedes_codes(head)
+                  : present(head, kCentTag) || present(head, kListTag) || present(head, kSprdTag)) {
     return nullptr;
   }
   const uint64_t bits = h.params[0], keep = h.params[1], slots = h.params[2], nfree = h.params[3];
@@ -141,7 +146,12 @@ std::unique_ptr<QuantizedDecoder> QuantizedDecoder::open(const Head& head, Isa i
     refine_row_bytes = size_t(record - 4);
   }
   // Partitioned: the lists option comes with PART (begin_lists); until then, any non-zero one.
-  const QuantizedIndexOptions options{size_t(h.dim), h.metric, unsigned(bits), h.seed, keep == 1, refine_bits,
+  const QuantizedIndexOptions options{size_t(h.dim),
+                                      h.metric,
+                                      unsigned(bits),
+                                      h.seed,
+                                      keep == 1,
+                                      refine_bits,
                                       partitioned ? QuantizedIndexOptions::kAutoLists : 0};
   std::optional<QuantizedIndex> index;
   try {
@@ -192,7 +202,8 @@ void QuantizedDecoder::on_part() {
   const SectionEntry* e = entry_of(head_, kPartTag);
   if (e == nullptr || e->size != 32 || part_.size() != 32) return;
   uint64_t pv[2];
-  for (int i = 0; i < 2; ++i) pv[i] = uint64_t(le32(part_.data() + 8 * i)) | uint64_t(le32(part_.data() + 8 * i + 4)) << 32;
+  for (int i = 0; i < 2; ++i)
+    pv[i] = uint64_t(le32(part_.data() + 8 * i)) | uint64_t(le32(part_.data() + 8 * i + 4)) << 32;
   const bool option_ok = pv[0] != 0 && (pv[0] == UINT64_MAX || pv[0] <= kMaxLists);
   if (!option_ok || pv[1] == 0 || pv[1] > kMaxLists) return;
   QuantizedIndexAccess::begin_lists(index_, pv[0] == UINT64_MAX ? QuantizedIndexOptions::kAutoLists : size_t(pv[0]),

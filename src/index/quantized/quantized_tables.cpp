@@ -36,7 +36,8 @@ void quantize_row(const float* __restrict row, float lo, float to_units, uint8_t
 
 // quantize_row() of the 4-bit table x * cent[0..16), forming each entry (the same product)
 // inside the loop: no row of floats to build and read back.
-void quantize_products(float x, const float* __restrict cent, float lo, float to_units, uint8_t* __restrict dst) noexcept {
+void quantize_products(float x, const float* __restrict cent, float lo, float to_units,
+                       uint8_t* __restrict dst) noexcept {
   constexpr float kMax = float(quant::kMaxTableEntry);
   int32_t units[16];
   for (size_t c = 0; c < 16; ++c) {
@@ -52,8 +53,8 @@ void quantize_products(float x, const float* __restrict cent, float lo, float to
 // Rotates the query and builds the 8-bit kernel tables (s.tables) and, if float_tables, the
 // float tables (s.ftables). Deterministic scalar code: the same query gives the same tables
 // anywhere.
-quantized::QueryTables QuantizedIndex::Impl::build_tables(const float* query, quantized::QueryLane& s,
-                                                          float* rot_tmp, bool float_tables) const {
+quantized::QueryTables QuantizedIndex::Impl::build_tables(const float* query, quantized::QueryLane& s, float* rot_tmp,
+                                                          bool float_tables) const {
   const float* q = query;
   quantized::QueryTables t{0.0f, 0.0f, 1.0f};
   if (metric == Metric::cosine) {

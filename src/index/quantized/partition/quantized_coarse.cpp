@@ -144,7 +144,8 @@ std::vector<float> train_kmeans(size_t dim, size_t lists, size_t n, const std::f
     }
     for (size_t c = 0; c < lists; ++c) {
       if (counts[c] == 0) continue;
-      for (size_t d = 0; d < dim; ++d) centroids[c * dim + d] = static_cast<float>(sums[c * dim + d] / double(counts[c]));
+      for (size_t d = 0; d < dim; ++d)
+        centroids[c * dim + d] = static_cast<float>(sums[c * dim + d] / double(counts[c]));
     }
     // An empty cluster takes half of the largest: both centroids move a little apart from
     // the large one's position (alternating signs per coordinate), so the next round splits it.

@@ -31,7 +31,7 @@ class CoarseQuantizer {
 
   size_t lists() const noexcept { return lists_; }
   bool trained() const noexcept { return lists_ > 0; }
-  std::vector<float> centroids() const;  // lists x dim, row-major (a copy)
+  std::vector<float> centroids() const;                                    // lists x dim, row-major (a copy)
   const std::vector<float>& spreads() const noexcept { return spreads_; }  // empty, or one per list
   void set_spreads(std::vector<float> spreads) noexcept { spreads_ = std::move(spreads); }
   size_t memory_bytes() const noexcept;
@@ -68,8 +68,8 @@ class CoarseQuantizer {
     return first * dim_ + d * width + c % kTile;
   }
 
-  std::vector<float> cols_;   // lists x dim in tiles (column_at), for the scans; the only copy
-  std::vector<float> norms_;  // |c|^2, from a double sum
+  std::vector<float> cols_;     // lists x dim in tiles (column_at), for the scans; the only copy
+  std::vector<float> norms_;    // |c|^2, from a double sum
   std::vector<float> spreads_;  // per list (inner product only), or empty
 };
 

@@ -39,7 +39,9 @@ class InvertedLists {
 
   size_t lists() const noexcept { return lists_.size(); }
   size_t size(size_t list) const noexcept { return lists_[list].size; }
-  size_t blocks(size_t list) const noexcept { return (lists_[list].size + quant::kBlockVectors - 1) / quant::kBlockVectors; }
+  size_t blocks(size_t list) const noexcept {
+    return (lists_[list].size + quant::kBlockVectors - 1) / quant::kBlockVectors;
+  }
   size_t memory_bytes() const noexcept;
 
   const uint8_t* codes(size_t list, size_t block) const noexcept { return lists_[list].blocks[block].data(); }

@@ -67,8 +67,8 @@ constexpr size_t kMinPerList = 32;
 constexpr uint64_t kRetrainGrowth = 2;
 constexpr size_t kTrainPerList = 40;
 constexpr int kIterations = 8;
-constexpr size_t kAssignChunk = 256;  // rows per task of a parallel assignment
-constexpr size_t kAutoPerList = 256;  // auto lists: at least this many vectors per list at T
+constexpr size_t kAssignChunk = 256;     // rows per task of a parallel assignment
+constexpr size_t kAutoPerList = 256;     // auto lists: at least this many vectors per list at T
 constexpr double kAutoSqrtFactor = 3.0;  // auto lists: at most this times sqrt(T)
 
 // The last training threshold that `live_after` vectors reach above the last training
@@ -153,8 +153,9 @@ std::string QuantizedIndex::Impl::partition_fault() const {
       if (m >= l) ++m;  // any list but l
       const float rival = coarse.l2_score(x.data(), m);
       if (rival < own || (rival == own && m < l)) {
-        return "slot " + std::to_string(slot) + " is in list " + std::to_string(l) + " but nearer the centroid of list " +
-               std::to_string(m) + " (lists or centroids do not match the vectors)";
+        return "slot " + std::to_string(slot) + " is in list " + std::to_string(l) +
+               " but nearer the centroid of list " + std::to_string(m) +
+               " (lists or centroids do not match the vectors)";
       }
     }
   }
@@ -211,8 +212,9 @@ QuantizedIndex::Impl::PartitionPlan QuantizedIndex::Impl::plan_partition(const E
     sample.resize(sample_n);
     std::sort(sample.begin(), sample.end());
     plan.coarse = CoarseQuantizer(
-        lists, dim, quantized::train_kmeans(dim, lists, sample_n, [&](size_t i, float* out) { get(sample[i], out); },
-                                            seed, kIterations));
+        lists, dim,
+        quantized::train_kmeans(
+            dim, lists, sample_n, [&](size_t i, float* out) { get(sample[i], out); }, seed, kIterations));
     plan.ivf = InvertedLists(lists, block_bytes());
     assign_with = &plan.coarse;
     assignment.resize(total);
@@ -283,7 +285,8 @@ QuantizedIndex::Impl::PartitionPlan QuantizedIndex::Impl::plan_partition(const E
   // new lists to take. So the codes are never all held twice: the plan allocates only the
   // blocks that the pool lacks at the fullest point of that sequence, found here by running it
   // on counts (new blocks in use + old blocks not yet emptied).
-  for (size_t l = 0; l < plan.ivf.lists(); ++l) plan.ivf.reserve_block_table(l, (count[l] + kBlockVectors - 1) / kBlockVectors);
+  for (size_t l = 0; l < plan.ivf.lists(); ++l)
+    plan.ivf.reserve_block_table(l, (count[l] + kBlockVectors - 1) / kBlockVectors);
   plan.block_base.resize(ivf.lists() + 1);
   size_t old_blocks = 0, supply = 0;
   for (size_t l = 0; l < ivf.lists(); ++l) {
@@ -294,14 +297,15 @@ QuantizedIndex::Impl::PartitionPlan QuantizedIndex::Impl::plan_partition(const E
   plan.block_base[ivf.lists()] = uint32_t(old_blocks);
   plan.remaining.assign(old_blocks, uint8_t(kBlockVectors));
   for (size_t l = 0; l < ivf.lists(); ++l) {
-    if (ivf.size(l) % kBlockVectors != 0) plan.remaining[plan.block_base[l] + ivf.blocks(l) - 1] = uint8_t(ivf.size(l) % kBlockVectors);
+    if (ivf.size(l) % kBlockVectors != 0)
+      plan.remaining[plan.block_base[l] + ivf.blocks(l) - 1] = uint8_t(ivf.size(l) % kBlockVectors);
   }
   std::vector<uint8_t> left = plan.remaining;
   std::vector<size_t> filled(plan.ivf.lists(), 0);
   size_t old_in_use = old_blocks, new_in_use = 0, peak = old_blocks;
   for (size_t i = 0; i < total; ++i) {
     if (filled[assignment[i]]++ % kBlockVectors == 0) ++new_in_use;  // a new block, taken before
-    peak = std::max(peak, new_in_use + old_in_use);                   // the old one is given back
+    peak = std::max(peak, new_in_use + old_in_use);                  // the old one is given back
     if (i < olds) {
       const uint32_t slot = live_slots[i], pos = *slot_pos.row(slot);
       if (--left[plan.block_base[*slot_list.row(slot)] + pos / kBlockVectors] == 0) --old_in_use;

@@ -12,9 +12,7 @@
 namespace quiver::io {
 namespace {
 
-[[noreturn]] void corrupt(const std::string& message) {
-  throw Error(ErrorCode::Corrupt, "index file: " + message);
-}
+[[noreturn]] void corrupt(const std::string& message) { throw Error(ErrorCode::Corrupt, "index file: " + message); }
 
 uint32_t refine_codebook_crc(const quant::RefineCodebook& book) {
   SectionWriter w(0, 0);
@@ -42,10 +40,11 @@ void write_refine_section(Writer& w, const QuantizedIndex& index, const Quantize
     std::memcpy(out, QuantizedIndexAccess::refine_row(*ix, uint32_t(slot)), row_bytes);
     put_f32(out + row_bytes, QuantizedIndexAccess::refine_scale(*ix, uint32_t(slot)));
   });
-  w.add_section(kRefineTag).produce(8 + uint64_t(v.slots) * (row_bytes + 4), [head, records](const SectionWriter::Emit& emit) {
-    emit(head, sizeof head);
-    records(emit);
-  });
+  w.add_section(kRefineTag)
+      .produce(8 + uint64_t(v.slots) * (row_bytes + 4), [head, records](const SectionWriter::Emit& emit) {
+        emit(head, sizeof head);
+        records(emit);
+      });
 }
 
 RefineSectionReader::RefineSectionReader(const Reader& r, uint64_t slots, uint64_t dim) {
@@ -56,7 +55,8 @@ RefineSectionReader::RefineSectionReader(const Reader& r, uint64_t slots, uint64
   init(bits, crc, cursor_.remaining(), slots, dim);
 }
 
-RefineSectionReader::RefineSectionReader(uint32_t bits, uint32_t crc, uint64_t rows_size, uint64_t slots, uint64_t dim) {
+RefineSectionReader::RefineSectionReader(uint32_t bits, uint32_t crc, uint64_t rows_size, uint64_t slots,
+                                         uint64_t dim) {
   init(bits, crc, rows_size, slots, dim);
 }
 
@@ -83,8 +83,7 @@ void RefineSectionReader::check_codebook(const quant::RefineCodec& codec) const 
 }
 
 void RefineSectionReader::read(size_t n, uint64_t first_slot, const uint64_t* ids, const uint8_t* coarse_rows,
-                               size_t coarse_row_bytes, const float* coarse_scales,
-                               const quant::RefineCodec& codec) {
+                               size_t coarse_row_bytes, const float* coarse_scales, const quant::RefineCodec& codec) {
   rows_.resize(n * row_bytes_);
   scales_.resize(n);
   for (size_t i = 0; i < n; ++i) {

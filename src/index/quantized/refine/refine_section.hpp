@@ -48,12 +48,12 @@ class RefineSectionReader {
   // Reads and validates the next n slots (ids: kNoId for a free slot; their packed fast-scan
   // codes and scales): free slots all zero, live slots what the encoder could have written.
   // rows() and scales() hold them until the next call.
-  void read(size_t n, uint64_t first_slot, const uint64_t* ids, const uint8_t* coarse_rows,
-            size_t coarse_row_bytes, const float* coarse_scales, const quant::RefineCodec& codec);
+  void read(size_t n, uint64_t first_slot, const uint64_t* ids, const uint8_t* coarse_rows, size_t coarse_row_bytes,
+            const float* coarse_scales, const quant::RefineCodec& codec);
   // The checks of read() on rows already in hand (n rows of row_bytes(), their scales).
-  void check(size_t n, uint64_t first_slot, const uint64_t* ids, const uint8_t* coarse_rows,
-             size_t coarse_row_bytes, const float* coarse_scales, const quant::RefineCodec& codec,
-             const uint8_t* rows, const float* scales) const;
+  void check(size_t n, uint64_t first_slot, const uint64_t* ids, const uint8_t* coarse_rows, size_t coarse_row_bytes,
+             const float* coarse_scales, const quant::RefineCodec& codec, const uint8_t* rows,
+             const float* scales) const;
   const uint8_t* rows() const noexcept { return rows_.data(); }
   const float* scales() const noexcept { return scales_.data(); }
 
