@@ -128,8 +128,8 @@ FastScanTable make_fastscan_table(Isa isa) noexcept {
   return {isa, scan_one_query<Kernel>, scan_queries<Kernel>};
 }
 
-// Throws Error(UnsupportedIsa) if this CPU/build lacks `isa`. Defined with the other kernel
-// tables in the one registry, simd/dispatch.cpp.
+// Throws Error(UnsupportedIsa) if this CPU/build lacks `isa`. Defined in the fast-scan
+// registry, quant/fastscan_dispatch.cpp.
 FastScanTable fastscan_table(Isa isa);
 
 // Per-ISA tables, each defined in its own fastscan_<isa>.cpp.

@@ -41,8 +41,12 @@ struct KernelTable {
 };
 
 // The table for `isa`; throws Error(UnsupportedIsa) if this CPU/build lacks it. Defined in
-// the one kernel registry (simd/dispatch.cpp) with the fast-scan table (quant/fastscan.hpp).
+// the distance-kernel registry, simd/dispatch.cpp.
 KernelTable kernel_table(Isa isa);
+
+// Throws Error(UnsupportedIsa) unless this CPU and build have `isa`: the check every kernel
+// registry makes first (this layer's and quant/fastscan_dispatch.cpp), with one message.
+void require_isa(Isa isa);
 
 // Per-ISA tables, each defined in its own kernels_<isa>.cpp.
 KernelTable scalar_kernels() noexcept;
