@@ -56,10 +56,9 @@ struct FastScanKernel {
       }
     } else {
       using U8 = typename V::U8;
-      // Per query, exact sums: total[q][h][j] holds vectors kLanes * (h * kPer + j) onwards.
-      typename V::U32 total[Q][kChunks][kPer];
+      typename V::U32 total[Q][kTotals];  // per query, exact sums; register i: vectors kLanes * i ..
       for (size_t q = 0; q < Q; ++q) {
-        for (size_t i = 0; i < kTotals; ++i) total[q][i / kPer][i % kPer] = V::u32_zero();
+        for (size_t i = 0; i < kTotals; ++i) total[q][i] = V::u32_zero();
       }
       for (size_t g0 = 0; g0 < groups; g0 += kFlushGroups) {
         const size_t g1 = g0 + kFlushGroups < groups ? g0 + kFlushGroups : groups;
@@ -86,7 +85,7 @@ struct FastScanKernel {
         }
         for (size_t q = 0; q < Q; ++q) {
           for (size_t h = 0; h < kChunks; ++h) {
-            V::bytesums_flush(acc0[q][h], acc1[q][h], total[q][h]);
+            V::bytesums_flush(acc0[q][h], acc1[q][h], total[q] + h * kPer);
           }
         }
       }
@@ -100,7 +99,7 @@ struct FastScanKernel {
           const F step = V::f32_splat(bs.step), threshold = V::f32_splat(bs.threshold);
           uint32_t mask = 0;
           for (size_t i = 0; i < kTotals; ++i) {
-            const F score = V::f32_add(bias, V::f32_mul(V::f32_from_i32(total[q][i / kPer][i % kPer]), step));
+            const F score = V::f32_add(bias, V::f32_mul(V::f32_from_i32(total[q][i]), step));
             const F d = V::f32_add(V::f32_add(c0, V::f32_loadu(offset + L * i)),
                                    V::f32_mul(V::f32_loadu(scale + L * i), score));
             V::f32_storeu(dist + q * kBlockVectors + L * i, d);
@@ -109,7 +108,7 @@ struct FastScanKernel {
           hits[q] = mask;
         } else {
           alignas(64) int32_t sums[kBlockVectors];
-          for (size_t i = 0; i < kTotals; ++i) V::u32_storeu(sums + L * i, total[q][i / kPer][i % kPer]);
+          for (size_t i = 0; i < kTotals; ++i) V::u32_storeu(sums + L * i, total[q][i]);
           hits[q] = finish_block(sums, offset, scale, bs, dist + q * kBlockVectors);
         }
       }

@@ -92,7 +92,7 @@ struct Avx2 {
   static U16 bytesums_add0(U16 even, U8 v) { return _mm256_add_epi16(even, _mm256_and_si256(v, _mm256_set1_epi16(0x00FF))); }
   static U16 bytesums_add1(U16 odd, U8 v) { return _mm256_add_epi16(odd, _mm256_srli_epi16(v, 8)); }
   // total[i] += sums of bytes 8i .. 8i+7, as 32-bit lanes.
-  static void bytesums_flush(U16 even, U16 odd, U32 (&total)[4]) {
+  static void bytesums_flush(U16 even, U16 odd, U32* total) {
     // even lane i < 8 is byte 2i, lane 8 + i is byte 16 + 2i; odd likewise + 1.
     const __m256i first = _mm256_unpacklo_epi16(even, odd);   // bytes 0-7 | 16-23
     const __m256i second = _mm256_unpackhi_epi16(even, odd);  // bytes 8-15 | 24-31

@@ -107,7 +107,7 @@ struct Avx512 {
   static U16 bytesums_add1(U16 odd, U8 v) { return _mm512_add_epi16(odd, _mm512_srli_epi16(v, 8)); }
   // total[i] += sums of bytes 16i .. 16i+15 and 32+16i .. 32+16i+15 (byte p goes to lane
   // p mod 32): in fast scan the two 256-bit halves hold two pairs for the same 32 vectors.
-  static void bytesums_flush(U16 even, U16 odd, U32 (&total)[2]) {
+  static void bytesums_flush(U16 even, U16 odd, U32* total) {
     // Fold the halves (each lane <= 128 * 254, so the sum fits 16 bits), then put bytes in order.
     const __m256i e = _mm256_add_epi16(_mm512_castsi512_si256(even), _mm512_extracti64x4_epi64(even, 1));
     const __m256i o = _mm256_add_epi16(_mm512_castsi512_si256(odd), _mm512_extracti64x4_epi64(odd, 1));

@@ -62,7 +62,7 @@ struct Neon {
   static U16 bytesums_add0(U16 low, U8 v) { return vaddw_u8(low, vget_low_u8(v)); }
   static U16 bytesums_add1(U16 high, U8 v) { return vaddw_high_u8(high, v); }
   // total[i] += sums of bytes 4i .. 4i+3, as 32-bit lanes.
-  static void bytesums_flush(U16 low, U16 high, U32 (&total)[4]) {
+  static void bytesums_flush(U16 low, U16 high, U32* total) {
     total[0] = vaddw_u16(total[0], vget_low_u16(low));
     total[1] = vaddw_high_u16(total[1], low);
     total[2] = vaddw_u16(total[2], vget_low_u16(high));

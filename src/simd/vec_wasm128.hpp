@@ -85,7 +85,7 @@ struct Wasm128 {
   static U16 bytesums_add0(U16 both, U8 v) { return wasm_i16x8_add(both, v); }
   static U16 bytesums_add1(U16 odd, U8 v) { return wasm_i16x8_add(odd, wasm_u16x8_shr(v, 8)); }
   // total[i] += sums of bytes 4i .. 4i+3, as 32-bit lanes.
-  static void bytesums_flush(U16 both, U16 odd, U32 (&total)[4]) {
+  static void bytesums_flush(U16 both, U16 odd, U32* total) {
     const v128_t even = wasm_i16x8_sub(both, wasm_i16x8_shl(odd, 8));
     // even lane i is byte 2i, odd lane i is byte 2i + 1: interleave into order.
     const v128_t n0 = wasm_i16x8_shuffle(even, odd, 0, 8, 1, 9, 2, 10, 3, 11);
