@@ -45,8 +45,11 @@ struct FastScanKernel {
   static_assert(kSteps * kStepBytes == kGroupCodeBytes && kTotals % kChunks == 0, "unsupported width");
 
   // Scores Q queries over one block; see make_fastscan_table() in fastscan.hpp. The pass is
-  // written here, not in a helper that scan() calls, so that it inlines into the table's
-  // entry points as it always has.
+  // written here, not in a helper that scan() calls, and its byte sums are arrays of plain
+  // registers (not of pairs, which do not scalarise early), so that GCC still inlines the
+  // one-query pass into the table's entry points: it refuses once the estimated stack frame
+  // passes 256 bytes (--param large-stack-frame). The NEON pass is over that (its plain-code
+  // epilogue stores the sums) and is called, once per block.
   template <size_t Q>
   static void scan(const uint8_t* codes, const uint8_t* const* tables, size_t groups, const float* offset,
                    const float* scale, const BlockScoring* scoring, float* dist, uint32_t* hits) {

@@ -192,7 +192,8 @@ void dot_u8_gather4(const uint8_t* q, const uint8_t* const* rows, size_t n, size
 }
 
 // The single-pair entry of the table: a separate function into which the kernel inlines, as
-// into the *_many loops (score_rows), so every copy is compiled in the same context.
+// into the *_many loops (score_rows). Pointing the table at the kernel itself compiled its loop
+// control a little differently; this way each level's code is what its hand-written file gave.
 template <float (*PairKernel)(const float* a, const float* b, size_t d)>
 float score_pair(const float* a, const float* b, size_t d) {
   return PairKernel(a, b, d);
