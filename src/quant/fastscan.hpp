@@ -65,7 +65,7 @@ struct FastScanTable {
 
 // The shared epilogue: exact sums -> distances and the hit mask, exactly as specified above
 // for BlockScoring, shared by the kernels whose epilogue is plain code (scalar, NEON; AVX2,
-// AVX-512 and wasm SIMD128 keep a SIMD epilogue for speed, see their files) and the
+// AVX-512 and wasm SIMD128 keep a SIMD epilogue for speed, see fastscan_body.hpp) and the
 // definition those SIMD epilogues must match. `static` so each ISA file compiles its own
 // private copy with its own flags (the compiler vectorises it there), where an inline function
 // with external linkage could be merged by the linker into one copy built for AVX-512.
@@ -82,12 +82,13 @@ static inline uint32_t finish_block(const int32_t* sums, const float* offset, co
   return hits;
 }
 
-// For the per-ISA files: each defines, in its anonymous namespace, a struct Kernel with
+// For the kernel files: each level's kernel (FastScanKernel<V, ...> in fastscan_body.hpp for
+// the SIMD levels, its own struct in fastscan_scalar.cpp) has, with internal linkage,
 //   template <size_t Q> static void scan(codes, tables, groups, offset, scale, scoring, dist, hits)
-// scoring Q queries in one pass, and builds its table with make_fastscan_table<Kernel>()
-// (plain pointers only; instantiated inside the ISA's own file, where Kernel has internal
-// linkage). A kernel whose epilogue is plain code implements scan() as scan_pass(): it writes
-// only the exact sums of each query (the SIMD-specific part) and finish_block() does the rest.
+// scoring Q queries in one pass, and its file builds the table with make_fastscan_table<Kernel>()
+// (plain pointers only; instantiated inside the level's own file). A kernel whose epilogue is
+// plain code can implement scan() as scan_pass(): it writes only the exact sums of each query
+// and finish_block() does the rest.
 template <typename Kernel, size_t Q>
 void scan_pass(const uint8_t* codes, const uint8_t* const* tables, size_t groups,
                const float* offset, const float* scale, const BlockScoring* scoring, float* dist,
@@ -128,11 +129,11 @@ FastScanTable make_fastscan_table(Isa isa) noexcept {
   return {isa, scan_one_query<Kernel>, scan_queries<Kernel>};
 }
 
-// Throws Error(UnsupportedIsa) if this CPU/build lacks `isa`. Defined with the other kernel
-// tables in the one registry, simd/dispatch.cpp.
+// Throws Error(UnsupportedIsa) if this CPU/build lacks `isa`. Defined in the fast-scan
+// registry, quant/fastscan_dispatch.cpp.
 FastScanTable fastscan_table(Isa isa);
 
-// Per-ISA tables, each defined in its own fastscan_<isa>.cpp.
+// Per-ISA tables, each defined in its own fastscan_<isa>.cpp (a stub over fastscan_body.hpp).
 FastScanTable scalar_fastscan() noexcept;
 #if defined(QUIVER_HAVE_AVX2)
 FastScanTable avx2_fastscan() noexcept;

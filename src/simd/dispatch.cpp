@@ -1,9 +1,8 @@
-// ISA detection, the once-per-process choice of kernel level, and the kernel registry.
+// ISA detection, the once-per-process choice of kernel level, and the distance-kernel registry.
 #include <cstdlib>
 #include <string>
 
 #include "quiver/error.hpp"
-#include "quant/fastscan.hpp"
 #include "simd/kernels.hpp"
 
 namespace quiver {
@@ -136,42 +135,33 @@ const char* build_variant() noexcept {
 #endif
 }
 
-// The kernel registry: the one place that maps an ISA level to every kernel table it has
-// (f32 and u8 distances, fast scan). Each table is defined in its level's own files
-// (simd/kernels_<isa>.cpp, quant/fastscan_<isa>.cpp); no SIMD type crosses into this file.
-namespace {
-
-struct IsaKernels {
-  simd::KernelTable distance;
-  quant::FastScanTable fastscan;
-};
-
-IsaKernels kernels_for(Isa isa) {
-  if (!isa_available(isa)) {
-    throw Error(ErrorCode::UnsupportedIsa, std::string("ISA level '") + isa_name(isa) +
-                                               "' is not available here (available: " +
-                                               join_names(available_isas()) + ")");
-  }
-  switch (isa) {
-#if defined(QUIVER_HAVE_AVX2)
-    case Isa::avx2: return {simd::avx2_kernels(), quant::avx2_fastscan()};
-#endif
-#if defined(QUIVER_HAVE_AVX512)
-    case Isa::avx512: return {simd::avx512_kernels(), quant::avx512_fastscan()};
-#endif
-#if defined(QUIVER_HAVE_NEON)
-    case Isa::neon: return {simd::neon_kernels(), quant::neon_fastscan()};
-#endif
-#if defined(QUIVER_HAVE_WASM128)
-    case Isa::wasm128: return {simd::wasm128_kernels(), quant::wasm128_fastscan()};
-#endif
-    default: return {simd::scalar_kernels(), quant::scalar_fastscan()};
-  }
+void simd::require_isa(Isa isa) {
+  if (isa_available(isa)) return;
+  throw Error(ErrorCode::UnsupportedIsa, std::string("ISA level '") + isa_name(isa) +
+                                             "' is not available here (available: " +
+                                             join_names(available_isas()) + ")");
 }
 
-}  // namespace
-
-simd::KernelTable simd::kernel_table(Isa isa) { return kernels_for(isa).distance; }
-quant::FastScanTable quant::fastscan_table(Isa isa) { return kernels_for(isa).fastscan; }
+// The distance-kernel registry: maps an ISA level to its table, defined in the level's own
+// file (simd/kernels_<isa>.cpp); no SIMD type crosses into this file. The fast-scan tables,
+// a layer up, have their own registry (quant/fastscan_dispatch.cpp).
+simd::KernelTable simd::kernel_table(Isa isa) {
+  require_isa(isa);
+  switch (isa) {
+#if defined(QUIVER_HAVE_AVX2)
+    case Isa::avx2: return avx2_kernels();
+#endif
+#if defined(QUIVER_HAVE_AVX512)
+    case Isa::avx512: return avx512_kernels();
+#endif
+#if defined(QUIVER_HAVE_NEON)
+    case Isa::neon: return neon_kernels();
+#endif
+#if defined(QUIVER_HAVE_WASM128)
+    case Isa::wasm128: return wasm128_kernels();
+#endif
+    default: return scalar_kernels();
+  }
+}
 
 }  // namespace quiver

@@ -41,10 +41,14 @@ struct KernelTable {
 };
 
 // The table for `isa`; throws Error(UnsupportedIsa) if this CPU/build lacks it. Defined in
-// the one kernel registry (simd/dispatch.cpp) with the fast-scan table (quant/fastscan.hpp).
+// the distance-kernel registry, simd/dispatch.cpp.
 KernelTable kernel_table(Isa isa);
 
-// Per-ISA tables, each defined in its own kernels_<isa>.cpp.
+// Throws Error(UnsupportedIsa) unless this CPU and build have `isa`: the check every kernel
+// registry makes first (this layer's and quant/fastscan_dispatch.cpp), with one message.
+void require_isa(Isa isa);
+
+// Per-ISA tables, each defined in its own kernels_<isa>.cpp (a stub over kernels_body.hpp).
 KernelTable scalar_kernels() noexcept;
 #if defined(QUIVER_HAVE_AVX2)
 KernelTable avx2_kernels() noexcept;
@@ -61,8 +65,7 @@ KernelTable wasm128_kernels() noexcept;
 
 // The *_many loop, written once: one query against n rows `stride` floats apart. Each ISA
 // file instantiates it with its own single-pair kernel, so the kernel inlines into the loop
-// and the loop is compiled with that file's ISA flags (the same code the hand-written
-// per-ISA loops produced). The kernels passed in have internal linkage, so every
+// and the loop is compiled with that file's ISA flags. The kernels passed in have internal linkage, so every
 // instantiation is private to its file: the linker can never hand an AVX-512 copy to a
 // caller on a CPU without it.
 template <float (*PairKernel)(const float* a, const float* b, size_t d)>

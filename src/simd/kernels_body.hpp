@@ -1,0 +1,219 @@
+// The SIMD distance kernels, written once over a vector wrapper V (simd/vec_<isa>.hpp). Each
+// ISA's stub (kernels_<isa>.cpp) includes its wrapper and this body, is compiled with that
+// ISA's flags and builds its table with make_kernel_table<V>(). The scalar reference
+// (kernels_scalar.cpp) stays separate and plain.
+//
+// Each level keeps the accumulation order it has always had, so its bits never change: four
+// accumulators of one register unrolled over 4 * kLanes floats, then single registers into the
+// first, then the tail — one masked step into the second where the ISA has masked loads (x86),
+// else scalar lanes after the reduction (NEON, wasm); the reduction is (s0 + s1) + (s2 + s3)
+// then V's horizontal sum. V::f32_fmadd is one fused rounding where the ISA has FMA, a product
+// and a sum where it does not (wasm). The u8 kernels return exact integer sums.
+//
+// Everything is in an anonymous namespace, as V is: each stub's instantiations are private to
+// its file (see vec_avx2.hpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "simd/kernels.hpp"
+
+namespace quiver::simd {
+namespace {
+
+template <class V>
+inline float l2sq_f32(const float* a, const float* b, size_t d) {
+  using F = typename V::F32;
+  constexpr size_t L = V::kLanes;
+  F s0 = V::f32_zero(), s1 = V::f32_zero(), s2 = V::f32_zero(), s3 = V::f32_zero();
+  size_t i = 0;
+  for (; i + 4 * L <= d; i += 4 * L) {
+    const F d0 = V::f32_sub(V::f32_loadu(a + i), V::f32_loadu(b + i));
+    const F d1 = V::f32_sub(V::f32_loadu(a + i + L), V::f32_loadu(b + i + L));
+    const F d2 = V::f32_sub(V::f32_loadu(a + i + 2 * L), V::f32_loadu(b + i + 2 * L));
+    const F d3 = V::f32_sub(V::f32_loadu(a + i + 3 * L), V::f32_loadu(b + i + 3 * L));
+    s0 = V::f32_fmadd(d0, d0, s0);
+    s1 = V::f32_fmadd(d1, d1, s1);
+    s2 = V::f32_fmadd(d2, d2, s2);
+    s3 = V::f32_fmadd(d3, d3, s3);
+  }
+  for (; i + L <= d; i += L) {
+    const F d0 = V::f32_sub(V::f32_loadu(a + i), V::f32_loadu(b + i));
+    s0 = V::f32_fmadd(d0, d0, s0);
+  }
+  if constexpr (V::kF32MaskedTail) {
+    if (i < d) {
+      const auto m = V::f32_tail_mask(d - i);
+      const F d0 = V::f32_sub(V::f32_load_masked(m, a + i), V::f32_load_masked(m, b + i));
+      s1 = V::f32_fmadd(d0, d0, s1);
+    }
+  }
+  float sum = V::f32_hsum(V::f32_add(V::f32_add(s0, s1), V::f32_add(s2, s3)));
+  if constexpr (!V::kF32MaskedTail) {
+    for (; i < d; ++i) {
+      const float diff = a[i] - b[i];
+      sum += diff * diff;
+    }
+  }
+  return sum;
+}
+
+template <class V>
+inline float dot_f32(const float* a, const float* b, size_t d) {
+  using F = typename V::F32;
+  constexpr size_t L = V::kLanes;
+  F s0 = V::f32_zero(), s1 = V::f32_zero(), s2 = V::f32_zero(), s3 = V::f32_zero();
+  size_t i = 0;
+  for (; i + 4 * L <= d; i += 4 * L) {
+    s0 = V::f32_fmadd(V::f32_loadu(a + i), V::f32_loadu(b + i), s0);
+    s1 = V::f32_fmadd(V::f32_loadu(a + i + L), V::f32_loadu(b + i + L), s1);
+    s2 = V::f32_fmadd(V::f32_loadu(a + i + 2 * L), V::f32_loadu(b + i + 2 * L), s2);
+    s3 = V::f32_fmadd(V::f32_loadu(a + i + 3 * L), V::f32_loadu(b + i + 3 * L), s3);
+  }
+  for (; i + L <= d; i += L) s0 = V::f32_fmadd(V::f32_loadu(a + i), V::f32_loadu(b + i), s0);
+  if constexpr (V::kF32MaskedTail) {
+    if (i < d) {
+      const auto m = V::f32_tail_mask(d - i);
+      s1 = V::f32_fmadd(V::f32_load_masked(m, a + i), V::f32_load_masked(m, b + i), s1);
+    }
+  }
+  float sum = V::f32_hsum(V::f32_add(V::f32_add(s0, s1), V::f32_add(s2, s3)));
+  if constexpr (!V::kF32MaskedTail) {
+    for (; i < d; ++i) sum += a[i] * b[i];
+  }
+  return sum;
+}
+
+// One register each for the dot product and the two squared norms.
+template <class V>
+inline float cos_f32(const float* a, const float* b, size_t d) {
+  using F = typename V::F32;
+  constexpr size_t L = V::kLanes;
+  F dot = V::f32_zero(), na = V::f32_zero(), nb = V::f32_zero();
+  size_t i = 0;
+  for (; i + L <= d; i += L) {
+    const F va = V::f32_loadu(a + i), vb = V::f32_loadu(b + i);
+    dot = V::f32_fmadd(va, vb, dot);
+    na = V::f32_fmadd(va, va, na);
+    nb = V::f32_fmadd(vb, vb, nb);
+  }
+  if constexpr (V::kF32MaskedTail) {
+    if (i < d) {
+      const auto m = V::f32_tail_mask(d - i);
+      const F va = V::f32_load_masked(m, a + i), vb = V::f32_load_masked(m, b + i);
+      dot = V::f32_fmadd(va, vb, dot);
+      na = V::f32_fmadd(va, va, na);
+      nb = V::f32_fmadd(vb, vb, nb);
+    }
+    return cosine_from_parts(V::f32_hsum(dot), V::f32_hsum(na), V::f32_hsum(nb));
+  } else {
+    float sd = V::f32_hsum(dot), sa = V::f32_hsum(na), sb = V::f32_hsum(nb);
+    for (; i < d; ++i) {
+      sd += a[i] * b[i];
+      sa += a[i] * a[i];
+      sb += b[i] * b[i];
+    }
+    return cosine_from_parts(sd, sa, sb);
+  }
+}
+
+// u8 codes: steps of kBytes codes into two accumulators (V's step op says which half goes
+// where), then the tail — masked half-steps into the first where the ISA has byte masked loads
+// (AVX-512), else scalar lanes after the reduction. Integer sums: the scalar reference's bits.
+template <class V>
+uint32_t l2sq_u8(const uint8_t* a, const uint8_t* b, size_t d) {
+  typename V::U32 s0 = V::u32_zero(), s1 = V::u32_zero();
+  size_t i = 0;
+  for (; i + V::kBytes <= d; i += V::kBytes) V::u8_l2sq_step(s0, s1, a + i, b + i);
+  if constexpr (V::kU8MaskedTail) {
+    for (; i < d; i += V::kBytes / 2) {
+      const auto m = V::u8_tail_mask(d - i);
+      s0 = V::u8_l2sq_masked(s0, a + i, b + i, m);
+    }
+  }
+  uint32_t s = V::u32_hsum(V::u32_add(s0, s1));
+  if constexpr (!V::kU8MaskedTail) {
+    for (; i < d; ++i) {
+      const int32_t diff = int32_t(a[i]) - int32_t(b[i]);
+      s += uint32_t(diff * diff);
+    }
+  }
+  return s;
+}
+
+template <class V>
+uint32_t dot_u8(const uint8_t* a, const uint8_t* b, size_t d) {
+  typename V::U32 s0 = V::u32_zero(), s1 = V::u32_zero();
+  size_t i = 0;
+  for (; i + V::kBytes <= d; i += V::kBytes) V::u8_dot_step(s0, s1, a + i, b + i);
+  if constexpr (V::kU8MaskedTail) {
+    for (; i < d; i += V::kBytes / 2) {
+      const auto m = V::u8_tail_mask(d - i);
+      s0 = V::u8_dot_masked(s0, a + i, b + i, m);
+    }
+  }
+  uint32_t s = V::u32_hsum(V::u32_add(s0, s1));
+  if constexpr (!V::kU8MaskedTail) {
+    for (; i < d; ++i) s += uint32_t(a[i]) * uint32_t(b[i]);
+  }
+  return s;
+}
+
+// dot_u8 of one query against n rows, four at a time, for ISAs without prefetch (wasm): the
+// query's codes are loaded and widened once per step for four rows, and the four rows' loads
+// are independent, so they overlap. Needs V's widening ops (u8_widen_low/high, u16_dot).
+// Integer sums are exact in any order: the same results as dot_u8 row by row.
+template <class V>
+void dot_u8_gather4(const uint8_t* q, const uint8_t* const* rows, size_t n, size_t d, uint32_t* out) {
+  using U16 = typename V::U16;
+  using U32 = typename V::U32;
+  size_t r = 0;
+  for (; r + 4 <= n; r += 4) {
+    const uint8_t* b[4] = {rows[r], rows[r + 1], rows[r + 2], rows[r + 3]};
+    U32 s[4] = {V::u32_zero(), V::u32_zero(), V::u32_zero(), V::u32_zero()};
+    size_t i = 0;
+    for (; i + V::kBytes <= d; i += V::kBytes) {
+      const typename V::U8 vq = V::u8_loadu(q + i);
+      const U16 ql = V::u8_widen_low(vq), qh = V::u8_widen_high(vq);
+      for (int k = 0; k < 4; ++k) {
+        const typename V::U8 v = V::u8_loadu(b[k] + i);
+        s[k] = V::u32_add(s[k], V::u32_add(V::u16_dot(ql, V::u8_widen_low(v)), V::u16_dot(qh, V::u8_widen_high(v))));
+      }
+    }
+    uint32_t t[4] = {V::u32_hsum(s[0]), V::u32_hsum(s[1]), V::u32_hsum(s[2]), V::u32_hsum(s[3])};
+    for (; i < d; ++i) {
+      const uint32_t x = q[i];
+      for (int k = 0; k < 4; ++k) t[k] += x * b[k][i];
+    }
+    for (int k = 0; k < 4; ++k) out[r + k] = t[k];
+  }
+  for (; r < n; ++r) out[r] = dot_u8<V>(q, rows[r], d);
+}
+
+// The single-pair entry of the table: a separate function into which the kernel inlines, as
+// into the *_many loops (score_rows). Pointing the table at the kernel itself compiled its loop
+// control a little differently; this way each level's code is what its hand-written file gave.
+template <float (*PairKernel)(const float* a, const float* b, size_t d)>
+float score_pair(const float* a, const float* b, size_t d) {
+  return PairKernel(a, b, d);
+}
+
+// The table of one ISA level; dot_u8_gather is the row-by-row loop (a stub may swap in
+// dot_u8_gather4). score_rows / gather_rows_u8 inline the pair kernel into the loop.
+template <class V>
+KernelTable make_kernel_table(Isa isa) noexcept {
+  return {isa,
+          score_pair<l2sq_f32<V>>,
+          score_pair<dot_f32<V>>,
+          score_pair<cos_f32<V>>,
+          score_rows<l2sq_f32<V>>,
+          score_rows<dot_f32<V>>,
+          score_rows<cos_f32<V>>,
+          l2sq_u8<V>,
+          dot_u8<V>,
+          gather_rows_u8<dot_u8<V>>};
+}
+
+}  // namespace
+}  // namespace quiver::simd
