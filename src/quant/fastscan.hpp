@@ -27,9 +27,9 @@ namespace quiver::quant {
 inline constexpr size_t kBlockVectors = 32;
 inline constexpr size_t kGroupSubquantizers = 4;
 inline constexpr size_t kGroupTableBytes = 128;
-inline constexpr size_t kGroupCodeBytes = 64;     // two pairs x 32 vectors
+inline constexpr size_t kGroupCodeBytes = 64;  // two pairs x 32 vectors
 inline constexpr unsigned kMaxTableEntry = 127;
-inline constexpr size_t kFlushGroups = 128;      // 2 pair-sums <= 254 per group per u16 lane
+inline constexpr size_t kFlushGroups = 128;  // 2 pair-sums <= 254 per group per u16 lane
 
 // Per-query constants that turn a block's integer sums into distances.
 struct BlockScoring {
@@ -45,17 +45,16 @@ struct BlockScoring {
 //   dist[v]  = (c0 + offset[v]) + scale[v] * score[v]
 // with a separate multiply and add at every step (no FMA), so every ISA produces the same
 // bits. Writes dist[0..32) and returns the mask of v with dist[v] <= threshold.
-using FastScanBlockFn = uint32_t (*)(const uint8_t* codes, const uint8_t* tables, size_t groups,
-                                     const float* offset, const float* scale,
-                                     const BlockScoring& scoring, float* dist);
+using FastScanBlockFn = uint32_t (*)(const uint8_t* codes, const uint8_t* tables, size_t groups, const float* offset,
+                                     const float* scale, const BlockScoring& scoring, float* dist);
 
 // Several queries per pass over the codes (batch search): the codes of a block are loaded
 // and split into nibbles once and looked up in each query's tables. For query i: tables[i],
 // scoring[i], dist[i * 32 .. i * 32 + 32), hits[i]. nq <= kMaxQueriesPerPass.
 inline constexpr size_t kMaxQueriesPerPass = 4;
-using FastScanMultiFn = void (*)(const uint8_t* codes, const uint8_t* const* tables, size_t nq,
-                                 size_t groups, const float* offset, const float* scale,
-                                 const BlockScoring* scoring, float* dist, uint32_t* hits);
+using FastScanMultiFn = void (*)(const uint8_t* codes, const uint8_t* const* tables, size_t nq, size_t groups,
+                                 const float* offset, const float* scale, const BlockScoring* scoring, float* dist,
+                                 uint32_t* hits);
 
 struct FastScanTable {
   Isa isa;
@@ -90,9 +89,8 @@ static inline uint32_t finish_block(const int32_t* sums, const float* offset, co
 // plain code can implement scan() as scan_pass(): it writes only the exact sums of each query
 // and finish_block() does the rest.
 template <typename Kernel, size_t Q>
-void scan_pass(const uint8_t* codes, const uint8_t* const* tables, size_t groups,
-               const float* offset, const float* scale, const BlockScoring* scoring, float* dist,
-               uint32_t* hits) {
+void scan_pass(const uint8_t* codes, const uint8_t* const* tables, size_t groups, const float* offset,
+               const float* scale, const BlockScoring* scoring, float* dist, uint32_t* hits) {
   alignas(64) int32_t sums[Q][kBlockVectors];
   Kernel::template sums<Q>(codes, tables, groups, sums);
   for (size_t q = 0; q < Q; ++q) {
@@ -101,18 +99,16 @@ void scan_pass(const uint8_t* codes, const uint8_t* const* tables, size_t groups
 }
 
 template <typename Kernel>
-uint32_t scan_one_query(const uint8_t* codes, const uint8_t* tables, size_t groups,
-                        const float* offset, const float* scale, const BlockScoring& scoring,
-                        float* dist) {
+uint32_t scan_one_query(const uint8_t* codes, const uint8_t* tables, size_t groups, const float* offset,
+                        const float* scale, const BlockScoring& scoring, float* dist) {
   uint32_t hits;
   Kernel::template scan<1>(codes, &tables, groups, offset, scale, &scoring, dist, &hits);
   return hits;
 }
 
 template <typename Kernel>
-void scan_queries(const uint8_t* codes, const uint8_t* const* tables, size_t nq, size_t groups,
-                  const float* offset, const float* scale, const BlockScoring* scoring,
-                  float* dist, uint32_t* hits) {
+void scan_queries(const uint8_t* codes, const uint8_t* const* tables, size_t nq, size_t groups, const float* offset,
+                  const float* scale, const BlockScoring* scoring, float* dist, uint32_t* hits) {
   static_assert(kMaxQueriesPerPass == 4, "one case per query count");
   // More than 4 would silently score only 4; 0 would read tables[0..3] that do not exist.
   QUIVER_DCHECK(nq >= 1 && nq <= kMaxQueriesPerPass, "fast-scan pass with an invalid query count");
@@ -149,8 +145,7 @@ FastScanTable wasm128_fastscan() noexcept;
 #endif
 
 // The scalar reference every SIMD level must match bit for bit (the tests compare against it).
-uint32_t fastscan_block_scalar(const uint8_t* codes, const uint8_t* tables, size_t groups,
-                               const float* offset, const float* scale, const BlockScoring& scoring,
-                               float* dist);
+uint32_t fastscan_block_scalar(const uint8_t* codes, const uint8_t* tables, size_t groups, const float* offset,
+                               const float* scale, const BlockScoring& scoring, float* dist);
 
 }  // namespace quiver::quant

@@ -6,8 +6,6 @@
 
 namespace quiver::quant {
 
-FastScanTable avx512_fastscan() noexcept {
-  return make_fastscan_table<FastScanKernel<simd::Avx512>>(Isa::avx512);
-}
+FastScanTable avx512_fastscan() noexcept { return make_fastscan_table<FastScanKernel<simd::Avx512>>(Isa::avx512); }
 
 }  // namespace quiver::quant

@@ -39,9 +39,9 @@ struct FastScanKernel {
   static constexpr size_t W = V::kBytes;
   static constexpr size_t kStepBytes = W > 32 ? W : 32;
   static constexpr size_t kSteps = kGroupCodeBytes / kStepBytes;
-  static constexpr size_t kChunks = kStepBytes / W;  // chunks per step = accumulators per query
+  static constexpr size_t kChunks = kStepBytes / W;             // chunks per step = accumulators per query
   static constexpr size_t kTotals = kBlockVectors / V::kLanes;  // u32 registers per query
-  static constexpr size_t kPer = kTotals / kChunks;              // of them, per accumulator pair
+  static constexpr size_t kPer = kTotals / kChunks;             // of them, per accumulator pair
   static_assert(kSteps * kStepBytes == kGroupCodeBytes && kTotals % kChunks == 0, "unsupported width");
 
   // Scores Q queries over one block; see make_fastscan_table() in fastscan.hpp. The pass is

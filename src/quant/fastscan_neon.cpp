@@ -8,8 +8,7 @@
 namespace quiver::quant {
 
 FastScanTable neon_fastscan() noexcept {
-  return make_fastscan_table<FastScanKernel<simd::Neon, /*kSharedCodePass=*/false, /*kSimdEpilogue=*/false>>(
-      Isa::neon);
+  return make_fastscan_table<FastScanKernel<simd::Neon, /*kSharedCodePass=*/false, /*kSimdEpilogue=*/false>>(Isa::neon);
 }
 
 }  // namespace quiver::quant

@@ -6,15 +6,13 @@ namespace {
 
 struct Kernel {
   template <size_t Q>
-  static void scan(const uint8_t* codes, const uint8_t* const* tables, size_t groups,
-                   const float* offset, const float* scale, const BlockScoring* scoring,
-                   float* dist, uint32_t* hits) {
+  static void scan(const uint8_t* codes, const uint8_t* const* tables, size_t groups, const float* offset,
+                   const float* scale, const BlockScoring* scoring, float* dist, uint32_t* hits) {
     scan_pass<Kernel, Q>(codes, tables, groups, offset, scale, scoring, dist, hits);
   }
 
   template <size_t Q>
-  static void sums(const uint8_t* codes, const uint8_t* const* tables, size_t groups,
-                   int32_t (*out)[kBlockVectors]) {
+  static void sums(const uint8_t* codes, const uint8_t* const* tables, size_t groups, int32_t (*out)[kBlockVectors]) {
     for (size_t q = 0; q < Q; ++q) {
       int32_t* acc = out[q];
       for (size_t v = 0; v < kBlockVectors; ++v) acc[v] = 0;
@@ -33,9 +31,8 @@ struct Kernel {
 
 }  // namespace
 
-uint32_t fastscan_block_scalar(const uint8_t* codes, const uint8_t* tables, size_t groups,
-                               const float* offset, const float* scale, const BlockScoring& bs,
-                               float* dist) {
+uint32_t fastscan_block_scalar(const uint8_t* codes, const uint8_t* tables, size_t groups, const float* offset,
+                               const float* scale, const BlockScoring& bs, float* dist) {
   return scan_one_query<Kernel>(codes, tables, groups, offset, scale, bs, dist);
 }
 

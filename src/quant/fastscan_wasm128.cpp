@@ -5,8 +5,6 @@
 
 namespace quiver::quant {
 
-FastScanTable wasm128_fastscan() noexcept {
-  return make_fastscan_table<FastScanKernel<simd::Wasm128>>(Isa::wasm128);
-}
+FastScanTable wasm128_fastscan() noexcept { return make_fastscan_table<FastScanKernel<simd::Wasm128>>(Isa::wasm128); }
 
 }  // namespace quiver::quant

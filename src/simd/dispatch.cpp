@@ -100,10 +100,9 @@ Isa choose_active_isa() {
   if (forced == nullptr || *forced == '\0') return best_isa();
   const Isa isa = parse_isa(forced);
   if (!isa_available(isa)) {
-    throw Error(ErrorCode::UnsupportedIsa,
-                std::string("QUIVER_ISA=") + forced + " is not supported by this " +
-                    (cpu_supports(isa) ? "build" : "CPU or build") +
-                    " (available: " + join_names(available_isas()) + ")");
+    throw Error(ErrorCode::UnsupportedIsa, std::string("QUIVER_ISA=") + forced + " is not supported by this " +
+                                               (cpu_supports(isa) ? "build" : "CPU or build") +
+                                               " (available: " + join_names(available_isas()) + ")");
   }
   return isa;
 }
@@ -138,8 +137,8 @@ const char* build_variant() noexcept {
 void simd::require_isa(Isa isa) {
   if (isa_available(isa)) return;
   throw Error(ErrorCode::UnsupportedIsa, std::string("ISA level '") + isa_name(isa) +
-                                             "' is not available here (available: " +
-                                             join_names(available_isas()) + ")");
+                                             "' is not available here (available: " + join_names(available_isas()) +
+                                             ")");
 }
 
 // The distance-kernel registry: maps an ISA level to its table, defined in the level's own

@@ -19,8 +19,7 @@ namespace quiver::simd {
 
 using DistanceFn = float (*)(const float* a, const float* b, size_t d);
 using DistanceU8Fn = uint32_t (*)(const uint8_t* a, const uint8_t* b, size_t d);
-using DistanceManyFn = void (*)(const float* query, const float* rows, size_t stride, size_t n,
-                                size_t d, float* out);
+using DistanceManyFn = void (*)(const float* query, const float* rows, size_t stride, size_t n, size_t d, float* out);
 // One query's codes against n rows anywhere in memory (a graph node's neighbours): out[r] is
 // exactly what the single-pair kernel gives for rows[r]. Scoring rows together lets their
 // loads overlap where there is no prefetch (wasm).
@@ -35,8 +34,8 @@ struct KernelTable {
   DistanceManyFn l2sq_f32_many;
   DistanceManyFn dot_f32_many;
   DistanceManyFn cos_f32_many;
-  DistanceU8Fn l2sq_u8;  // sum (a_i - b_i)^2
-  DistanceU8Fn dot_u8;   // sum a_i b_i
+  DistanceU8Fn l2sq_u8;              // sum (a_i - b_i)^2
+  DistanceU8Fn dot_u8;               // sum a_i b_i
   DistanceU8GatherFn dot_u8_gather;  // dot_u8 of a query against n rows by pointer
 };
 
@@ -69,8 +68,7 @@ KernelTable wasm128_kernels() noexcept;
 // instantiation is private to its file: the linker can never hand an AVX-512 copy to a
 // caller on a CPU without it.
 template <float (*PairKernel)(const float* a, const float* b, size_t d)>
-void score_rows(const float* query, const float* rows, size_t stride, size_t n, size_t d,
-                float* out) {
+void score_rows(const float* query, const float* rows, size_t stride, size_t n, size_t d, float* out) {
   for (size_t r = 0; r < n; ++r) out[r] = PairKernel(query, rows + r * stride, d);
 }
 

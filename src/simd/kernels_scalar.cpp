@@ -66,9 +66,16 @@ uint32_t dot_u8_scalar(const uint8_t* a, const uint8_t* b, size_t d) {
 }  // namespace
 
 KernelTable scalar_kernels() noexcept {
-  return {Isa::scalar,         l2sq_f32_scalar,     dot_f32_scalar,     cos_f32_scalar,
-          score_rows<l2sq_f32_scalar>, score_rows<dot_f32_scalar>, score_rows<cos_f32_scalar>,
-          l2sq_u8_scalar, dot_u8_scalar, gather_rows_u8<dot_u8_scalar>};
+  return {Isa::scalar,
+          l2sq_f32_scalar,
+          dot_f32_scalar,
+          cos_f32_scalar,
+          score_rows<l2sq_f32_scalar>,
+          score_rows<dot_f32_scalar>,
+          score_rows<cos_f32_scalar>,
+          l2sq_u8_scalar,
+          dot_u8_scalar,
+          gather_rows_u8<dot_u8_scalar>};
 }
 
 }  // namespace quiver::simd

@@ -89,7 +89,9 @@ struct Avx2 {
   // in byte order. Two ops on plain registers rather than one on a pair: arrays of pairs do
   // not scalarise early, and the kernel would no longer inline into its entry points.
   static U16 u16_zero() { return _mm256_setzero_si256(); }
-  static U16 bytesums_add0(U16 even, U8 v) { return _mm256_add_epi16(even, _mm256_and_si256(v, _mm256_set1_epi16(0x00FF))); }
+  static U16 bytesums_add0(U16 even, U8 v) {
+    return _mm256_add_epi16(even, _mm256_and_si256(v, _mm256_set1_epi16(0x00FF)));
+  }
   static U16 bytesums_add1(U16 odd, U8 v) { return _mm256_add_epi16(odd, _mm256_srli_epi16(v, 8)); }
   // total[i] += sums of bytes 8i .. 8i+7, as 32-bit lanes.
   static void bytesums_flush(U16 even, U16 odd, U32* total) {

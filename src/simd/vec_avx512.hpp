@@ -103,7 +103,9 @@ struct Avx512 {
   // Bytes summed into two 16-bit accumulators, add0 the even bytes and add1 the odd ones (an
   // AND and a shift), as in vec_avx2.hpp.
   static U16 u16_zero() { return _mm512_setzero_si512(); }
-  static U16 bytesums_add0(U16 even, U8 v) { return _mm512_add_epi16(even, _mm512_and_si512(v, _mm512_set1_epi16(0x00FF))); }
+  static U16 bytesums_add0(U16 even, U8 v) {
+    return _mm512_add_epi16(even, _mm512_and_si512(v, _mm512_set1_epi16(0x00FF)));
+  }
   static U16 bytesums_add1(U16 odd, U8 v) { return _mm512_add_epi16(odd, _mm512_srli_epi16(v, 8)); }
   // total[i] += sums of bytes 16i .. 16i+15 and 32+16i .. 32+16i+15 (byte p goes to lane
   // p mod 32): in fast scan the two 256-bit halves hold two pairs for the same 32 vectors.
