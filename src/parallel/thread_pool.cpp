@@ -193,10 +193,13 @@ size_t parse_thread_env() {
 size_t default_thread_count() {
 #if defined(__EMSCRIPTEN__) && defined(QUIVER_THREADS)
   // Module.quiverThreads (the loader's init option) also sizes the pre-spawned pthread pool.
+  // The block is JavaScript: clang-format would split its ===.
+  // clang-format off
   const int configured = MAIN_THREAD_EM_ASM_INT({
     var n = Module['quiverThreads'];
-    return (typeof n == = 'number' && n > 0) ? n : 0;
+    return (typeof n === 'number' && n > 0) ? n : 0;
   });
+  // clang-format on
   if (configured > 0) return size_t(configured);
 #endif
   const unsigned hw = std::thread::hardware_concurrency();
@@ -225,8 +228,12 @@ size_t available_background_threads() {
   return 0;
 #elif defined(__EMSCRIPTEN__)
   // Free pre-spawned workers of Emscripten's pthread pool (kept on the main browser thread).
-  const int free_workers = MAIN_THREAD_EM_ASM_INT(
-      { return (typeof PThread == = 'object' && PThread.unusedWorkers) ? PThread.unusedWorkers.length : 0; });
+  // The block is JavaScript: clang-format would split its ===.
+  // clang-format off
+  const int free_workers = MAIN_THREAD_EM_ASM_INT({
+    return (typeof PThread === 'object' && PThread.unusedWorkers) ? PThread.unusedWorkers.length : 0;
+  });
+  // clang-format on
   return free_workers > 0 ? size_t(free_workers) : 0;
 #else
   return kMaxThreads;

@@ -17,7 +17,12 @@ TEST(Isa, ActiveLevelHonoursQuiverIsa) {
   const char* forced = std::getenv("QUIVER_ISA");
 #if defined(__EMSCRIPTEN__)
   // getenv() only sees Node's environment through the pre-js shim; prove it is there.
-  const int node_has_it = EM_ASM_INT({ return typeof process != = 'undefined' && !!process.env.QUIVER_ISA; });
+  // The block is JavaScript: clang-format would split its !==.
+  // clang-format off
+  const int node_has_it = EM_ASM_INT({
+    return typeof process !== 'undefined' && !!process.env.QUIVER_ISA;
+  });
+  // clang-format on
   EXPECT_EQ(node_has_it != 0, forced != nullptr) << "QUIVER_ISA did not reach getenv()";
 #endif
   if (forced != nullptr && *forced != '\0') {
