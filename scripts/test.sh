@@ -10,6 +10,8 @@
 #   edge runtimes: tests/edge/ runs the package in Node (code generation disallowed, CommonJS,
 #     exit without terminate), workerd, Deno, Bun, and esbuild/Vite bundles in Chromium
 #   libFuzzer targets (index loader, dataset readers) for 20 s each from tests/fuzz/corpus
+#   first, the C++ format check (scripts/check-format.sh); the JS lint and format check and the
+#     import-cycle check are node:test files (tests/js/style.test.mjs, module-graph.test.mjs)
 # Each step runs even if an earlier one failed; the exit code is non-zero if any failed.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,6 +34,7 @@ step() {
 }
 ctest_in() { (cd "${QUIVER_BUILD_ROOT:-$root/build}/$1" && ctest --output-on-failure -j2); }
 
+step "C++ format (clang-format, .clang-format)" bash scripts/check-format.sh
 for config in native native-asan native-tsan aarch64 wasm-simd-mt wasm-simd wasm-baseline; do
   step "build $config" bash scripts/build.sh "$config"
   step "ctest $config" ctest_in "$config"
