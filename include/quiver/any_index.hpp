@@ -64,6 +64,12 @@ class AnyIndex {
   virtual void remove(const uint64_t* ids, size_t n) = 0;
   virtual void reserve(size_t n) = 0;  // a hint; kinds without a reservation ignore it
 
+  // Whether get() can return the stored vectors (a kind that keeps them exactly: flat).
+  virtual bool has_vectors() const noexcept = 0;
+  // The stored vector of `id` (dim floats; normalised under cosine). Error(UnknownId) for an id
+  // not present, Error(InvalidArgument) for a kind without has_vectors().
+  virtual void get(uint64_t id, float* out) const = 0;
+
   // The kind's search and search_batch with `params` translated to its own struct.
   virtual size_t search(const float* query, size_t k, Neighbor* out, const AnySearchParams& params) const = 0;
   virtual size_t search_batch(const float* queries, size_t nq, size_t k, Neighbor* out,
@@ -105,6 +111,9 @@ std::string describe_index(const Index& index) {
 
 // ---- one adapter for every kind ----
 
+// Error(InvalidArgument): "a <kind> index does not keep its vectors" (AnyIndex::get).
+[[noreturn]] void throw_no_vectors(IndexKind kind);
+
 // Owns an index of a concrete kind and exposes it as AnyIndex; index() reaches the typed one
 // (for what only that kind has: HnswIndex::compact, QuantizedIndex::bits, ...).
 template <typename Index>
@@ -129,6 +138,14 @@ class IndexAdapter final : public AnyIndex {
   void reserve(size_t n) override {
     if constexpr (has_reserve<Index>::value) index_.reserve(n);
   }
+  bool has_vectors() const noexcept override { return has_get<Index>::value; }
+  void get(uint64_t id, float* out) const override {
+    if constexpr (has_get<Index>::value) {
+      index_.get(id, out);
+    } else {
+      throw_no_vectors(kind());
+    }
+  }
 
   size_t search(const float* query, size_t k, Neighbor* out, const AnySearchParams& params) const override {
     return index_.search(query, k, out, kind_params(index_, params));
@@ -151,6 +168,11 @@ class IndexAdapter final : public AnyIndex {
   struct has_reserve : std::false_type {};
   template <typename T>
   struct has_reserve<T, std::void_t<decltype(std::declval<T&>().reserve(size_t(0)))>> : std::true_type {};
+  template <typename T, typename = void>
+  struct has_get : std::false_type {};
+  template <typename T>
+  struct has_get<T, std::void_t<decltype(std::declval<const T&>().get(uint64_t(0), static_cast<float*>(nullptr)))>>
+      : std::true_type {};
 
   Index index_;
 };

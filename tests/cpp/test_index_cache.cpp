@@ -40,6 +40,8 @@ class FakeIndex final : public AnyIndex {
   void add(const uint64_t*, const float*, size_t) override { unreachable(); }
   void remove(const uint64_t*, size_t) override { unreachable(); }
   void reserve(size_t) override { unreachable(); }
+  bool has_vectors() const noexcept override { return false; }
+  void get(uint64_t, float*) const override { unreachable(); }
   std::vector<uint8_t> serialize() const override { unreachable(); }
   void save(const std::string&) const override { unreachable(); }
   size_t search(const float*, size_t k, Neighbor* out, const AnySearchParams&) const override {

@@ -12,6 +12,11 @@
 
 namespace quiver {
 
+void throw_no_vectors(IndexKind kind) {
+  throw Error(ErrorCode::InvalidArgument, std::string("a ") + index_kind_name(kind) +
+                                              " index does not keep its vectors exactly, so it cannot return them");
+}
+
 void AnyIndex::add(const std::vector<uint64_t>& ids, const std::vector<float>& vectors) {
   if (vectors.size() != ids.size() * dim()) {
     throw Error(ErrorCode::DimensionMismatch, std::to_string(ids.size()) + " ids but " +
