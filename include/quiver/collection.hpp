@@ -164,6 +164,17 @@ class Collection {
     return query(vector.data(), vector.size(), options);
   }
 
+  // The collection's file: its index's file (any reader of that kind loads it as a plain index)
+  // plus an optional section with the ids, namespaces, metadata and field declarations; the
+  // column indexes are rebuilt from them on load. save() is atomic (temp file + rename).
+  std::vector<uint8_t> serialize() const;
+  void save(const std::string& path) const;
+  // Validates everything (the index as its kind does; every id, record and declared value)
+  // before handing the collection out: Error(Corrupt, Truncated, ChecksumMismatch, ...), and
+  // Error(InvalidArgument) for an index file that holds no collection.
+  static Collection load(const uint8_t* data, size_t size);
+  static Collection load_file(const std::string& path);
+
   bool contains(const RecordId& id) const;
   size_t size() const;
   size_t dim() const noexcept;
@@ -171,6 +182,7 @@ class Collection {
 
  private:
   struct Impl;
+  explicit Collection(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

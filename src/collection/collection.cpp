@@ -12,7 +12,7 @@
 
 #include "base/rw_lock.hpp"
 #include "base/validate.hpp"
-#include "collection/columns.hpp"
+#include "collection/collection_impl.hpp"
 #include "collection/filter.hpp"
 #include "collection/metadata.hpp"
 #include "index/common/kind_registry.hpp"
@@ -27,36 +27,6 @@ using collection::Filter;
 using collection::Json;
 using collection::RowSet;
 using collection::StagedValues;
-
-namespace {
-
-// Rows are 32-bit (the column arrays, the index's slot numbers).
-constexpr size_t kMaxRows = UINT32_MAX - 1;
-
-}  // namespace
-
-struct Collection::Impl {
-  CollectionOptions options;
-  std::unique_ptr<AnyIndex> index;
-  Columns columns;
-  std::unordered_map<std::string, uint32_t> row_of;  // id key -> row
-  std::vector<std::string> keys;                     // row -> id key ("" for a free row)
-  std::vector<std::string> metadata;                 // row -> compact JSON ("" for none)
-  std::vector<uint64_t> live;                        // row -> holds a record (bits)
-  std::vector<uint32_t> free_rows;
-  size_t size = 0;
-  mutable core::SharedMutex lock;
-
-  explicit Impl(const CollectionOptions& o) : options(o), columns(o.fields) {}
-
-  uint32_t rows() const noexcept { return uint32_t(keys.size()); }
-  bool is_live(uint32_t row) const noexcept { return (live[row >> 6] >> (row & 63)) & 1; }
-
-  void write(const std::vector<Record>& records, bool must_be_new);
-  void erase(const std::vector<RecordId>& ids);
-  QueryResult query(const float* vector, const QueryOptions& o) const;
-  Record record(uint32_t row, bool values) const;
-};
 
 Collection::Collection(const CollectionOptions& options) {
   if (options.dim == 0) throw Error(ErrorCode::InvalidArgument, "a collection needs dim >= 1");
@@ -107,8 +77,9 @@ void Collection::Impl::write(const std::vector<Record>& records, bool must_be_ne
 
   // 2. Rows: free ones first, then new ones at the end.
   const size_t reused = std::min(n, free_rows.size());
-  if (rows() + (n - reused) > kMaxRows)
-    throw Error(ErrorCode::InvalidArgument, "a collection holds at most " + std::to_string(kMaxRows) + " rows");
+  if (rows() + (n - reused) > kMaxCollectionRows)
+    throw Error(ErrorCode::InvalidArgument,
+                "a collection holds at most " + std::to_string(kMaxCollectionRows) + " rows");
   std::vector<uint64_t> ids(n);
   for (size_t i = 0; i < n; ++i)
     ids[i] = i < reused ? free_rows[free_rows.size() - 1 - i] : uint64_t(rows()) + (i - reused);
