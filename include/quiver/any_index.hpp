@@ -64,7 +64,8 @@ class AnyIndex {
   virtual void remove(const uint64_t* ids, size_t n) = 0;
   virtual void reserve(size_t n) = 0;  // a hint; kinds without a reservation ignore it
 
-  // Whether get() can return the stored vectors (a kind that keeps them exactly: flat).
+  // Whether get() can return the stored vectors (flat; HNSW f32, or sq8 with kept vectors;
+  // quantised with keep_vectors).
   virtual bool has_vectors() const noexcept = 0;
   // The stored vector of `id` (dim floats; normalised under cosine). Error(UnknownId) for an id
   // not present, Error(InvalidArgument) for a kind without has_vectors().
@@ -138,7 +139,15 @@ class IndexAdapter final : public AnyIndex {
   void reserve(size_t n) override {
     if constexpr (has_reserve<Index>::value) index_.reserve(n);
   }
-  bool has_vectors() const noexcept override { return has_get<Index>::value; }
+  bool has_vectors() const noexcept override {
+    if constexpr (!has_get<Index>::value) {
+      return false;
+    } else if constexpr (has_keeps_vectors<Index>::value) {
+      return index_.keeps_vectors();
+    } else {
+      return true;
+    }
+  }
   void get(uint64_t id, float* out) const override {
     if constexpr (has_get<Index>::value) {
       index_.get(id, out);
@@ -168,6 +177,10 @@ class IndexAdapter final : public AnyIndex {
   struct has_reserve : std::false_type {};
   template <typename T>
   struct has_reserve<T, std::void_t<decltype(std::declval<T&>().reserve(size_t(0)))>> : std::true_type {};
+  template <typename T, typename = void>
+  struct has_keeps_vectors : std::false_type {};
+  template <typename T>
+  struct has_keeps_vectors<T, std::void_t<decltype(std::declval<const T&>().keeps_vectors())>> : std::true_type {};
   template <typename T, typename = void>
   struct has_get : std::false_type {};
   template <typename T>

@@ -155,6 +155,9 @@ class HnswIndex {
   // Live vectors (tombstones excluded).
   size_t size() const noexcept;
   bool contains(uint64_t id) const noexcept;
+  // The stored f32 vector of `id` (normalised under cosine): Error(UnknownId) for an id not
+  // present, Error(InvalidArgument) for sq8 storage without kept vectors.
+  void get(uint64_t id, float* out) const;
   // Bytes held by node storage, upper links, ids, the id map and locks (map approximate).
   size_t memory_bytes() const noexcept;
   // Bytes of the fixed level-0 stride per node (vector or codes + level-0 links, 64-byte

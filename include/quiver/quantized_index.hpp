@@ -96,6 +96,9 @@ class QuantizedIndex {
   unsigned bits() const noexcept;
   uint64_t seed() const noexcept;
   bool keeps_vectors() const noexcept;
+  // The kept f32 vector of `id` (normalised under cosine): Error(UnknownId) for an id not
+  // present, Error(InvalidArgument) for an index created with keep_vectors = false.
+  void get(uint64_t id, float* out) const;
   unsigned refine_bits() const noexcept;  // 0 without a refine plane
   Isa isa() const noexcept;
   size_t size() const noexcept;

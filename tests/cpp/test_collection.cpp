@@ -166,6 +166,24 @@ TEST_P(CollectionKinds, FilteredQueriesAreTheTopKOfTheMatchingSet) {
   }
 }
 
+TEST_P(CollectionKinds, ReturnsTheStoredVectors) {
+  std::mt19937_64 rng(8);
+  Collection c(options_for(GetParam()));
+  std::vector<Record> records;
+  for (uint64_t i = 0; i < 100; ++i) records.push_back({i, random_vector(rng), "", ""});
+  c.upsert(records);
+  const auto got = c.get({uint64_t(3), uint64_t(99)}, true);
+  EXPECT_EQ(got[0]->values, records[3].values);  // l2: stored as given
+  EXPECT_EQ(got[1]->values, records[99].values);
+  QueryOptions o;
+  o.top_k = 1;
+  o.return_values = true;
+  const QueryResult r = c.query(records[42].values, o);
+  ASSERT_EQ(r.matches.size(), 1u);
+  EXPECT_EQ(r.matches[0].id, RecordId(uint64_t(42)));
+  EXPECT_EQ(r.matches[0].values, records[42].values);
+}
+
 INSTANTIATE_TEST_SUITE_P(Kinds, CollectionKinds, ::testing::Values("flat", "quantized", "quantized-lists", "hnsw"));
 
 TEST(Collection, UpsertReplacesInsertRefusesAndRemoveForgets) {
@@ -255,8 +273,18 @@ TEST(Collection, BadInputChangesNothing) {
   q = {};
   EXPECT_EQ(code_of([&] { c.query(std::vector<float>(3), q); }), ErrorCode::DimensionMismatch);
   EXPECT_EQ(code_of([&] { c.query(nan, q); }), ErrorCode::NonFinite);
-  q.return_values = true;  // hnsw does not return vectors
-  EXPECT_EQ(code_of([&] { c.query(v, q); }), ErrorCode::InvalidArgument);
+  q.return_values = true;  // hnsw f32 returns its vectors...
+  EXPECT_EQ(c.query(v, q).matches.at(0).values.size(), kDim);
+  {
+    // ...a quantised index without kept vectors cannot.
+    CollectionOptions o = options_for("quantized");
+    o.knobs["keep_vectors"] = "false";
+    Collection codes_only(o);
+    codes_only.upsert(ok);
+    EXPECT_EQ(code_of([&] { codes_only.query(v, q); }), ErrorCode::InvalidArgument);
+    EXPECT_EQ(code_of([&] { codes_only.get({uint64_t(1)}, true); }), ErrorCode::InvalidArgument);
+    EXPECT_TRUE(codes_only.get({uint64_t(1)}, false)[0].has_value());
+  }
   q = {};
   q.filter = R"({"colour":"red"})";
   EXPECT_EQ(code_of([&] { c.query(v, q); }), ErrorCode::InvalidArgument);
@@ -310,6 +338,57 @@ TEST(Collection, EmptyCollectionAnswersNothingAndReportsMemoryByPart) {
   EXPECT_GE(s.column_bytes, 1000u * (8 + 4 + 4));
   EXPECT_LE(s.column_bytes, 1000u * (8 + 4 + 4 + 4 + 2 + 1) * 2 + 16384);
   EXPECT_EQ(s.memory_bytes, s.index_bytes + s.id_bytes + s.metadata_bytes + s.column_bytes);
+}
+
+}  // namespace
+}  // namespace quiver
+
+namespace quiver {
+namespace {
+
+// AnyIndex::get, which the collection's returnValues reads: every kind that keeps f32 vectors
+// returns them as stored (normalised under cosine); the others say why not.
+TEST(AnyIndexGet, EveryKindReturnsItsKeptVectorsOrSaysWhyNot) {
+  std::mt19937_64 rng(12);
+  const std::vector<float> v = random_vector(rng);
+  double norm = 0;
+  for (float x : v) norm += double(x) * x;
+  std::vector<float> unit(kDim);
+  for (size_t i = 0; i < kDim; ++i) unit[i] = float(v[i] / std::sqrt(norm));
+  HnswIndexOptions sq8;
+  sq8.dim = kDim;
+  sq8.metric = Metric::cosine;
+  sq8.storage = HnswStorage::sq8;
+  HnswIndexOptions sq8_bare = sq8;
+  sq8_bare.keep_vectors = false;
+  QuantizedIndexOptions q;
+  q.dim = kDim;
+  q.metric = Metric::cosine;
+  QuantizedIndexOptions q_bare = q;
+  q_bare.keep_vectors = false;
+  std::vector<std::unique_ptr<AnyIndex>> kinds;
+  kinds.push_back(make_any_index(FlatIndex({kDim, Metric::cosine})));
+  kinds.push_back(make_any_index(HnswIndex({kDim, Metric::cosine})));
+  kinds.push_back(make_any_index(HnswIndex(sq8)));
+  kinds.push_back(make_any_index(QuantizedIndex(q)));
+  kinds.push_back(make_any_index(HnswIndex(sq8_bare)));
+  kinds.push_back(make_any_index(QuantizedIndex(q_bare)));
+  for (size_t k = 0; k < kinds.size(); ++k) {
+    AnyIndex& index = *kinds[k];
+    const uint64_t id = 5;
+    index.add(&id, v.data(), 1);
+    std::vector<float> out(kDim, -1.0f);
+    EXPECT_EQ(code_of([&] { index.get(6, out.data()); }), ErrorCode::UnknownId) << k;
+    if (k < 4) {
+      EXPECT_TRUE(index.has_vectors()) << k;
+      index.get(id, out.data());
+      for (size_t i = 0; i < kDim; ++i) EXPECT_NEAR(out[i], unit[i], 1e-6) << k;
+    } else {
+      EXPECT_FALSE(index.has_vectors()) << k;
+      EXPECT_EQ(code_of([&] { index.get(id, out.data()); }), ErrorCode::InvalidArgument) << k;
+      EXPECT_EQ(out[0], -1.0f);  // nothing written
+    }
+  }
 }
 
 }  // namespace

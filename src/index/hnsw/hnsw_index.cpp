@@ -16,6 +16,7 @@
 #include "index/common/batch.hpp"
 #include "index/hnsw/hnsw_graph.hpp"
 #include "parallel/thread_pool.hpp"
+#include "quiver/any_index.hpp"
 #include "quiver/error.hpp"
 
 namespace quiver {
@@ -83,6 +84,16 @@ size_t HnswIndex::size() const noexcept {
 bool HnswIndex::contains(uint64_t id) const noexcept {
   core::ReadLock lock(impl_->rw);
   return impl_->slots.contains(id);
+}
+
+void HnswIndex::get(uint64_t id, float* out) const {
+  core::ReadLock lock(impl_->rw);
+  uint32_t slot;
+  if (!impl_->slots.find(id, slot))
+    throw Error(ErrorCode::UnknownId, "id " + std::to_string(id) + " is not in the index");
+  const float* v = impl_->f32_vector(slot);
+  if (v == nullptr) throw_no_vectors(IndexKind::hnsw);
+  std::memcpy(out, v, impl_->dim * sizeof(float));
 }
 
 int HnswIndex::max_level() const noexcept {

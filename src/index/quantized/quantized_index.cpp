@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <new>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "index/common/batch.hpp"
 #include "index/quantized/quantized_impl.hpp"
 #include "parallel/thread_pool.hpp"
+#include "quiver/any_index.hpp"
 #include "quiver/error.hpp"
 
 namespace quiver {
@@ -82,6 +84,15 @@ Metric QuantizedIndex::metric() const noexcept { return impl_->metric; }
 unsigned QuantizedIndex::bits() const noexcept { return impl_->bits; }
 uint64_t QuantizedIndex::seed() const noexcept { return impl_->seed; }
 bool QuantizedIndex::keeps_vectors() const noexcept { return impl_->keep_vectors; }
+
+void QuantizedIndex::get(uint64_t id, float* out) const {
+  core::ReadLock lock(impl_->rw);
+  uint32_t slot;
+  if (!impl_->slots.find(id, slot))
+    throw Error(ErrorCode::UnknownId, "id " + std::to_string(id) + " is not in the index");
+  if (!impl_->keep_vectors) throw_no_vectors(IndexKind::quantized);
+  std::memcpy(out, impl_->vectors.row(slot), impl_->dim * sizeof(float));
+}
 unsigned QuantizedIndex::refine_bits() const noexcept { return impl_->refine_codec.bits(); }
 Isa QuantizedIndex::isa() const noexcept { return impl_->kernels.isa; }
 size_t QuantizedIndex::size() const noexcept {
