@@ -2,6 +2,7 @@
 #pragma once
 
 #include "quiver/any_index.hpp"
+#include "quiver/collection.hpp"
 #include "quiver/error.hpp"
 #include "quiver/flat_index.hpp"
 #include "quiver/hnsw_index.hpp"

@@ -37,11 +37,12 @@ struct DemoOptions {
 void add_demo_options(CLI::App& command, DemoOptions& options);
 int run_demo(const DemoOptions& options);
 
-void register_gen(CLI::App& app, Runner& run);      // gen.cpp
-void register_build(CLI::App& app, Runner& run);    // build.cpp
-void register_search(CLI::App& app, Runner& run);   // search.cpp
-void register_compare(CLI::App& app, Runner& run);  // compare.cpp
-void register_bench(CLI::App& app, Runner& run);    // bench.cpp
+void register_gen(CLI::App& app, Runner& run);         // gen.cpp
+void register_build(CLI::App& app, Runner& run);       // build.cpp
+void register_search(CLI::App& app, Runner& run);      // search.cpp
+void register_compare(CLI::App& app, Runner& run);     // compare.cpp
+void register_bench(CLI::App& app, Runner& run);       // bench.cpp
+void register_collection(CLI::App& app, Runner& run);  // collection.cpp
 
 // `quiver info FILE` (inspect.cpp): describe and validate an index file.
 int run_inspect(const std::string& path, bool json);

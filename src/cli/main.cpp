@@ -7,6 +7,7 @@
 //   quiver build         build an index from a vector file and write the index file
 //   quiver search        search an index file; recall and latency percentiles with --gt
 //   quiver compare       the same build + search natively and in wasm, side by side
+//   quiver collection    build / query a collection (ids, metadata, filters)
 //
 // Exit codes: 0 success, 1 a quiver error (bad input, corrupt file, I/O, ...), 2 usage error
 // (anything CLI11 rejects, including a count that is negative, not a number or out of range).
@@ -78,6 +79,7 @@ int main(int argc, char** argv) {
   quiver::cli::register_search(app, run);
   quiver::cli::register_compare(app, run);
   quiver::cli::register_bench(app, run);
+  quiver::cli::register_collection(app, run);
 
   try {
     app.parse(argc, argv);
