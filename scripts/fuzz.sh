@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets (build them first: scripts/build.sh fuzz) from the committed
 # seed corpus, for a bounded time each:
-#   scripts/fuzz.sh SECONDS [TARGET...]      targets: index_loader datasets (default: both)
+#   scripts/fuzz.sh SECONDS [TARGET...]      targets: index_loader datasets collection (default: all)
 # New inputs go to a scratch corpus under $QUIVER_BUILD_ROOT/fuzz-work/, crashes to
 # $QUIVER_BUILD_ROOT/fuzz-artifacts/; tests/fuzz/corpus/ is only read. Exit status non-zero
 # if any target finds a crash, a leak, a timeout or undefined behaviour.
@@ -11,7 +11,7 @@ build_root="${QUIVER_BUILD_ROOT:-$root/build}"
 seconds="${1:-20}"
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(index_loader datasets)
+((${#targets[@]})) || targets=(index_loader datasets collection)
 status=0
 for t in "${targets[@]}"; do
   bin="$build_root/fuzz/tests/fuzz/fuzz_$t"

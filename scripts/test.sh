@@ -9,7 +9,8 @@
 #   browser tests: node:test files in tests/browser/ driving Debian's Chromium (playwright-core)
 #   edge runtimes: tests/edge/ runs the package in Node (code generation disallowed, CommonJS,
 #     exit without terminate), workerd, Deno, Bun, and esbuild/Vite bundles in Chromium
-#   libFuzzer targets (index loader, dataset readers) for 20 s each from tests/fuzz/corpus
+#   libFuzzer targets (index loader, dataset readers, collection sections / filters / records) for 20 s
+#     each from tests/fuzz/corpus
 #   first, the C++ format check (scripts/check-format.sh); the JS lint and format check and the
 #     import-cycle check are node:test files (tests/js/style.test.mjs, module-graph.test.mjs)
 # Each step runs even if an earlier one failed; the exit code is non-zero if any failed.

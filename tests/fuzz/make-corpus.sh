@@ -12,6 +12,8 @@ trap 'rm -rf "$tmp"' EXIT
 c="$here/corpus"
 # The other files in corpus/ (named by their SHA-1) are units the long fuzz runs found,
 # minimised with -merge=1; they are kept.
+# collection: units of fuzz_collection.cpp (first byte 0: a COLL section payload, 1: a filter,
+# 2: a record's metadata), written once from its small_collection() and kept.
 mkdir -p "$c/index_loader" "$c/datasets"
 "$cli" gen seed -q -o "$tmp" --name a --rows 6 --queries 2 --dim 4 -k 3 >/dev/null
 "$cli" gen clustered -q -o "$tmp" --name b --rows 20 --queries 3 --dim 16 -k 5 --clusters 3 --format fvecs >/dev/null
