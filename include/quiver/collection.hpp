@@ -107,7 +107,8 @@ struct Match {
 
 // How a query was answered.
 struct QueryPlan {
-  // "unfiltered": the index searched every vector; "prefilter": the filter was evaluated on the
+  // "unfiltered": the index searched every vector (no filter, or one every vector passes);
+  // "prefilter": the filter was evaluated on the
   // column indexes first and the index searched only the matching vectors (an allow list:
   // the kind scores few matches exactly and walks with the filter when many match);
   // "empty": nothing matched.

@@ -209,7 +209,7 @@ std::vector<std::optional<Record>> Collection::get(const std::vector<RecordId>& 
 QueryResult Collection::Impl::query(const float* vector, const QueryOptions& o) const {
   QueryResult result;
   result.plan.total = size;
-  const bool filtered = !o.filter.empty() || o.ns.has_value();
+  bool filtered = !o.filter.empty() || o.ns.has_value();
   // The filter is compiled (and so checked) even when the collection is empty.
   std::optional<Filter> filter;
   if (!o.filter.empty()) filter.emplace(Filter::compile(o.filter, columns));
@@ -251,6 +251,12 @@ QueryResult Collection::Impl::query(const float* vector, const QueryOptions& o) 
     return result;
   }
 
+  // A filter that admits every vector is no filter for the index (an allow list of all of
+  // them would only cost its set-up).
+  if (filtered && allow.size() == size) {
+    filtered = false;
+    result.plan.strategy = "unfiltered";
+  }
   AnySearchParams p = o.search;
   if (filtered) {
     p.allow = allow.data();

@@ -136,6 +136,7 @@ TEST_P(CollectionKinds, FilteredQueriesAreTheTopKOfTheMatchingSet) {
       const std::vector<RecordId> want = exact(docs, q, 10, f.pass);
       ASSERT_EQ(r.matches.size(), want.size()) << f.json;  // never short
       EXPECT_EQ(r.plan.strategy, f.json.empty() ? "unfiltered" : "prefilter");
+      EXPECT_EQ(r.plan.total, docs.size());
       std::set<RecordId> got;
       for (const Match& m : r.matches) {
         got.insert(m.id);
@@ -153,6 +154,14 @@ TEST_P(CollectionKinds, FilteredQueriesAreTheTopKOfTheMatchingSet) {
     EXPECT_GE(hits / wanted, exact_kind ? 1.0 : 0.9) << GetParam() << " " << f.json;
   }
 
+  {
+    // A filter every vector passes is no filter for the index.
+    QueryOptions o;
+    o.filter = R"({"group":{"$gte":0}})";
+    const QueryResult r = c.query(random_vector(rng), o);
+    EXPECT_EQ(r.plan.strategy, "unfiltered");
+    EXPECT_EQ(r.plan.matching, docs.size());
+  }
   // Namespaces: only that namespace's rows; "" is the rows without one.
   for (const std::string ns : {"tenant-a", "", "nobody"}) {
     QueryOptions o;
