@@ -108,10 +108,13 @@ struct Match {
 // How a query was answered.
 struct QueryPlan {
   // "unfiltered": the index searched every vector (no filter, or one every vector passes);
-  // "prefilter": the filter was evaluated on the
-  // column indexes first and the index searched only the matching vectors (an allow list:
-  // the kind scores few matches exactly and walks with the filter when many match);
-  // "empty": nothing matched.
+  // "prefilter": the filter was evaluated on the column indexes first and the index searched
+  // only the matching vectors, given as an allow list (flat: scored exactly; partitioned
+  // quantised: lists scanned until enough matches were scored; HNSW: the matches scored exactly,
+  // when they are at most 1/16 of the vectors); "filtered-walk": HNSW walked its graph testing
+  // each node against the matching rows; "filtered-walk+allow-list": that walk came back short
+  // of min(top_k, matching) and the query ran again with the allow list; "empty": nothing
+  // matched.
   std::string strategy;
   size_t matching = 0;  // vectors the filter (and namespace) admits
   size_t total = 0;     // vectors in the collection

@@ -215,10 +215,10 @@ QueryResult Collection::Impl::query(const float* vector, const QueryOptions& o) 
   if (!o.filter.empty()) filter.emplace(Filter::compile(o.filter, columns));
   if (o.ns) collection::check_namespace(*o.ns, "the query");
 
-  std::vector<uint64_t> allow;
   size_t k = std::min(o.top_k, size);
+  RowSet rows;  // the matching rows
+  size_t matching = size;
   if (filtered) {
-    RowSet rows;
     if (filter) {
       rows = filter->evaluate(columns);
     } else {
@@ -235,35 +235,59 @@ QueryResult Collection::Impl::query(const float* vector, const QueryOptions& o) 
           if (ns[r] != code) rows.words[r >> 6] &= ~(uint64_t(1) << (r & 63));
       }
     }
-    allow.reserve(rows.count());
-    for (size_t w = 0; w < rows.words.size(); ++w)
-      for (uint64_t bits = rows.words[w]; bits != 0; bits &= bits - 1)
-        allow.push_back(w * 64 + size_t(__builtin_ctzll(bits)));
-    result.plan.matching = allow.size();
-    k = std::min(o.top_k, allow.size());
-    result.plan.strategy = "prefilter";
-  } else {
-    result.plan.matching = size;
-    result.plan.strategy = "unfiltered";
+    matching = rows.count();
+    k = std::min(o.top_k, matching);
   }
+  result.plan.matching = matching;
+  result.plan.strategy = filtered ? "prefilter" : "unfiltered";
   if (k == 0) {
     result.plan.strategy = "empty";
     return result;
   }
-
   // A filter that admits every vector is no filter for the index (an allow list of all of
   // them would only cost its set-up).
-  if (filtered && allow.size() == size) {
+  if (filtered && matching == size) {
     filtered = false;
     result.plan.strategy = "unfiltered";
   }
+
+  // The plan. The flat and quantised kinds take the matching rows as an allow list: the flat
+  // kind then scores exactly those, the partitioned kind scans lists until it has scored enough
+  // of them. A graph walks its edges and tests each node it reaches, so for HNSW an allow list
+  // costs its set-up (a lookup per matching row, per query) for nothing unless the matches are
+  // few enough to score exactly (the rule HNSW applies to an allow list: at most 1/16 of the
+  // vectors); otherwise the walk tests the row bitmap directly ("filtered-walk"), and when it
+  // comes back short of min(k, matching) — the matches are too sparse around the query for the
+  // beam — the query runs again with the allow list, which fills the result exactly.
   AnySearchParams p = o.search;
-  if (filtered) {
+  std::vector<uint64_t> allow;
+  const auto use_allow_list = [&] {
+    allow.reserve(matching);
+    for (size_t w = 0; w < rows.words.size(); ++w)
+      for (uint64_t bits = rows.words[w]; bits != 0; bits &= bits - 1)
+        allow.push_back(w * 64 + size_t(__builtin_ctzll(bits)));
     p.allow = allow.data();
     p.allow_count = allow.size();
+    p.predicate = nullptr;
+  };
+  const bool walk = filtered && index->kind() == IndexKind::hnsw && matching * 16 > size;
+  if (walk) {
+    p.predicate = [](const void* ctx, uint64_t id) {
+      const RowSet& set = *static_cast<const RowSet*>(ctx);
+      return id < set.rows && set.test(size_t(id));
+    };
+    p.predicate_ctx = &rows;
+    result.plan.strategy = "filtered-walk";
+  } else if (filtered) {
+    use_allow_list();
   }
   std::vector<Neighbor> found(k);
-  const size_t got = index->search(vector, k, found.data(), p);
+  size_t got = index->search(vector, k, found.data(), p);
+  if (walk && got < k) {
+    use_allow_list();
+    got = index->search(vector, k, found.data(), p);
+    result.plan.strategy = "filtered-walk+allow-list";
+  }
   result.matches.resize(got);
   for (size_t i = 0; i < got; ++i) {
     const uint32_t row = uint32_t(found[i].id);

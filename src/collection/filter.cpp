@@ -2,6 +2,7 @@
 #include "collection/filter.hpp"
 
 #include <cmath>
+#include <cstring>
 
 #include "collection/json.hpp"
 #include "quiver/error.hpp"
@@ -302,11 +303,25 @@ bool row_matches(const FilterNode& n, const Columns& columns, uint32_t row) {
 template <typename Pass>
 void scan(RowSet& out, size_t rows, const Pass& pass) {
   out.assign(rows, false);
-  for (size_t w = 0; w < out.words.size(); ++w) {
-    const size_t base = w * 64, end = std::min(rows, base + 64);
+  const size_t full = rows / 64;
+  // Whole words: 64 rows to one byte each (a loop the compiler vectorises), then 8 bytes at a
+  // time to 8 bits (bytes of 0 or 1 times 0x0102040810204080 gather in the top byte).
+  uint8_t bytes[64];
+  for (size_t w = 0; w < full; ++w) {
+    const uint32_t base = uint32_t(w * 64);
+    for (uint32_t j = 0; j < 64; ++j) bytes[j] = uint8_t(pass(base + j));
     uint64_t bits = 0;
-    for (size_t r = base; r < end; ++r) bits |= uint64_t(pass(uint32_t(r))) << (r - base);
+    for (int b = 0; b < 8; ++b) {
+      uint64_t eight;
+      std::memcpy(&eight, bytes + 8 * b, 8);
+      bits |= ((eight * 0x0102040810204080ull) >> 56) << (8 * b);
+    }
     out.words[w] = bits;
+  }
+  if (full < out.words.size()) {
+    uint64_t bits = 0;
+    for (size_t r = full * 64; r < rows; ++r) bits |= uint64_t(pass(uint32_t(r))) << (r - full * 64);
+    out.words[full] = bits;
   }
 }
 
@@ -345,8 +360,20 @@ RowSet evaluate_node(const FilterNode& n, const Columns& columns) {
       break;
     }
     case NodeKind::number: {
+      // One tight loop per operator. A missing value is NaN, which every comparison but != and
+      // the negated set fails, as the rules say — no test for it is needed.
       const double* x = columns.column(size_t(n.field)).numbers.data();
-      scan(out, rows, [&](uint32_t r) { return number_passes(n, x[r]); });
+      const double v = n.numbers.empty() ? 0 : n.numbers[0];
+      switch (n.op) {
+        case NumberOp::eq: scan(out, rows, [&](uint32_t r) { return x[r] == v; }); break;
+        case NumberOp::ne: scan(out, rows, [&](uint32_t r) { return !(x[r] == v); }); break;
+        case NumberOp::lt: scan(out, rows, [&](uint32_t r) { return x[r] < v; }); break;
+        case NumberOp::lte: scan(out, rows, [&](uint32_t r) { return x[r] <= v; }); break;
+        case NumberOp::gt: scan(out, rows, [&](uint32_t r) { return x[r] > v; }); break;
+        case NumberOp::gte: scan(out, rows, [&](uint32_t r) { return x[r] >= v; }); break;
+        case NumberOp::in:
+        case NumberOp::nin: scan(out, rows, [&](uint32_t r) { return number_passes(n, x[r]); }); break;
+      }
       break;
     }
     case NodeKind::tags_any:

@@ -135,7 +135,16 @@ TEST_P(CollectionKinds, FilteredQueriesAreTheTopKOfTheMatchingSet) {
       const QueryResult r = c.query(q, o);
       const std::vector<RecordId> want = exact(docs, q, 10, f.pass);
       ASSERT_EQ(r.matches.size(), want.size()) << f.json;  // never short
-      EXPECT_EQ(r.plan.strategy, f.json.empty() ? "unfiltered" : "prefilter");
+      // HNSW walks its graph with the row bitmap when more than 1/16 of the vectors match.
+      const bool walks = GetParam() == "hnsw" && r.plan.matching * 16 > docs.size();
+      if (f.json.empty()) {
+        EXPECT_EQ(r.plan.strategy, "unfiltered");
+      } else if (walks) {
+        EXPECT_TRUE(r.plan.strategy == "filtered-walk" || r.plan.strategy == "filtered-walk+allow-list")
+            << r.plan.strategy;
+      } else {
+        EXPECT_EQ(r.plan.strategy, "prefilter") << f.json;
+      }
       EXPECT_EQ(r.plan.total, docs.size());
       std::set<RecordId> got;
       for (const Match& m : r.matches) {
@@ -194,6 +203,38 @@ TEST_P(CollectionKinds, ReturnsTheStoredVectors) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, CollectionKinds, ::testing::Values("flat", "quantized", "quantized-lists", "hnsw"));
+
+// A walk that comes back short is filled by the allow list: never fewer than min(k, matching),
+// and the plan says so. A graph that is mostly tombstones (removed, not compacted) makes the
+// bounded beam run dry before it meets every match.
+TEST(Collection, AShortFilteredWalkIsFilledByTheAllowList) {
+  std::mt19937_64 rng(21);
+  CollectionOptions o = options_for("hnsw");
+  o.knobs = {{"M", "4"}, {"ef_construction", "16"}};
+  Collection c(o);
+  std::vector<Record> records;
+  std::vector<RecordId> removed;
+  for (uint64_t i = 0; i < 8000; ++i) {
+    const bool keep = i % 20 == 0;  // 400 stay
+    records.push_back({i, random_vector(rng), keep && i % 13 == 0 ? R"({"group":1})" : R"({"group":0})", ""});
+    if (!keep) removed.push_back(i);
+  }
+  c.upsert(records);
+  c.remove(removed);
+  size_t filled = 0, matching = 0;
+  for (int t = 0; t < 50; ++t) {
+    QueryOptions q;
+    q.top_k = 100;
+    q.filter = R"({"group":1})";
+    const QueryResult r = c.query(random_vector(rng), q);
+    matching = r.plan.matching;
+    ASSERT_GT(matching * 16, c.size());  // more than 1/16 match: HNSW walks
+    ASSERT_EQ(r.matches.size(), matching);
+    filled += r.plan.strategy == "filtered-walk+allow-list";
+    ASSERT_TRUE(r.plan.strategy == "filtered-walk" || r.plan.strategy == "filtered-walk+allow-list");
+  }
+  EXPECT_GT(filled, 0u);
+}
 
 TEST(Collection, UpsertReplacesInsertRefusesAndRemoveForgets) {
   std::mt19937_64 rng(1);
