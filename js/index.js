@@ -15,9 +15,17 @@ import { loadModule, chooseVariant, VARIANTS } from './loader.js';
 import { Staging } from './core/staging.js';
 import { makeIndexBase, toBytes } from './kinds/index-base.js';
 import { makeKindClasses } from './kinds/kind-table.js';
+import { makeCollectionClass } from './kinds/collection.js';
 import { checked } from './core/errors.js';
 import { isStreamSource, loadFromBytes, loadFromSource } from './io/stream-load.js';
-import { INIT_FIELDS, INIT_OPTIONS, LOAD_FROM_OPTIONS, QUIVER_LOAD_OPTIONS, readOptions } from './core/options.js';
+import {
+  COLLECTION_TARGET_OPTIONS,
+  INIT_FIELDS,
+  INIT_OPTIONS,
+  LOAD_FROM_OPTIONS,
+  QUIVER_LOAD_OPTIONS,
+  readOptions,
+} from './core/options.js';
 
 // Options (options.js INIT_OPTIONS): variant, threads, timeout, wasmUrl, locateFile,
 // wasmBinary, wasmModule; any other key is refused with INVALID_ARGUMENT, null = not given.
@@ -28,6 +36,7 @@ async function init(options) {
   // One class per kind of the module's registry (kinds/kind-table.js).
   const { byClassName, classes } = makeKindClasses(mod, staging, variant, IndexBase);
   const { FlatIndex, QuantizedIndex, HnswIndex } = byClassName;
+  const ModuleCollection = makeCollectionClass(mod, staging, variant, Collection);
   let terminated = false;
   return {
     variant,
@@ -37,6 +46,8 @@ async function init(options) {
     FlatIndex,
     QuantizedIndex,
     HnswIndex,
+    // Collections in this module: q.Collection.create(options) (kinds/collection.js).
+    Collection: ModuleCollection,
     // Reads index file bytes (Uint8Array/ArrayBuffer) and returns an index of the class the
     // file holds (FlatIndex, QuantizedIndex or HnswIndex). Corrupt bytes throw QuiverError (BAD_MAGIC,
     // TRUNCATED, CHECKSUM_MISMATCH, UNSUPPORTED_VERSION, CORRUPT, UNKNOWN_INDEX_KIND).
@@ -116,6 +127,31 @@ async function load(source, options) {
   return (await shared(initOptions)).loadFrom(source, loadOptions);
 }
 
-export const Quiver = { init, load, shared, chooseVariant, VARIANTS };
-export { init, QuiverError, chooseVariant, VARIANTS };
+// Collection: what every module's collections are instances of (q.Collection is a subclass
+// bound to that module). Collection.create(options, { quiver }) makes one in `quiver` — a
+// module from init() (synchronously there: q.Collection.create(options)) or a worker from
+// spawn() (a worker-hosted collection) — or, without it, in the module Quiver.load shares
+// (Quiver.shared()); it returns a Promise.
+class Collection {
+  constructor() {
+    if (new.target === Collection) {
+      throw new QuiverError(
+        'INVALID_ARGUMENT',
+        'make a collection with Collection.create(options) (or q.Collection.create(options) in a module)',
+      );
+    }
+  }
+
+  static async create(options, target) {
+    const { quiver } = readOptions(target, COLLECTION_TARGET_OPTIONS);
+    const q = quiver ?? (await shared());
+    if (!q.Collection || typeof q.Collection.create !== 'function') {
+      throw new QuiverError('INVALID_ARGUMENT', 'quiver must be a module from Quiver.init() or a worker from spawn()');
+    }
+    return q.Collection.create(options);
+  }
+}
+
+export const Quiver = { init, load, shared, chooseVariant, VARIANTS, Collection };
+export { init, QuiverError, chooseVariant, VARIANTS, Collection };
 export default Quiver;

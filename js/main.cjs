@@ -6,6 +6,7 @@
 //   const quiver = require('quiver-vector');
 //   const q = await quiver.init();                    // = Quiver.init()
 //   const index = await quiver.load(bytes);           // = Quiver.load()
+//   const docs = await quiver.Collection.create({ dim: 384, fields: { lang: 'string' } });
 //   const { QuiverError, saveToFile } = await quiver.esm();   // everything else
 //
 // Errors are the same QuiverError objects (check `e.code`).
@@ -25,4 +26,8 @@ module.exports = {
   spawn: forward('spawn'),
   saveToFile: forward('saveToFile'),
   loadFromFile: forward('loadFromFile'),
+  // Collection.create(options, target): async already, so the same call as in the ES module.
+  Collection: {
+    create: async (...args) => (await esm()).Collection.create(...args),
+  },
 };

@@ -1,8 +1,8 @@
-// The package entry ('quiver-vector'): the synchronous API of index.js plus the worker-hosted async
+// The package entry ('quiver-vector'): the synchronous API of index.js (with Collection) plus the worker-hosted async
 // API (spawn.js) and the persistence helpers (persistence.js). index.js itself does not
 // import spawn.js: the worker script imports index.js, and a bundler (Vite) rejects a worker
 // whose own imports start the same worker again.
-import { Quiver as Core, init, QuiverError, chooseVariant, VARIANTS } from './index.js';
+import { Quiver as Core, init, QuiverError, chooseVariant, VARIANTS, Collection } from './index.js';
 import { spawn } from './worker/spawn.js';
 import {
   saveToFile,
@@ -28,7 +28,7 @@ export const Quiver = {
   deleteFromOpfs,
 };
 export const load = Core.load;
-export { init, spawn, QuiverError, chooseVariant, VARIANTS };
+export { init, spawn, QuiverError, chooseVariant, VARIANTS, Collection };
 export {
   saveToFile,
   loadFromFile,

@@ -274,3 +274,91 @@ export const LOAD_FROM_FILE_OPTIONS = schema('loadFromFile()', { quiver: quiver(
 export const OPFS_LOAD_OPTIONS = schema('loadFromOpfs()', { quiver: quiver() });
 export const IDB_OPTIONS = schema('IndexedDB helpers', { database: name(), store: name() });
 export const IDB_LOAD_OPTIONS = schema('loadFromIndexedDB()', { quiver: quiver(), database: name(), store: name() });
+
+// ---- collections (kinds/collection.js) ---------------------------------------------------------
+
+// A plain object (not an array, null or a typed array): filters, metadata, a collection's fields
+// and its index options. What is inside is checked by the call (and by the C++ side).
+export const plainObject = (what) => (value, key) => {
+  if (typeof value !== 'object' || Array.isArray(value) || ArrayBuffer.isView(value)) {
+    throw invalid(`${key} must be ${what}, got ${describe(value)}`);
+  }
+  return value;
+};
+// A string ('' allowed: the namespace '' is "none").
+export const text = () => (value, key) => {
+  if (typeof value !== 'string') throw invalid(`${key} must be a string, got ${describe(value)}`);
+  return value;
+};
+// A record id: a string, or an integer in [0, 2^53 - 1] (7 and '7' are different ids).
+export const recordId = () => (value, key) => {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= Number.MAX_SAFE_INTEGER) {
+    return value;
+  }
+  throw invalid(`${key} must be a string or an integer in [0, 2^53 - 1], got ${describe(value)}`);
+};
+// topK: as the k of an index search (INVALID_K, like the C++ check).
+const topK = () => (value, key) => {
+  if (!Number.isInteger(value) || value < 1 || value > MAX_U32) {
+    throw new QuiverError('INVALID_K', `${key} must be an integer in [1, 2^32 - 1], got ${describe(value)}`);
+  }
+  return value;
+};
+
+// The index kinds a collection can sit on, and the options of each: those of the kind's class
+// (INDEX_OPTIONS) but dim and metric, which are the collection's own.
+const without = (fields, ...keys) => Object.fromEntries(Object.entries(fields).filter(([k]) => !keys.includes(k)));
+export const COLLECTION_KINDS = Object.freeze(Object.keys(INDEX_OPTIONS));
+export const COLLECTION_INDEX_OPTIONS = Object.fromEntries(
+  COLLECTION_KINDS.map((kind) => [
+    kind,
+    schema(`Collection.create() options of a ${kind} index`, without(INDEX_OPTIONS[kind].fields, 'dim', 'metric')),
+  ]),
+);
+export const FIELD_TYPES = Object.freeze(['string', 'number', 'boolean', 'tags']);
+export const COLLECTION_OPTIONS = schema('Collection.create()', {
+  dim: dim(),
+  metric: metric(),
+  index: oneOf(...COLLECTION_KINDS),
+  options: plainObject("an object of the index kind's options"),
+  fields: plainObject('an object of field name -> type (string, number, boolean, tags)'),
+});
+// One record of upsert() / insert(); values are checked by the call (inputs.js toVectors).
+export const COLLECTION_RECORD = schema('a Collection record', {
+  id: recordId(),
+  values: (value) => value,
+  metadata: plainObject('an object'),
+  namespace: text(),
+});
+export const COLLECTION_GET_OPTIONS = schema('Collection getByIds()', { returnValues: boolean() });
+// query(): the collection's options plus the search knobs of its kind (SEARCH_OPTIONS but
+// allow: the filter sets the allow list).
+const QUERY_FIELDS = {
+  topK: topK(),
+  filter: plainObject('a filter object'),
+  namespace: text(),
+  returnValues: boolean(),
+  returnMetadata: boolean(),
+};
+export const COLLECTION_QUERY_OPTIONS = Object.fromEntries(
+  COLLECTION_KINDS.map((kind) => [
+    kind,
+    schema(`Collection query() on a ${kind} index`, {
+      ...QUERY_FIELDS,
+      ...without(SEARCH_OPTIONS[kind].fields, 'allow'),
+    }),
+  ]),
+);
+// The worker-hosted calls: the same plus `transfer`.
+export const REMOTE_COLLECTION_QUERY_OPTIONS = Object.fromEntries(
+  Object.entries(COLLECTION_QUERY_OPTIONS).map(([kind, s]) => [
+    kind,
+    extend(`remote Collection query() on a ${kind} index`, s, TRANSFER),
+  ]),
+);
+export const REMOTE_COLLECTION_WRITE_OPTIONS = schema('remote Collection upsert() / insert()', TRANSFER);
+// Collection.create(options, target): where the collection goes.
+export const COLLECTION_TARGET_OPTIONS = schema('Collection.create() target', {
+  quiver: object('a module from Quiver.init() or a worker from spawn()'),
+});

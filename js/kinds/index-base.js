@@ -14,7 +14,7 @@ import { loadFromBytes } from '../io/stream-load.js';
 // The rerank option (checked by the kind's search schema, options.js) as the binding takes it:
 // -1 for absent (the kind's default), else the depth; HnswIndex's older switch true / false
 // means absent / 0.
-function rerankDepth(rerank) {
+export function rerankDepth(rerank) {
   if (rerank === undefined || rerank === true) return -1;
   if (rerank === false) return 0;
   return rerank;
