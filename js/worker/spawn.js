@@ -11,6 +11,8 @@ import { QuiverError } from '../core/errors.js';
 import { isStreamSource } from '../io/stream-load.js';
 import { MAX_TIMER_MS, checkTimeout } from '../loader.js';
 import {
+  REMOTE_COLLECTION_QUERY_OPTIONS,
+  REMOTE_COLLECTION_WRITE_OPTIONS,
   REMOTE_ADD_OPTIONS,
   REMOTE_LOAD_OPTIONS,
   REMOTE_SEARCH_OPTIONS,
@@ -244,6 +246,78 @@ class RemoteIndex {
 }
 if (Symbol.asyncDispose) RemoteIndex.prototype[Symbol.asyncDispose] = RemoteIndex.prototype.dispose;
 
+// A collection living in the worker (kinds/collection.js there): the same methods as a local
+// one, returning Promises; options are checked here first (an unknown key rejects before
+// anything is posted) and again in the worker. upsert / insert take { transfer: true } (the
+// records' values buffers move into the worker) and query takes it in its options (the query's).
+class RemoteCollection {
+  #call;
+  #handle;
+  #disposed = false;
+
+  constructor(call, info) {
+    this.#call = call;
+    this.#handle = info.handle;
+    this.index = info.index;
+    this.dim = info.dim;
+    this.metric = info.metric;
+    this.variant = info.variant;
+  }
+
+  #invoke(method, args, transfer = []) {
+    if (this.#disposed) return Promise.reject(new QuiverError('DISPOSED', 'this collection has been disposed'));
+    return this.#call({ op: 'call', handle: this.#handle, method, args }, transfer);
+  }
+  #get(property) {
+    if (this.#disposed) return Promise.reject(new QuiverError('DISPOSED', 'this collection has been disposed'));
+    return this.#call({ op: 'get', handle: this.#handle, property });
+  }
+
+  get size() {
+    return this.#get('size');
+  }
+  get memoryBytes() {
+    return this.#get('memoryBytes');
+  }
+
+  #write(method, records, options) {
+    return settle(() => {
+      const { transfer = false } = readOptions(options, REMOTE_COLLECTION_WRITE_OPTIONS);
+      const values = transfer && Array.isArray(records) ? records.map((r) => r?.values) : [];
+      return this.#invoke(method, [records], buffersOf(values));
+    });
+  }
+  upsert(records, options) {
+    return this.#write('upsert', records, options);
+  }
+  insert(records, options) {
+    return this.#write('insert', records, options);
+  }
+  getByIds(ids, options) {
+    return this.#invoke('getByIds', options === undefined ? [ids] : [ids, options]);
+  }
+  deleteByIds(ids) {
+    return this.#invoke('deleteByIds', [ids]);
+  }
+  query(vector, options) {
+    return settle(() => {
+      const [rest, transfer] = remoteOptions(options, REMOTE_COLLECTION_QUERY_OPTIONS[this.index]);
+      return this.#invoke('query', [vector, rest], transfer ? buffersOf([vector]) : []);
+    });
+  }
+  describe() {
+    return this.#invoke('describe', []);
+  }
+
+  // Frees the collection in the worker; again is a no-op.
+  async dispose() {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    await this.#call({ op: 'dispose', handle: this.#handle });
+  }
+}
+if (Symbol.asyncDispose) RemoteCollection.prototype[Symbol.asyncDispose] = RemoteCollection.prototype.dispose;
+
 // spawn(options): the init options of Quiver.init (variant, threads, wasmUrl, ...) apply in
 // the worker, plus workerUrl (where the worker script is, when a bundler did not put it
 // beside this file). Resolves once the worker's module is ready; a worker that cannot start,
@@ -358,6 +432,12 @@ export async function spawn(options) {
     // create('flat' | 'quantized' | 'hnsw', options): a new empty index in the worker.
     async create(kind, indexOptions = {}) {
       return new RemoteIndex(call, await call({ op: 'create', kind, options: indexOptions }));
+    },
+    // Collection.create(options) in the worker (as q.Collection.create): a RemoteCollection.
+    Collection: {
+      async create(options) {
+        return new RemoteCollection(call, await call({ op: 'createCollection', options }));
+      },
     },
     // Index file bytes (as Quiver.load); { transfer: true } moves the buffer into the worker.
     // A Response, ReadableStream or Blob goes to the worker as a stream (never whole in this

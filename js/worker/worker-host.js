@@ -1,5 +1,5 @@
 // The worker side of the async API (spawn.js): one Quiver module per worker and the indexes
-// created in it, addressed by handle. Messages are { id, op, ... }; every reply is
+// and collections created in it, addressed by handle. Messages are { id, op, ... }; every reply is
 // { id, ok: true, value } or { id, ok: false, error: { code, message } }, with the typed
 // arrays of a result transferred (not copied) back.
 import { QuiverError } from '../core/errors.js';
@@ -10,6 +10,9 @@ import { KINDS } from '../kinds/kind-table.js';
 const CLASS_BY_KIND = Object.fromEntries(KINDS.map((k) => [k.name, k.className]));
 // What a caller may invoke on an index through the worker (never live(), constructors, ...).
 const METHODS = new Set(['add', 'remove', 'has', 'search', 'searchBatch', 'serialize', 'compact']);
+// What a caller may invoke and read on a collection through the worker.
+const COLLECTION_METHODS = new Set(['upsert', 'insert', 'getByIds', 'deleteByIds', 'query', 'describe']);
+const COLLECTION_PROPERTIES = new Set(['size', 'memoryBytes', 'dim', 'metric', 'index', 'variant']);
 const PROPERTIES = new Set([
   'size',
   'memoryBytes',
@@ -37,8 +40,13 @@ const PROPERTIES = new Set([
 function transferables(value, out = []) {
   if (ArrayBuffer.isView(value)) {
     out.push(value.buffer);
-  } else if (value && typeof value === 'object' && !Array.isArray(value)) {
+  } else if (Array.isArray(value)) {
+    // A collection's getByIds(): records (or null), each with its own values array.
+    for (const r of value) if (ArrayBuffer.isView(r?.values)) out.push(r.values.buffer);
+  } else if (value && typeof value === 'object') {
     for (const v of Object.values(value)) if (ArrayBuffer.isView(v)) out.push(v.buffer);
+    // A collection's query(): its matches' values.
+    if (Array.isArray(value.matches)) transferables(value.matches, out);
   }
   return [...new Set(out)];
 }
@@ -113,6 +121,8 @@ async function addInChunks(
 export function serve(post) {
   let q = null;
   const indexes = new Map();
+  const collections = new Map(); // handles share one sequence with the indexes
+
   const jobs = new Map(); // id of a chunked add or a streamed load -> { cancelled, abort? }
   const queued = new Set(); // ids of messages waiting in the queue (not started yet)
   const cancelledEarly = new Set(); // cancels that arrived while their job was still queued
@@ -148,6 +158,19 @@ export function serve(post) {
       q = await init(options);
       return { variant: q.variant, version: q.version, isa: q.isa, availableIsas: q.availableIsas };
     },
+    // A new collection (q.Collection.create: kinds/collection.js).
+    createCollection({ options }) {
+      const collection = q.Collection.create(options);
+      const handle = nextHandle++;
+      collections.set(handle, collection);
+      return {
+        handle,
+        index: collection.index,
+        dim: collection.dim,
+        metric: collection.metric,
+        variant: collection.variant,
+      };
+    },
     create({ kind, options }) {
       const Cls = q[CLASS_BY_KIND[kind]];
       if (!Cls) {
@@ -175,6 +198,12 @@ export function serve(post) {
         .finally(() => jobs.delete(id));
     },
     call({ id, handle, method, args, chunked }) {
+      const collection = collections.get(handle);
+      if (collection) {
+        if (!COLLECTION_METHODS.has(method))
+          throw new QuiverError('INVALID_ARGUMENT', `a collection has no method ${method}()`);
+        return collection[method](...args);
+      }
       const index = lookup(handle);
       if (!METHODS.has(method) || typeof index[method] !== 'function') {
         throw new QuiverError('INVALID_ARGUMENT', `a ${kindOf(q, index)} index has no method ${method}()`);
@@ -200,6 +229,13 @@ export function serve(post) {
       return index[method](...args);
     },
     get({ handle, property }) {
+      const collection = collections.get(handle);
+      if (collection) {
+        if (!COLLECTION_PROPERTIES.has(property)) {
+          throw new QuiverError('INVALID_ARGUMENT', `a collection has no property ${property}`);
+        }
+        return collection[property];
+      }
       const index = lookup(handle);
       if (!PROPERTIES.has(property) || !(property in index)) {
         throw new QuiverError('INVALID_ARGUMENT', `a ${kindOf(q, index)} index has no property ${property}`);
@@ -209,6 +245,8 @@ export function serve(post) {
     dispose({ handle }) {
       indexes.get(handle)?.dispose();
       indexes.delete(handle);
+      collections.get(handle)?.dispose();
+      collections.delete(handle);
     },
     threadPool() {
       return q.threadPool();
@@ -219,6 +257,8 @@ export function serve(post) {
     terminate() {
       for (const index of indexes.values()) index.dispose();
       indexes.clear();
+      for (const collection of collections.values()) collection.dispose();
+      collections.clear();
       q?.terminate();
     },
   };
