@@ -239,7 +239,8 @@ export function makeCollectionClass(mod, staging, variantName, Base) {
         if (r.id === undefined) throw invalid(`${call}: record ${i} has no id`);
         const name = `record ${i} (id ${idText(r.id)})`;
         if (r.values === undefined) throw invalid(`${call}: ${name} has no values`);
-        const values = toVectors(r.values, dim, `${call}: ${name} values`);
+        const flat = (ArrayBuffer.isView(r.values) || Array.isArray(r.values)) && typeof r.values[0] !== 'object';
+        const values = flat && r.values.length !== dim ? r.values : toVectors(r.values, dim, `${call}: ${name} values`);
         if (values.length !== dim) {
           throw new QuiverError(
             'DIMENSION_MISMATCH',
