@@ -282,6 +282,8 @@ export interface QuiverModule {
   readonly FlatIndex: FlatIndexClass;
   readonly QuantizedIndex: QuantizedIndexClass;
   readonly HnswIndex: HnswIndexClass;
+  /** Collections in this module: q.Collection.create(options). */
+  readonly Collection: CollectionClass;
   /** An index of the class the bytes hold. */
   load(bytes: Bytes): AnyIndex;
   /** The same from a Response, ReadableStream or Blob, read into the wasm heap chunk by chunk
@@ -304,6 +306,280 @@ export interface QuiverModule {
   threadPool(): { workers: number; running: number };
   /** Ends the module's pthread workers (so Node can exit). Again is a no-op. */
   terminate(): void;
+}
+
+// ---- Collections ---------------------------------------------------------------------------
+
+/** The index kinds a collection can sit on. */
+export type CollectionIndexKind = IndexKind;
+/** A record id: a string (1-256 bytes of UTF-8) or an integer in [0, 2^53 - 1]. 7 and '7' are different ids. */
+export type RecordId = string | number;
+/** The types of filterable fields. */
+export type FieldType = 'string' | 'number' | 'boolean' | 'tags';
+/** The filterable fields of a collection: name -> type (at most 32; a name is 1-64 bytes and does not start with '$'). */
+export type FieldDeclarations = Record<string, FieldType>;
+
+/** A metadata value: a string, a finite number, a boolean, or an array of at most 256 strings (no null, no nested objects). */
+export type MetadataValue = string | number | boolean | string[];
+/** A record's metadata: at most 64 fields and 10 KiB as compact JSON. Declared fields must hold their type (a tags field: a string or an array of strings). */
+export type Metadata<F extends FieldDeclarations = FieldDeclarations> = { [K in keyof F]?: FieldValue<F[K]> } & {
+  [field: string]: MetadataValue;
+};
+/** The value a declared field holds in metadata. */
+export type FieldValue<T extends FieldType> = T extends 'string'
+  ? string
+  : T extends 'number'
+    ? number
+    : T extends 'boolean'
+      ? boolean
+      : string | string[];
+
+/** What upsert() and insert() take. */
+export interface CollectionRecord<F extends FieldDeclarations = FieldDeclarations> {
+  id: RecordId;
+  /** dim numbers (normalised under cosine when stored). */
+  values: Float32Array | ArrayLike<number>;
+  metadata?: Metadata<F> | null;
+  /** At most 64 bytes; '' or absent: none. */
+  namespace?: string | null;
+}
+/** A stored record (getByIds): metadata is {} for a record without any; namespace only when it has one. */
+export interface StoredRecord<F extends FieldDeclarations = FieldDeclarations> {
+  id: RecordId;
+  metadata: Metadata<F>;
+  namespace?: string;
+  /** With returnValues (flat index only): the stored vector. */
+  values?: Float32Array;
+}
+
+/** The comparison operators of the filter language (Cloudflare Vectorize's, plus tag $contains). */
+export type ComparisonOperator = '$eq' | '$ne' | '$lt' | '$lte' | '$gt' | '$gte' | '$in' | '$nin' | '$contains';
+/** The logical operators: nesting. */
+export type LogicalOperator = '$and' | '$or' | '$not';
+export type FilterOperator = ComparisonOperator | LogicalOperator;
+
+/** Conditions on a string field: a string is $eq; strings order by their UTF-8 bytes. */
+export type StringCondition =
+  | string
+  | {
+      $eq?: string;
+      $ne?: string;
+      $lt?: string;
+      $lte?: string;
+      $gt?: string;
+      $gte?: string;
+      $in?: string[];
+      $nin?: string[];
+    };
+/** Conditions on a number field: a number is $eq. */
+export type NumberCondition =
+  | number
+  | {
+      $eq?: number;
+      $ne?: number;
+      $lt?: number;
+      $lte?: number;
+      $gt?: number;
+      $gte?: number;
+      $in?: number[];
+      $nin?: number[];
+    };
+/** Conditions on a boolean field (no order): a boolean is $eq. */
+export type BooleanCondition = boolean | { $eq?: boolean; $ne?: boolean; $in?: boolean[]; $nin?: boolean[] };
+/** Conditions on a tags field: a string is $contains; $in: any of; $nin: none of. */
+export type TagsCondition = string | { $contains?: string; $in?: string[]; $nin?: string[] };
+export type FieldCondition<T extends FieldType> = T extends 'string'
+  ? StringCondition
+  : T extends 'number'
+    ? NumberCondition
+    : T extends 'boolean'
+      ? BooleanCondition
+      : TagsCondition;
+export type AnyFieldCondition = StringCondition | NumberCondition | BooleanCondition | TagsCondition;
+
+/**
+ * A filter: conditions on declared fields (several keys: all must hold; several operators on a
+ * field: all must hold) nested with $and / $or / $not. Applied first: the results are the top k
+ * of the records it admits. A record without the field matches only $ne and $nin (and $not of
+ * what it fails). An unknown operator, an undeclared field or a value of the wrong type is
+ * INVALID_ARGUMENT; so is a value JSON cannot hold (undefined, NaN, a bigint).
+ * With the collection's fields declared as literal types, only those fields are allowed.
+ */
+export type Filter<F extends FieldDeclarations = FieldDeclarations> = string extends keyof F
+  ? LooseFilter
+  : TypedFilter<F>;
+export type TypedFilter<F extends FieldDeclarations> = { [K in keyof F]?: FieldCondition<F[K]> } & {
+  $and?: TypedFilter<F>[];
+  $or?: TypedFilter<F>[];
+  $not?: TypedFilter<F>;
+};
+export interface LooseFilter {
+  $and?: LooseFilter[];
+  $or?: LooseFilter[];
+  $not?: LooseFilter;
+  [field: string]: AnyFieldCondition | LooseFilter | LooseFilter[] | undefined;
+}
+
+/** The index options a collection passes on to its kind (those of the kind's class but dim and metric). */
+export type CollectionKindOptions<K extends CollectionIndexKind> = K extends 'flat'
+  ? Record<string, never>
+  : K extends 'quantized'
+    ? Omit<QuantizedIndexOptions, 'dim' | 'metric'>
+    : Omit<HnswIndexOptions, 'dim' | 'metric'>;
+
+export interface CollectionOptions<
+  F extends FieldDeclarations = FieldDeclarations,
+  K extends CollectionIndexKind = 'hnsw',
+> {
+  /** An integer in [1, 2^24]. */
+  dim: number;
+  /** Default 'cosine'. */
+  metric?: Metric;
+  /** The index kind underneath (default 'hnsw'); 'flat' is exact and the only one that returns stored vectors. */
+  index?: K;
+  /** The kind's options (M, efConstruction, bits, lists, ...). */
+  options?: CollectionKindOptions<K>;
+  /** The filterable fields: typed column indexes. */
+  fields?: F;
+}
+
+interface BaseQueryOptions<F extends FieldDeclarations> {
+  /** An integer in [1, 2^32 - 1] (default 10); anything else is INVALID_K. */
+  topK?: number;
+  filter?: Filter<F>;
+  /** Only this namespace ('' = the records without one). */
+  namespace?: string;
+  /** The matches' vectors (flat only: other kinds refuse with INVALID_ARGUMENT). */
+  returnValues?: boolean;
+  /** The matches' metadata ({} for a record without any). */
+  returnMetadata?: boolean;
+}
+/** query() options: the collection's and its kind's search knobs. */
+export type CollectionQueryOptions<
+  F extends FieldDeclarations = FieldDeclarations,
+  K extends CollectionIndexKind = CollectionIndexKind,
+> = BaseQueryOptions<F> &
+  (K extends 'flat'
+    ? Omit<FlatSearchOptions, 'allow'>
+    : K extends 'quantized'
+      ? Omit<QuantizedSearchOptions, 'allow'>
+      : Omit<HnswSearchOptions, 'allow'>);
+
+export interface CollectionMatch<F extends FieldDeclarations = FieldDeclarations> {
+  id: RecordId;
+  /** The index's distance: smaller is closer (l2: squared; ip and cosine: 1 - similarity). */
+  distance: number;
+  /** Present when the record has one. */
+  namespace?: string;
+  /** With returnMetadata. */
+  metadata?: Metadata<F>;
+  /** With returnValues. */
+  values?: Float32Array;
+}
+/** How a query was answered. */
+export interface QueryPlan {
+  /** 'unfiltered': every vector searched; 'prefilter': the filter was evaluated on the column indexes first and only the matching vectors searched; 'empty': nothing matched. */
+  strategy: 'unfiltered' | 'prefilter' | 'empty';
+  /** Records the filter and namespace admit. */
+  matching: number;
+  /** Records in the collection. */
+  total: number;
+}
+export interface CollectionQueryResult<F extends FieldDeclarations = FieldDeclarations> {
+  /** min(topK, plan.matching) matches, closest first. */
+  matches: CollectionMatch<F>[];
+  plan: QueryPlan;
+}
+export interface CollectionDescription {
+  size: number;
+  dim: number;
+  metric: Metric;
+  index: CollectionIndexKind;
+  /** The kind's parameters in a few words. */
+  indexDetail: string;
+  fields: FieldDeclarations;
+  /** Namespaces in use. */
+  namespaces: number;
+  /** Bytes, by part; total = memoryBytes. */
+  memory: { index: number; ids: number; metadata: number; columns: number; total: number };
+}
+
+/** A collection in a module (q.Collection.create). Every call validates first: a refused call changes nothing. */
+export interface LocalCollection<
+  F extends FieldDeclarations = FieldDeclarations,
+  K extends CollectionIndexKind = CollectionIndexKind,
+> {
+  readonly dim: number;
+  readonly size: number;
+  readonly memoryBytes: number;
+  readonly metric: Metric;
+  readonly index: K;
+  readonly variant: Variant;
+  /** True after dispose(). */
+  readonly disposed: boolean;
+  /** Adds the records, replacing those whose id is present. All or nothing. */
+  upsert(records: readonly CollectionRecord<F>[]): void;
+  /** As upsert, but an id already present is DUPLICATE_ID. */
+  insert(records: readonly CollectionRecord<F>[]): void;
+  /** null for an id not present. returnValues: flat only. */
+  getByIds(ids: readonly RecordId[], options?: { returnValues?: boolean }): (StoredRecord<F> | null)[];
+  /** An id not present is UNKNOWN_ID (a repeated one DUPLICATE_ID), and nothing is removed. */
+  deleteByIds(ids: readonly RecordId[]): void;
+  query(vector: Vectors, options?: CollectionQueryOptions<F, K>): CollectionQueryResult<F>;
+  describe(): CollectionDescription;
+  /** Frees the wasm memory. Again is a no-op; any other use afterwards throws DISPOSED. */
+  dispose(): void;
+  [Symbol.dispose](): void;
+}
+/** q.Collection: makes collections in that module, synchronously. */
+export interface CollectionClass {
+  create<const F extends FieldDeclarations = {}, K extends CollectionIndexKind = 'hnsw'>(
+    options: CollectionOptions<F, K>,
+  ): LocalCollection<F, K>;
+}
+/** A collection living in a worker (spawn()): the same methods, returning Promises. */
+export interface RemoteCollection<
+  F extends FieldDeclarations = FieldDeclarations,
+  K extends CollectionIndexKind = CollectionIndexKind,
+> {
+  readonly dim: number;
+  readonly metric: Metric;
+  readonly index: K;
+  readonly variant: Variant;
+  readonly size: Promise<number>;
+  readonly memoryBytes: Promise<number>;
+  /** transfer: move the records' values buffers into the worker. */
+  upsert(records: readonly CollectionRecord<F>[], options?: TransferOption): Promise<void>;
+  insert(records: readonly CollectionRecord<F>[], options?: TransferOption): Promise<void>;
+  getByIds(ids: readonly RecordId[], options?: { returnValues?: boolean }): Promise<(StoredRecord<F> | null)[]>;
+  deleteByIds(ids: readonly RecordId[]): Promise<void>;
+  query(vector: Vectors, options?: CollectionQueryOptions<F, K> & TransferOption): Promise<CollectionQueryResult<F>>;
+  describe(): Promise<CollectionDescription>;
+  dispose(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+export interface RemoteCollectionClass {
+  create<const F extends FieldDeclarations = {}, K extends CollectionIndexKind = 'hnsw'>(
+    options: CollectionOptions<F, K>,
+  ): Promise<RemoteCollection<F, K>>;
+}
+
+/**
+ * The package's Collection: every collection is an instance of it. Collection.create(options,
+ * { quiver }) makes one in `quiver` — a module from init() (there q.Collection.create is the
+ * synchronous form) or a worker from spawn() (a RemoteCollection) — or, without a target, in the
+ * module Quiver.load shares.
+ */
+export declare class Collection {
+  protected constructor();
+  static create<const F extends FieldDeclarations = {}, K extends CollectionIndexKind = 'hnsw'>(
+    options: CollectionOptions<F, K>,
+    target?: { quiver?: QuiverModule },
+  ): Promise<LocalCollection<F, K>>;
+  static create<const F extends FieldDeclarations = {}, K extends CollectionIndexKind = 'hnsw'>(
+    options: CollectionOptions<F, K>,
+    target: { quiver: RemoteQuiver },
+  ): Promise<RemoteCollection<F, K>>;
 }
 
 // ---- Worker-hosted async API --------------------------------------------------------------
@@ -366,6 +642,8 @@ export interface RemoteQuiver {
   create(kind: 'flat', options: IndexOptions): Promise<RemoteFlatIndex>;
   create(kind: 'quantized', options: QuantizedIndexOptions): Promise<RemoteQuantizedIndex>;
   create(kind: 'hnsw', options: HnswIndexOptions): Promise<RemoteHnswIndex>;
+  /** Collections in the worker: w.Collection.create(options). */
+  readonly Collection: RemoteCollectionClass;
   /** Bytes, or a Response / ReadableStream / Blob streamed to the worker and read into its heap
    *  chunk by chunk: onProgress in bytes, signal stops the read (ABORTED, nothing loaded). With
    *  bytes, a load that ends after the signal fired is freed and rejects with ABORTED. */
@@ -453,6 +731,7 @@ export interface QuiverStatic {
   spawn: typeof spawn;
   chooseVariant: typeof chooseVariant;
   VARIANTS: typeof VARIANTS;
+  Collection: typeof Collection;
   saveToFile: typeof saveToFile;
   loadFromFile: typeof loadFromFile;
   saveToIndexedDB: typeof saveToIndexedDB;

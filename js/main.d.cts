@@ -9,3 +9,5 @@ export declare function load(...args: Parameters<Api['load']>): ReturnType<Api['
 export declare function spawn(...args: Parameters<Api['spawn']>): ReturnType<Api['spawn']>;
 export declare function saveToFile(...args: Parameters<Api['saveToFile']>): ReturnType<Api['saveToFile']>;
 export declare function loadFromFile(...args: Parameters<Api['loadFromFile']>): ReturnType<Api['loadFromFile']>;
+/** Collection.create(options, target) of the ES module (async there too). */
+export declare const Collection: { create: Api['Collection']['create'] };

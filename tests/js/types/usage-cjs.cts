@@ -6,6 +6,9 @@ export async function main(): Promise<number> {
   const index = new q.FlatIndex({ dim: 2 });
   index.add([1], [[0, 1]]);
   const loaded = await quiver.load(index.serialize());
+  const docs = await quiver.Collection.create({ dim: 2, fields: { lang: 'string' } });
+  docs.upsert([{ id: 'a', values: [0, 1], metadata: { lang: 'en' } }]);
+  docs.dispose();
   const { QuiverError } = await quiver.esm();
   try {
     index.search([1], 1);

@@ -26,6 +26,13 @@ import Quiver, {
   type SearchResult,
   type BatchSearchResult,
   type Variant,
+  Collection,
+  type CollectionQueryResult,
+  type CollectionRecord,
+  type Filter,
+  type LocalCollection,
+  type RemoteCollection,
+  type StoredRecord,
 } from 'quiver-vector';
 import { spawn } from 'quiver-vector/worker';
 
@@ -146,6 +153,80 @@ export async function persistence(q: QuiverModule, index: AnyIndex): Promise<voi
   const w = await spawn();
   const remoteBack = await loadFromFile('/tmp/x.qvr', { quiver: w });
   console.log(written, back.size, fromDb.size, fromOpfs.size, await remoteBack.size);
+}
+
+export async function collections(q: QuiverModule): Promise<void> {
+  const docs = q.Collection.create({
+    dim: 4,
+    metric: 'cosine',
+    index: 'hnsw',
+    options: { M: 8, efConstruction: 100 },
+    fields: { lang: 'string', year: 'number', draft: 'boolean', tags: 'tags' },
+  });
+  const records: CollectionRecord[] = [
+    { id: 'doc-1', values: new Float32Array(4), metadata: { lang: 'en', year: 2024, tags: ['news'] } },
+    { id: 7, values: [1, 2, 3, 4], namespace: 'archive', metadata: { draft: true, title: 'x' } },
+  ];
+  docs.upsert(records);
+  docs.insert([{ id: 8, values: [0, 1, 0, 0] }]);
+  const filter: Filter = {
+    $or: [{ lang: 'en' }, { year: { $gte: 2020, $lt: 2025 } }],
+    $not: { tags: { $in: ['old'] } },
+  };
+  const r: CollectionQueryResult = docs.query([1, 0, 0, 0], {
+    topK: 5,
+    filter: { lang: { $in: ['en', 'de'] }, draft: false, tags: 'news', $and: [{ year: { $ne: 2000 } }] },
+    namespace: 'archive',
+    returnMetadata: true,
+    ef: 64,
+  });
+  const first: string | number | undefined = r.matches[0]?.id;
+  console.log(first, r.plan.strategy === 'prefilter', r.plan.matching, filter);
+  const got: (StoredRecord | null)[] = docs.getByIds(['doc-1', 7]);
+  docs.deleteByIds(['doc-1']);
+  const bytes: number = docs.memoryBytes + docs.size + docs.describe().memory.total + got.length;
+  const flat = q.Collection.create({ dim: 4, index: 'flat', fields: { n: 'number' } });
+  const values: Float32Array | undefined = flat.query([1, 0, 0, 0], { returnValues: true, rerank: 2 }).matches[0]
+    ?.values;
+  const anywhere: LocalCollection = await Collection.create({ dim: 4 }, { quiver: q });
+  const w = await spawn();
+  const remote: RemoteCollection = await w.Collection.create({ dim: 4, index: 'quantized', options: { bits: 2 } });
+  await remote.upsert(records, { transfer: true });
+  const rr = await remote.query([1, 0, 0, 0], { probes: 4, rerank: 2, transfer: true, filter: { any: 1 } });
+  const viaTarget = await Collection.create({ dim: 4 }, { quiver: w });
+  console.log(bytes, values, rr.matches.length, await remote.size, await viaTarget.size);
+  await remote[Symbol.asyncDispose]();
+  anywhere.dispose();
+  docs[Symbol.dispose]();
+  flat.dispose();
+  await w.terminate();
+
+  // @ts-expect-error an undeclared field in a filter of a collection with declared fields
+  docs.query([1], { filter: { title: 'x' } });
+  // @ts-expect-error a number field takes numbers
+  docs.query([1], { filter: { year: { $gte: '2020' } } });
+  // @ts-expect-error $contains is for tags fields
+  docs.query([1], { filter: { lang: { $contains: 'e' } } });
+  // @ts-expect-error a boolean field has no order
+  docs.query([1], { filter: { draft: { $lt: true } } });
+  // @ts-expect-error probes is a quantised-index knob, not an HNSW one
+  docs.query([1], { probes: 3 });
+  // @ts-expect-error ef is an HNSW knob
+  flat.query([1], { ef: 3 });
+  // @ts-expect-error a declared number field holds a number
+  docs.upsert([{ id: 1, values: [1], metadata: { year: '2024' } }]);
+  // @ts-expect-error metadata values are strings, numbers, booleans or string arrays
+  docs.upsert([{ id: 1, values: [1], metadata: { nested: { a: 1 } } }]);
+  // @ts-expect-error ids are strings or numbers
+  docs.getByIds([1n]);
+  // @ts-expect-error field types are string, number, boolean, tags
+  q.Collection.create({ dim: 4, fields: { lang: 'text' } });
+  // @ts-expect-error a flat index has no options
+  q.Collection.create({ dim: 4, index: 'flat', options: { M: 8 } });
+  // @ts-expect-error a local query returns the result, not a Promise
+  docs.query([1]).then;
+  // @ts-expect-error a remote query returns a Promise
+  remote.query([1]).matches;
 }
 
 // Declarations that were `any` would accept all of these; tsc fails if an expectation is unused.
