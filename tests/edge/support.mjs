@@ -2,8 +2,10 @@
 // installed as dev dependencies, a project folder that has the package installed the way a
 // user's project does, and a child-process runner that never hangs a test run.
 import { after } from 'node:test';
+import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,4 +85,33 @@ export function placeBundleRuntime(pkg, dist) {
     join(dist, 'index.html'),
     '<!doctype html><meta charset="utf-8"><script type="module" src="./app.js"></script>',
   );
+}
+
+// A free TCP port on 127.0.0.1 (for workerd's socket).
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+// Polls until workerd accepts TCP connections (no request: the first request is the cold
+// start), or exits: then its output is the failure.
+export async function waitUntilListening(port, child, log) {
+  for (;;) {
+    if (child.exitCode !== null) assert.fail(`workerd exited (${child.exitCode}):\n${log.join('')}`);
+    const open = await new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.on('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

@@ -8,38 +8,9 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
 import { Quiver } from '../../js/index.js';
-import { root, project, installCopy, run, describeRun, bin } from './support.mjs';
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-// Polls until workerd accepts TCP connections (no request: the first request is the cold
-// start), or exits: then its output is the failure.
-async function waitUntilListening(port, child, log) {
-  for (;;) {
-    if (child.exitCode !== null) assert.fail(`workerd exited (${child.exitCode}):\n${log.join('')}`);
-    const open = await new Promise((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.on('error', () => resolve(false));
-    });
-    if (open) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { root, project, installCopy, run, describeRun, bin, freePort, waitUntilListening } from './support.mjs';
 
 for (const flags of [[], ['nodejs_compat']]) {
   test(`examples/edge/workerd${flags.length ? ` with ${flags}` : ''}: cold start, warm requests, bad requests answered with QuiverError codes`, async (t) => {
