@@ -1,5 +1,5 @@
 // The package examples run as documented: examples/node/quickstart.mjs (build, search, save,
-// load) and examples/edge/handler.mjs in an edge-like Node (no SharedArrayBuffer, wasm only
+// load), examples/node/documents.mjs (the README's collection example) and examples/edge/handler.mjs in an edge-like Node (no SharedArrayBuffer, wasm only
 // from a precompiled module, the index from bytes).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +14,17 @@ test('examples/node/quickstart.mjs finds the query first and loads what it saved
   assert.match(out, /^variant simd-mt, 10000 vectors/m);
   assert.match(out, /^ {2}id 1042 {2}distance 0\.0000$/m);
   assert.match(out, /^saved \d+ bytes, loaded a HnswIndex: same answer true$/m);
+});
+
+test('examples/node/documents.mjs: the filtered query, the edit and the delete print what the README shows', () => {
+  const out = execFileSync(process.execPath, ['examples/node/documents.mjs'], { cwd: root, encoding: 'utf8' });
+  const lines = out.trim().split('\n');
+  assert.match(lines[0], /^wasm-simd {4}0\.\d{3} {2}SIMD in WebAssembly: vector search in the browser$/);
+  assert.match(lines[1], /^edge-search {2}0\.\d{3} {2}Vector search at the edge, inside the isolate$/);
+  assert.equal(lines[2], 'plan prefilter: 2 of 6 match');
+  assert.equal(lines[3], 'insert: DUPLICATE_ID');
+  assert.equal(lines[4], "[ 'draft-1: Search in the browser with wasm threads', null ]");
+  assert.match(lines[5], /^5 articles, \d+ bytes$/);
 });
 
 test('examples/edge/handler.mjs answers in an edge-like runtime with the simd build from a WebAssembly.Module', async () => {
