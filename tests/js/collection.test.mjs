@@ -612,6 +612,58 @@ for (const variant of VARIANTS) {
       }
     });
 
+    test('30,000 refused calls and 300 create-fill-dispose cycles leave the module working, its memory flat', async () => {
+      const q = await load(variant);
+      const c = q.Collection.create({ dim: 4, index: 'hnsw', fields: { lang: 'string', year: 'number' } });
+      const records = Array.from({ length: 50 }, (_, i) => ({
+        id: i % 2 ? `d${i}` : i,
+        values: gaussianRow(i + 1, 4),
+        metadata: { lang: i % 3 ? 'en' : 'de', year: i },
+      }));
+      c.upsert(records);
+      const v = gaussianRow(100, 4);
+      const expected = c.query(v, { topK: 5, filter: { lang: 'de' }, returnMetadata: true });
+      // Each one reaches C++ and fails there (the binding records the error and returns).
+      const failures = [
+        [() => c.query(v, { filter: { lang: { $regex: 'e' } } }), 'INVALID_ARGUMENT'],
+        [() => c.query(v, { filter: { nope: 1 } }), 'INVALID_ARGUMENT'],
+        [() => c.insert([{ id: 0, values: v }]), 'DUPLICATE_ID'],
+        [() => c.deleteByIds(['d1', 'missing']), 'UNKNOWN_ID'],
+        [() => c.upsert([{ id: 'x', values: [NaN, 0, 0, 0] }]), 'NON_FINITE'],
+        [() => c.upsert([{ id: 'x', values: v, metadata: { year: 'y' } }]), 'INVALID_ARGUMENT'],
+        [() => c.upsert([{ id: '', values: v }]), 'INVALID_ARGUMENT'],
+        [() => c.query(v, { returnValues: true }), 'INVALID_ARGUMENT'],
+        [() => q.Collection.create({ dim: 4, fields: { $x: 'string' } }), 'INVALID_ARGUMENT'],
+      ];
+      const run = (n) => {
+        for (let i = 0; i < n; i++) {
+          const [call, code] = failures[i % failures.length];
+          assert.throws(call, (e) => e instanceof QuiverError && e.code === code);
+        }
+      };
+      run(10 * failures.length); // warm-up: what the error path keeps for good
+      const heap = q.heapBytes();
+      run(30_000);
+      assert.equal(q.heapBytes(), heap, 'the wasm memory did not grow');
+      assert.deepEqual(c.query(v, { topK: 5, filter: { lang: 'de' }, returnMetadata: true }), expected);
+      assert.equal(c.size, 50);
+      for (let i = 0; i < 300; i++) {
+        const d = q.Collection.create({
+          dim: 4,
+          index: ['flat', 'quantized', 'hnsw'][i % 3],
+          fields: { lang: 'string' },
+        });
+        d.upsert(records.slice(0, 20).map((r) => ({ ...r, metadata: { lang: r.metadata.lang } })));
+        d.query(v, { filter: { lang: 'en' } });
+        d.dispose();
+      }
+      assert.ok(
+        q.heapBytes() <= heap + 16 * 2 ** 20,
+        `heap ${q.heapBytes()} after create-dispose cycles (was ${heap})`,
+      );
+      c.dispose();
+    });
+
     test('dispose: once, then DISPOSED everywhere; Symbol.dispose', async () => {
       const q = await load(variant);
       const c = q.Collection.create({ dim: 2 });
