@@ -348,7 +348,7 @@ export interface StoredRecord<F extends FieldDeclarations = FieldDeclarations> {
   id: RecordId;
   metadata: Metadata<F>;
   namespace?: string;
-  /** With returnValues (flat index only): the stored vector. */
+  /** With returnValues: the stored vector (normalised under cosine). */
   values?: Float32Array;
 }
 
@@ -435,7 +435,7 @@ export interface CollectionOptions<
   dim: number;
   /** Default 'cosine'. */
   metric?: Metric;
-  /** The index kind underneath (default 'hnsw'); 'flat' is exact and the only one that returns stored vectors. */
+  /** The index kind underneath (default 'hnsw'); 'flat' is exact. */
   index?: K;
   /** The kind's options (M, efConstruction, bits, lists, ...). */
   options?: CollectionKindOptions<K>;
@@ -449,7 +449,7 @@ interface BaseQueryOptions<F extends FieldDeclarations> {
   filter?: Filter<F>;
   /** Only this namespace ('' = the records without one). */
   namespace?: string;
-  /** The matches' vectors (flat only: other kinds refuse with INVALID_ARGUMENT). */
+  /** The matches' vectors, from a kind that keeps its f32 vectors (flat; HNSW f32, or sq8 with keepVectors; quantised with keepVectors — the defaults); others refuse with INVALID_ARGUMENT. */
   returnValues?: boolean;
   /** The matches' metadata ({} for a record without any). */
   returnMetadata?: boolean;
@@ -478,8 +478,14 @@ export interface CollectionMatch<F extends FieldDeclarations = FieldDeclarations
 }
 /** How a query was answered. */
 export interface QueryPlan {
-  /** 'unfiltered': every vector searched; 'prefilter': the filter was evaluated on the column indexes first and only the matching vectors searched; 'empty': nothing matched. */
-  strategy: 'unfiltered' | 'prefilter' | 'empty';
+  /**
+   * 'unfiltered': every vector searched (no filter, or one every record passes); 'prefilter': the
+   * filter was evaluated on the column indexes first and the matching vectors given to the index
+   * as an allow list; 'filtered-walk': HNSW walked its graph testing each node against the
+   * matching rows (many match); 'filtered-walk+allow-list': that walk came back short and the
+   * query ran again with the allow list; 'empty': nothing matched.
+   */
+  strategy: 'unfiltered' | 'prefilter' | 'filtered-walk' | 'filtered-walk+allow-list' | 'empty';
   /** Records the filter and namespace admit. */
   matching: number;
   /** Records in the collection. */
@@ -521,7 +527,7 @@ export interface LocalCollection<
   upsert(records: readonly CollectionRecord<F>[]): void;
   /** As upsert, but an id already present is DUPLICATE_ID. */
   insert(records: readonly CollectionRecord<F>[]): void;
-  /** null for an id not present. returnValues: flat only. */
+  /** null for an id not present. returnValues: from a kind that keeps its f32 vectors (INVALID_ARGUMENT otherwise). */
   getByIds(ids: readonly RecordId[], options?: { returnValues?: boolean }): (StoredRecord<F> | null)[];
   /** An id not present is UNKNOWN_ID (a repeated one DUPLICATE_ID), and nothing is removed. */
   deleteByIds(ids: readonly RecordId[]): void;

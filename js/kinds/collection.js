@@ -146,8 +146,7 @@ export function makeCollectionClass(mod, staging, variantName, Base) {
     }
 
     // Collection.create({ dim, metric = 'cosine', index = 'hnsw', options, fields }):
-    //   index    the kind underneath: 'flat' (exact; the only one that returns stored vectors),
-    //            'quantized' or 'hnsw'
+    //   index    the kind underneath: 'flat' (exact), 'quantized' or 'hnsw'
     //   options  that kind's options, as its class takes them (M, efConstruction, bits, lists,
     //            ...; not dim or metric)
     //   fields   the filterable fields and their types: 'string', 'number', 'boolean', 'tags'
@@ -273,9 +272,9 @@ export function makeCollectionClass(mod, staging, variantName, Base) {
 
     // The records with these ids, in their order: { id, metadata, namespace?, values? } ({}
     // for a record without metadata; namespace only when it has one), or null for an id not
-    // present. returnValues: the stored vectors (Float32Array; normalised under cosine) —
-    // only an index that keeps its vectors exactly has them (flat), others are
-    // INVALID_ARGUMENT.
+    // present. returnValues: the stored vectors (Float32Array; normalised under cosine), from
+    // a kind that keeps its f32 vectors (flat; HNSW f32 or sq8 with keepVectors; quantised with
+    // keepVectors); one that keeps only codes is INVALID_ARGUMENT.
     getByIds(ids, options) {
       const native = this.#live();
       const { returnValues = false } = readOptions(options, COLLECTION_GET_OPTIONS);

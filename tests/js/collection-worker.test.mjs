@@ -28,7 +28,7 @@ for (const variant of ['simd-mt', 'simd']) {
     const q = await load(variant);
     for (const [index, options, search] of [
       ['flat', {}, { returnValues: true }],
-      ['hnsw', { M: 8, efConstruction: 64 }, { ef: 32 }],
+      ['hnsw', { M: 8, efConstruction: 64 }, { ef: 32, returnValues: true }],
       ['quantized', { bits: 4 }, { rerank: 4 }],
     ]) {
       const spec = { dim: DIM, metric: 'l2', index, options, fields: FIELDS };
@@ -54,10 +54,7 @@ for (const variant of ['simd-mt', 'simd']) {
         );
       }
       const ids = [1, 'doc-1', 'doc-3', 'nope', 0];
-      assert.deepEqual(
-        await remote.getByIds(ids, index === 'flat' ? { returnValues: true } : undefined),
-        local.getByIds(ids, index === 'flat' ? { returnValues: true } : undefined),
-      );
+      assert.deepEqual(await remote.getByIds(ids, { returnValues: true }), local.getByIds(ids, { returnValues: true }));
       await remote.deleteByIds([0, 'doc-1']);
       local.deleteByIds([0, 'doc-1']);
       assert.equal(await remote.size, 198);
@@ -79,7 +76,15 @@ test('worker collections: errors keep their codes and change nothing; options ar
   await assert.rejects(c.upsert([{ id: 'x', values: v, extra: 1 }]), is('INVALID_ARGUMENT', /unknown option 'extra'/));
   await assert.rejects(c.query(v, { filter: { lang: { $like: 'e' } } }), is('INVALID_ARGUMENT', /unknown operator/));
   await assert.rejects(c.query(v, { filter: { title: '#1' } }), is('INVALID_ARGUMENT', /not a declared/));
-  await assert.rejects(c.query(v, { returnValues: true }), is('INVALID_ARGUMENT', /does not keep its vectors/));
+  await assert.rejects(c.getByIds(['x'.repeat(300)]), is('INVALID_ARGUMENT', /at most 256 are allowed/));
+  const codesOnly = await w.Collection.create({
+    dim: DIM,
+    index: 'hnsw',
+    options: { storage: 'sq8', keepVectors: false },
+  });
+  await codesOnly.upsert([{ id: 1, values: v }]);
+  await assert.rejects(codesOnly.query(v, { returnValues: true }), is('INVALID_ARGUMENT', /does not keep its vectors/));
+  await codesOnly.dispose();
   // Refused here, before a message is posted: the promise rejects, nothing throws.
   const early = c.query(v, { probes: 3 });
   assert.ok(early instanceof Promise);
