@@ -12,6 +12,8 @@
 //             number that is an integer in [0, 2^53 - 1]; anything else is INVALID_ARGUMENT.
 //   results   JSON text: the stored metadata is compact JSON already and is embedded as it is;
 //             vectors (returnValues) go to a staged output buffer, row i for match (record) i.
+//   files     serialize() keeps the file bytes in C++ for JS to copy out; load() reads bytes JS
+//             put in the heap.
 //
 // A write reaches the collection as one call (all or nothing), but its records may arrive in
 // several pieces: the parser reads at most 1 MiB of JSON at a time (kMaxJsonBytes) and JS keeps
@@ -171,6 +173,24 @@ class CollectionBinding {
     return guarded<CollectionBinding*>(nullptr,
                                        [&] { return new CollectionBinding(Collection(parse_options(options))); });
   }
+
+  // A collection from its file bytes (Collection::load: everything validated first), or null.
+  static CollectionBinding* load(uintptr_t bytes, size_t size) {
+    return guarded<CollectionBinding*>(nullptr, [&] {
+      return new CollectionBinding(Collection::load(reinterpret_cast<const uint8_t*>(bytes), size));
+    });
+  }
+
+  // The collection's file: serialize() keeps the bytes in C++ and returns their size, JS copies
+  // them out of the heap at serializedBytes() and then calls releaseSerialized().
+  double serialize() {
+    return guarded(kFailed, [&] {
+      serialized_ = collection_.serialize();
+      return double(serialized_.size());
+    });
+  }
+  uintptr_t serialized_bytes() const { return reinterpret_cast<uintptr_t>(serialized_.data()); }
+  void release_serialized() { std::vector<uint8_t>().swap(serialized_); }
 
   // Appends n records to the pending batch: their JSON (an array of n objects) and their
   // vectors (n x dim floats at `vectors`). `first` is the position of the first of them in
@@ -367,6 +387,7 @@ class CollectionBinding {
   Collection collection_;
   std::vector<Record> pending_records_;
   std::vector<RecordId> pending_ids_;
+  std::vector<uint8_t> serialized_;
 };
 
 }  // namespace
@@ -377,6 +398,10 @@ EMSCRIPTEN_BINDINGS(quiver_collection) {
   using quiver::bindings::CollectionBinding;
   class_<CollectionBinding>("Collection")
       .class_function("create", &CollectionBinding::create, allow_raw_pointers())
+      .class_function("load", &CollectionBinding::load, allow_raw_pointers())
+      .function("serialize", &CollectionBinding::serialize)
+      .function("serializedBytes", &CollectionBinding::serialized_bytes)
+      .function("releaseSerialized", &CollectionBinding::release_serialized)
       .function("stageRecords", &CollectionBinding::stage_records)
       .function("stageIds", &CollectionBinding::stage_ids)
       .function("clearPending", &CollectionBinding::clear_pending)

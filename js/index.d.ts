@@ -533,6 +533,8 @@ export interface LocalCollection<
   deleteByIds(ids: readonly RecordId[]): void;
   query(vector: Vectors, options?: CollectionQueryOptions<F, K>): CollectionQueryResult<F>;
   describe(): CollectionDescription;
+  /** The collection's file: its index's file plus the ids, metadata and fields (the bytes the native library writes). */
+  serialize(): Uint8Array;
   /** Frees the wasm memory. Again is a no-op; any other use afterwards throws DISPOSED. */
   dispose(): void;
   [Symbol.dispose](): void;
@@ -542,6 +544,8 @@ export interface CollectionClass {
   create<const F extends FieldDeclarations = {}, K extends CollectionIndexKind = 'hnsw'>(
     options: CollectionOptions<F, K>,
   ): LocalCollection<F, K>;
+  /** The collection in a file (serialize(), the native library, `quiver collection build`); an index file without a collection is INVALID_ARGUMENT. */
+  load(bytes: Bytes): LocalCollection;
 }
 /** A collection living in a worker (spawn()): the same methods, returning Promises. */
 export interface RemoteCollection<
@@ -561,6 +565,7 @@ export interface RemoteCollection<
   deleteByIds(ids: readonly RecordId[]): Promise<void>;
   query(vector: Vectors, options?: CollectionQueryOptions<F, K> & TransferOption): Promise<CollectionQueryResult<F>>;
   describe(): Promise<CollectionDescription>;
+  serialize(): Promise<Uint8Array>;
   dispose(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
@@ -568,6 +573,8 @@ export interface RemoteCollectionClass {
   create<const F extends FieldDeclarations = {}, K extends CollectionIndexKind = 'hnsw'>(
     options: CollectionOptions<F, K>,
   ): Promise<RemoteCollection<F, K>>;
+  /** transfer: move the bytes' buffer into the worker. */
+  load(bytes: Bytes, options?: TransferOption): Promise<RemoteCollection>;
 }
 
 /**
@@ -586,6 +593,9 @@ export declare class Collection {
     options: CollectionOptions<F, K>,
     target: { quiver: RemoteQuiver },
   ): Promise<RemoteCollection<F, K>>;
+  /** The collection in a file, in `quiver` or the shared module. */
+  static load(bytes: Bytes, target?: { quiver?: QuiverModule }): Promise<LocalCollection>;
+  static load(bytes: Bytes, target: { quiver: RemoteQuiver }): Promise<RemoteCollection>;
 }
 
 // ---- Worker-hosted async API --------------------------------------------------------------

@@ -131,7 +131,7 @@ async function load(source, options) {
 // bound to that module). Collection.create(options, { quiver }) makes one in `quiver` — a
 // module from init() (synchronously there: q.Collection.create(options)) or a worker from
 // spawn() (a worker-hosted collection) — or, without it, in the module Quiver.load shares
-// (Quiver.shared()); it returns a Promise.
+// (Quiver.shared()); it returns a Promise. Collection.load(bytes, { quiver }) the same for a file.
 class Collection {
   constructor() {
     if (new.target === Collection) {
@@ -149,6 +149,17 @@ class Collection {
       throw new QuiverError('INVALID_ARGUMENT', 'quiver must be a module from Quiver.init() or a worker from spawn()');
     }
     return q.Collection.create(options);
+  }
+
+  // Collection.load(bytes, { quiver }): the collection in a file (serialize(), the native
+  // library or `quiver collection build`), in `quiver` or the shared module.
+  static async load(bytes, target) {
+    const { quiver } = readOptions(target, COLLECTION_TARGET_OPTIONS);
+    const q = quiver ?? (await shared());
+    if (!q.Collection || typeof q.Collection.load !== 'function') {
+      throw new QuiverError('INVALID_ARGUMENT', 'quiver must be a module from Quiver.init() or a worker from spawn()');
+    }
+    return q.Collection.load(bytes);
   }
 }
 

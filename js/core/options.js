@@ -357,7 +357,7 @@ export const REMOTE_COLLECTION_QUERY_OPTIONS = Object.fromEntries(
     extend(`remote Collection query() on a ${kind} index`, s, TRANSFER),
   ]),
 );
-export const REMOTE_COLLECTION_WRITE_OPTIONS = schema('remote Collection upsert() / insert()', TRANSFER);
+export const REMOTE_COLLECTION_WRITE_OPTIONS = schema('remote Collection upsert() / insert() / load()', TRANSFER);
 // Collection.create(options, target): where the collection goes.
 export const COLLECTION_TARGET_OPTIONS = schema('Collection.create() target', {
   quiver: object('a module from Quiver.init() or a worker from spawn()'),

@@ -25,8 +25,8 @@ import {
   FIELD_TYPES,
   readOptions,
 } from '../core/options.js';
-import { ADD_SLICE_BYTES } from '../core/staging.js';
-import { rerankDepth } from './index-base.js';
+import { ADD_SLICE_BYTES, heapAlloc } from '../core/staging.js';
+import { rerankDepth, toBytes } from './index-base.js';
 
 const invalid = (message) => new QuiverError('INVALID_ARGUMENT', message);
 
@@ -171,6 +171,34 @@ export function makeCollectionClass(mod, staging, variantName, Base) {
       }
       const json = JSON.stringify({ dim: o.dim, metric, index: kind, knobs, fields });
       return new this(token, checked(mod, mod.Collection.create(json)), kind, metric);
+    }
+
+    // A collection from its file (what serialize() or the native library writes: the index's
+    // file plus the ids, metadata and field declarations; docs/file-format.md). Everything is
+    // validated before it is handed out: CORRUPT, TRUNCATED, CHECKSUM_MISMATCH, ..., and
+    // INVALID_ARGUMENT for an index file that holds no collection. The bytes are copied into
+    // the heap whole for the load (and freed after it).
+    static load(bytes) {
+      const data = toBytes(bytes);
+      const ptr = heapAlloc(mod, data.length, 'a collection file');
+      if (!ptr) {
+        throw new QuiverError('OUT_OF_MEMORY', `out of memory copying ${data.length} bytes of a collection file`);
+      }
+      let native = null;
+      try {
+        staging.u8.set(data, ptr);
+        native = checked(mod, mod.Collection.load(ptr, data.length));
+        const { index, metric } = JSON.parse(checked(mod, native.describe()));
+        if (!COLLECTION_QUERY_OPTIONS[index]) {
+          throw new QuiverError('UNKNOWN_INDEX_KIND', `the collection's index kind '${index}' has no JS class`);
+        }
+        const collection = new this(token, native, index, metric);
+        native = null;
+        return collection;
+      } finally {
+        native?.delete();
+        mod._free(ptr);
+      }
     }
 
     #live() {
@@ -372,6 +400,18 @@ export function makeCollectionClass(mod, staging, variantName, Base) {
         return result;
       } finally {
         staging.trim();
+      }
+    }
+
+    // The collection's file (Uint8Array): the same bytes as Collection::serialize() natively;
+    // Collection.load(bytes) here or the native library (quiver collection query) reads it.
+    serialize() {
+      const native = this.#live();
+      const n = checked(mod, native.serialize());
+      try {
+        return staging.copyBytes(native.serializedBytes(), n);
+      } finally {
+        native.releaseSerialized();
       }
     }
 

@@ -308,6 +308,10 @@ class RemoteCollection {
   describe() {
     return this.#invoke('describe', []);
   }
+  // The collection's file (a Uint8Array transferred back).
+  serialize() {
+    return this.#invoke('serialize', []);
+  }
 
   // Frees the collection in the worker; again is a no-op.
   async dispose() {
@@ -437,6 +441,14 @@ export async function spawn(options) {
     Collection: {
       async create(options) {
         return new RemoteCollection(call, await call({ op: 'createCollection', options }));
+      },
+      // A collection file's bytes (as Collection.load); { transfer: true } moves the buffer.
+      async load(bytes, options) {
+        const { transfer = false } = readOptions(options, REMOTE_COLLECTION_WRITE_OPTIONS);
+        return new RemoteCollection(
+          call,
+          await call({ op: 'loadCollection', bytes }, transfer ? buffersOf([bytes]) : []),
+        );
       },
     },
     // Index file bytes (as Quiver.load); { transfer: true } moves the buffer into the worker.

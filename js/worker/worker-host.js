@@ -11,7 +11,7 @@ const CLASS_BY_KIND = Object.fromEntries(KINDS.map((k) => [k.name, k.className])
 // What a caller may invoke on an index through the worker (never live(), constructors, ...).
 const METHODS = new Set(['add', 'remove', 'has', 'search', 'searchBatch', 'serialize', 'compact']);
 // What a caller may invoke and read on a collection through the worker.
-const COLLECTION_METHODS = new Set(['upsert', 'insert', 'getByIds', 'deleteByIds', 'query', 'describe']);
+const COLLECTION_METHODS = new Set(['upsert', 'insert', 'getByIds', 'deleteByIds', 'query', 'describe', 'serialize']);
 const COLLECTION_PROPERTIES = new Set(['size', 'memoryBytes', 'dim', 'metric', 'index', 'variant']);
 const PROPERTIES = new Set([
   'size',
@@ -147,6 +147,17 @@ export function serve(post) {
     indexes.set(handle, index);
     return describe(handle);
   }
+  function adoptCollection(collection) {
+    const handle = nextHandle++;
+    collections.set(handle, collection);
+    return {
+      handle,
+      index: collection.index,
+      dim: collection.dim,
+      metric: collection.metric,
+      variant: collection.variant,
+    };
+  }
   function lookup(handle) {
     const index = indexes.get(handle);
     if (!index) throw new QuiverError('DISPOSED', 'this index has been disposed');
@@ -160,16 +171,10 @@ export function serve(post) {
     },
     // A new collection (q.Collection.create: kinds/collection.js).
     createCollection({ options }) {
-      const collection = q.Collection.create(options);
-      const handle = nextHandle++;
-      collections.set(handle, collection);
-      return {
-        handle,
-        index: collection.index,
-        dim: collection.dim,
-        metric: collection.metric,
-        variant: collection.variant,
-      };
+      return adoptCollection(q.Collection.create(options));
+    },
+    loadCollection({ bytes }) {
+      return adoptCollection(q.Collection.load(bytes));
     },
     create({ kind, options }) {
       const Cls = q[CLASS_BY_KIND[kind]];

@@ -101,6 +101,29 @@ test('worker collections: errors keep their codes and change nothing; options ar
   await assert.rejects(c.query(v), is('DISPOSED'));
 });
 
+test('worker collections: serialize in one place, load in another — the same collection', async () => {
+  const w = await start({ variant: 'simd' });
+  const q = await load('simd');
+  const spec = { dim: DIM, index: 'hnsw', options: { M: 8 }, fields: FIELDS };
+  const remote = await w.Collection.create(spec);
+  await remote.upsert(records());
+  const bytes = await remote.serialize();
+  assert.ok(bytes instanceof Uint8Array && bytes.length > 0);
+  const local = q.Collection.load(bytes);
+  const v = gaussianRow(77, DIM);
+  const ask = { topK: 6, filter: { lang: 'de' }, returnMetadata: true };
+  assert.deepEqual(local.query(v, ask), await remote.query(v, ask));
+  const again = await w.Collection.load(local.serialize(), { transfer: true });
+  assert.equal(await again.size, 200);
+  assert.deepEqual(await again.query(v, ask), local.query(v, ask));
+  const viaTarget = await Collection.load(bytes, { quiver: w });
+  assert.equal(viaTarget.index, 'hnsw');
+  await assert.rejects(w.Collection.load(new Uint8Array(64)), is('BAD_MAGIC'));
+  await assert.rejects(w.Collection.load(bytes, { transfr: true }), is('INVALID_ARGUMENT', /transfr/));
+  local.dispose();
+  for (const c of [remote, again, viaTarget]) await c.dispose();
+});
+
 test('worker collections: Collection.create(options, { quiver: worker }), transfer, Symbol.asyncDispose, terminate', async () => {
   const w = await start({ variant: 'simd' });
   const c = await Collection.create({ dim: 2, index: 'flat', metric: 'l2' }, { quiver: w });

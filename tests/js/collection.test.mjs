@@ -697,6 +697,70 @@ for (const variant of VARIANTS) {
       c.dispose();
     });
 
+    test('serialize and load: the same records, answers and bytes, in every kind; bad files are refused', async () => {
+      const q = await load(variant);
+      const docs = documents();
+      const without = (d) => ({ ...d, memory: undefined });
+      for (const [kind, options] of KEEPING) {
+        const c = q.Collection.create({ dim: DIM, index: kind, options, metric: 'l2', fields: DOC_FIELDS });
+        c.upsert(docs);
+        c.deleteByIds([4, 'doc-5']);
+        c.upsert([{ id: 'doc-7', values: gaussianRow(7, DIM), metadata: { lang: 'xx' } }]);
+        const bytes = c.serialize();
+        const back = q.Collection.load(bytes);
+        const context = `${kind} ${JSON.stringify(options)}`;
+        assert.ok(back instanceof q.Collection && back instanceof Collection);
+        assert.deepEqual([back.index, back.metric, back.dim, back.size], [kind, 'l2', DIM, c.size], context);
+        assert.deepEqual(without(back.describe()), without(c.describe()), context);
+        assert.deepEqual(back.serialize(), bytes, `${context}: serialize() after load gives the same bytes`);
+        const ids = docs.map((d) => d.id);
+        assert.deepEqual(back.getByIds(ids), c.getByIds(ids), context);
+        for (const filter of [undefined, { lang: 'de' }, { $or: [{ tags: 'news' }, { year: { $lt: 2018 } }] }]) {
+          const options = { topK: 7, filter, returnMetadata: true, ...exactly(kind) };
+          for (const namespace of [undefined, 'archive']) {
+            const v = gaussianRow(31, DIM);
+            assert.deepEqual(back.query(v, { ...options, namespace }), c.query(v, { ...options, namespace }), context);
+          }
+        }
+        // The loaded collection takes writes like any other.
+        back.insert([{ id: 'new', values: gaussianRow(8, DIM), metadata: { lang: 'en' } }]);
+        back.deleteByIds(['doc-7']);
+        assert.equal(back.size, c.size);
+        // An index reader loads the same file as a plain index of the kind.
+        const plain = q.load(bytes);
+        assert.equal(plain.size, c.size);
+        plain.dispose();
+        back.dispose();
+        c.dispose();
+      }
+      const c = q.Collection.create({ dim: 4, index: 'flat' });
+      c.upsert([{ id: 'a', values: [1, 2, 3, 4] }]);
+      const bytes = c.serialize();
+      c.dispose();
+      const flipped = bytes.slice();
+      flipped[flipped.length - 20] ^= 1;
+      const plainFile = new q.FlatIndex({ dim: 4 });
+      const refused = [
+        [plainFile.serialize(), 'INVALID_ARGUMENT', /holds no collection/],
+        [bytes.subarray(0, bytes.length - 3), 'TRUNCATED'],
+        [new Uint8Array(100), 'BAD_MAGIC'],
+        [flipped, 'CHECKSUM_MISMATCH'],
+        ['bytes', 'INVALID_ARGUMENT'],
+      ];
+      plainFile.dispose();
+      const heap = q.heapBytes();
+      for (let round = 0; round < 20; round++) {
+        for (const [file, code, pattern] of refused) assert.throws(() => q.Collection.load(file), is(code, pattern));
+      }
+      assert.ok(q.heapBytes() <= heap + 2 ** 20, 'refused loads keep nothing');
+      const back = await Collection.load(bytes.buffer, { quiver: q });
+      assert.deepEqual(
+        back.getByIds(['a'], { returnValues: true })[0].values,
+        new Float32Array([1, 2, 3, 4]).map((x) => x / Math.sqrt(30)),
+      );
+      back.dispose();
+    });
+
     test('dispose: once, then DISPOSED everywhere; Symbol.dispose', async () => {
       const q = await load(variant);
       const c = q.Collection.create({ dim: 2 });
@@ -716,6 +780,7 @@ for (const variant of VARIANTS) {
         () => c.deleteByIds([]),
         () => c.query([1, 0]),
         () => c.describe(),
+        () => c.serialize(),
       ]) {
         assert.throws(call, is('DISPOSED'));
       }

@@ -194,6 +194,12 @@ export async function collections(q: QuiverModule): Promise<void> {
   await remote.upsert(records, { transfer: true });
   const rr = await remote.query([1, 0, 0, 0], { probes: 4, rerank: 2, transfer: true, filter: { any: 1 } });
   const viaTarget = await Collection.create({ dim: 4 }, { quiver: w });
+  const file: Uint8Array = docs.serialize();
+  const back: LocalCollection = q.Collection.load(file);
+  const backShared: LocalCollection = await Collection.load(file);
+  const backRemote: RemoteCollection = await w.Collection.load(await remote.serialize(), { transfer: true });
+  const backRemote2: RemoteCollection = await Collection.load(file, { quiver: w });
+  console.log(back.size, backShared.size, await backRemote.size, await backRemote2.size);
   console.log(bytes, values, rr.matches.length, await remote.size, await viaTarget.size);
   await remote[Symbol.asyncDispose]();
   anywhere.dispose();
