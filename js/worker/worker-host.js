@@ -122,7 +122,6 @@ export function serve(post) {
   let q = null;
   const indexes = new Map();
   const collections = new Map(); // handles share one sequence with the indexes
-
   const jobs = new Map(); // id of a chunked add or a streamed load -> { cancelled, abort? }
   const queued = new Set(); // ids of messages waiting in the queue (not started yet)
   const cancelledEarly = new Set(); // cancels that arrived while their job was still queued

@@ -21,7 +21,7 @@ test('examples/node/documents.mjs: the filtered query, the edit and the delete p
   const lines = out.trim().split('\n');
   assert.match(lines[0], /^wasm-simd {4}0\.\d{3} {2}SIMD in WebAssembly: vector search in the browser$/);
   assert.match(lines[1], /^edge-search {2}0\.\d{3} {2}Vector search at the edge, inside the isolate$/);
-  assert.equal(lines[2], 'plan prefilter: 2 of 6 match');
+  assert.equal(lines[2], 'plan filtered-walk: 2 of 6 match');
   assert.equal(lines[3], 'insert: DUPLICATE_ID');
   assert.equal(lines[4], "[ 'draft-1: Search in the browser with wasm threads', null ]");
   assert.match(lines[5], /^5 articles, \d+ bytes$/);
