@@ -39,18 +39,22 @@ for (const x of rows)
 lines.push('');
 lines.push('## Goals (issue 25), on these figures');
 lines.push('');
-lines.push('| target | kind | lowest recall@10 (where) | short results | QPS at 10 % random / unfiltered |');
-lines.push('|---|---|---|---|---|');
+lines.push(
+  '| target | kind | recall@10 unfiltered | lowest filtered recall@10 (where) | short results | QPS at 10 % random / unfiltered |',
+);
+lines.push('|---|---|---|---|---|---|');
 for (const t of targets) {
   for (const k of kinds) {
     const pts = rows.filter((x) => `${x.target}:${x.run}` === t && x.kind === k);
     if (!pts.length) continue;
-    const worst = pts.reduce((a, b) => (b.recall < a.recall ? b : a));
+    const filtered = pts.filter((x) => x.filter_kind !== 'none');
+    const worst = filtered.reduce((a, b) => (b.recall < a.recall ? b : a));
+    const none = pts.find((x) => x.filter_kind === 'none');
     const shorts = pts.reduce((a, b) => a + b.short_results, 0);
     const ten = pts.find((x) => x.filter_kind === 'random' && Math.abs(x.selectivity - 0.1) < 1e-9);
     const ratio = ten ? ten.qps / ten.unfiltered_qps : NaN;
     lines.push(
-      `| ${t.split(':')[1]} | ${k} | ${worst.recall.toFixed(3)} (${worst.filter_kind} ${pct(worst.selectivity)}) ${worst.recall >= 0.95 ? 'met' : `missed by ${(0.95 - worst.recall).toFixed(3)}`} | ${shorts} ${shorts === 0 ? 'met' : 'missed'} | ${ratio.toFixed(2)} ${ratio >= 0.5 ? 'met' : `missed (goal 0.5)`} |`,
+      `| ${t.split(':')[1]} | ${k} | ${none ? none.recall.toFixed(3) : '—'} | ${worst.recall.toFixed(3)} (${worst.filter_kind} ${pct(worst.selectivity)}) ${worst.recall >= 0.95 ? 'met' : `missed by ${(0.95 - worst.recall).toFixed(3)}`} | ${shorts} ${shorts === 0 ? 'met' : 'missed'} | ${ratio.toFixed(2)} ${ratio >= 0.5 ? 'met' : `missed (goal 0.5)`} |`,
     );
   }
 }
