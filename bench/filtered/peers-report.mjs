@@ -1,8 +1,12 @@
 // The filtered peers' report: from a results JSON (bench/filtered/peers.mjs) the Markdown tables
-// and a recall-vs-QPS plot per filter kind, beside the JSON with the same stem. Measures nothing.
+// and two plots by selectivity (recall@10, QPS), beside the JSON with the same stem. Measures nothing.
 //   node bench/filtered/peers-report.mjs bench/filtered/results/peers-<stamp>.json
 import { readFileSync, writeFileSync } from 'node:fs';
-import { recallQpsSvg } from '../common/recall-qps-svg.mjs';
+import { basename } from 'node:path';
+import { COLORS } from '../common/recall-qps-svg.mjs';
+import { checkPasses, warningsOf } from '../common/steady-state.mjs';
+
+const SHAPES = ['circle', 'square', 'triangle', 'diamond', 'triangle-down'];
 
 const pct = (s) => `${+(s * 100).toPrecision(3)} %`;
 const num = (x, d = 0) =>
@@ -136,33 +140,130 @@ export function renderReport(results, file) {
         `${num(p.qps)} | ${num(p.p99_ms, 1)} | ${p.cpu?.busy_cores ?? '—'} | ${planLabel(p)} |`,
     );
   out.push('');
+  // Passes of a point that disagree (steady-state.mjs): a busy machine or a slow start.
+  const warnings = warningsOf(
+    points.map((p) =>
+      checkPasses(p.passes_qps, {
+        label: `${p.peer} ${p.config} ${filterName(p)}`,
+        code: p.peer === 'pglite' ? 'wasm' : 'native',
+      }),
+    ),
+  );
+  if (warnings.length)
+    out.push(
+      `**Passes that disagree** (${warnings.length} of ${points.length} points):`,
+      '',
+      ...warnings.map((x) => `- ${x}`),
+      '',
+    );
   const markdown = out.join('\n');
 
-  // One panel per filter kind: a line per configuration through its selectivities.
-  const kinds = ['random', 'correlated', 'tenant'];
-  const configs = [...new Set(points.filter((p) => p.prefilter !== false).map(configName))];
-  const panels = kinds.map((kind) => ({
-    title: `${kind} filters (${num(w.rows)} x ${w.dim})`,
-    caption: [
-      `One line per configuration through its points at each selectivity of the ${kind} filter ` +
-        `(${[...new Set(points.filter((p) => p.filter_kind === kind).map((p) => pct(p.selectivity)))].join(', ')}), ` +
-        `in that order: not a swept knob. LanceDB's postfilter setting is left out (recall near 0).`,
-    ],
-    series: configs.map((name) => ({
-      name,
-      style: name.startsWith('pgvector') ? { width: 2 } : { dash: '5,3', hollow: true },
-      points: points
-        .filter((p) => configName(p) === name && p.filter_kind === kind)
-        .sort((a, b) => a.selectivity - b.selectivity)
-        .map((p) => ({ recall: p.recall, qps: p.qps })),
-    })),
-  }));
-  const svg = recallQpsSvg(panels, { legend: 'right' });
+  // Small multiples as in report.mjs (Quiver's own figures), so the two line up: one panel per
+  // filter kind, x = selectivity (log), y = recall@10 or QPS (log), one line per configuration.
+  const recallMin = Math.floor(Math.min(0.8, ...points.map((p) => p.recall)) * 20) / 20;
+  const qpsAll = points.map((p) => p.qps).filter((x) => x > 0);
+  const recallSvg = selectivityPlot(points, (p) => p.recall, 'recall@10', recallMin, 1, false, w);
+  const qpsSvg = selectivityPlot(
+    points,
+    (p) => p.qps,
+    'QPS (log)',
+    10 ** Math.floor(Math.log10(Math.min(...qpsAll))),
+    10 ** Math.ceil(Math.log10(Math.max(...qpsAll))),
+    true,
+    w,
+  );
+  const stem = file ? basename(file).replace(/\.json$/, '') : 'peers';
+  const markdownWithPlots =
+    markdown + `\n![recall@10 by selectivity](${stem}-recall.svg)\n\n![QPS by selectivity](${stem}-qps.svg)\n`;
   if (file) {
-    writeFileSync(file.replace(/\.json$/, '.md'), markdown);
-    writeFileSync(file.replace(/\.json$/, '.svg'), svg);
+    writeFileSync(file.replace(/\.json$/, '.md'), markdownWithPlots);
+    writeFileSync(file.replace(/\.json$/, '-recall.svg'), recallSvg);
+    writeFileSync(file.replace(/\.json$/, '-qps.svg'), qpsSvg);
   }
-  return { markdown, svg };
+  return { markdown: markdownWithPlots, recallSvg, qpsSvg };
+}
+
+// Panels random / correlated / tenant side by side, a legend under them naming every
+// configuration (pgvector solid, LanceDB dashed with hollow markers).
+function selectivityPlot(points, yOf, yLabel, yMin, yMax, logY, w) {
+  const kinds = ['random', 'correlated', 'tenant'];
+  const configs = [...new Set(points.map(configName))];
+  const pw = 300,
+    ph = 210,
+    pad = { l: 56, r: 24, t: 30, b: 42 };
+  const cellW = pw + pad.l + pad.r;
+  const legendH = 16 * configs.length + 14;
+  const W = kinds.length * cellW,
+    H = ph + pad.t + pad.b + legendH + 10;
+  const xOf = (s) => (Math.log10(s) + 3) / 3; // 0.1 % .. 100 %
+  const yFrac = (v) => {
+    const f = logY
+      ? (Math.log10(v) - Math.log10(yMin)) / (Math.log10(yMax) - Math.log10(yMin))
+      : (v - yMin) / (yMax - yMin);
+    return Math.min(1, Math.max(0, f));
+  };
+  const style = (i, name) => ({
+    color: COLORS[i % COLORS.length],
+    marker: SHAPES[(Math.floor(i / COLORS.length) + i) % SHAPES.length],
+    dash: name.startsWith('LanceDB') ? ' stroke-dasharray="5 3"' : '',
+    hollow: name.startsWith('LanceDB'),
+  });
+  const mark = (shape, x, y, color, hollow) => {
+    const r = 4,
+      paint = `fill="${hollow ? 'white' : color}" stroke="${color}" stroke-width="1.3"`;
+    if (shape === 'square') return `<rect x="${x - r}" y="${y - r}" width="${2 * r}" height="${2 * r}" ${paint}/>`;
+    if (shape === 'triangle') return `<path d="M${x},${y - r} L${x + r},${y + r} L${x - r},${y + r} Z" ${paint}/>`;
+    if (shape === 'diamond')
+      return `<path d="M${x},${y - r} L${x + r},${y} L${x},${y + r} L${x - r},${y} Z" ${paint}/>`;
+    if (shape === 'triangle-down') return `<path d="M${x},${y + r} L${x + r},${y - r} L${x - r},${y - r} Z" ${paint}/>`;
+    return `<circle cx="${x}" cy="${y}" r="${r}" ${paint}/>`;
+  };
+  const f1 = (x) => x.toFixed(1);
+  let svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="11">\n` +
+    '<rect width="100%" height="100%" fill="white"/>\n';
+  kinds.forEach((kind, ki) => {
+    const ox = ki * cellW + pad.l,
+      oy = pad.t;
+    svg += `<text x="${ox + pw / 2}" y="${oy - 12}" text-anchor="middle" font-weight="bold">peers — ${kind} (${num(w.rows)} x ${w.dim})</text>\n`;
+    svg += `<rect x="${ox}" y="${oy}" width="${pw}" height="${ph}" fill="none" stroke="#999"/>\n`;
+    for (const sel of [0.001, 0.01, 0.1, 1]) {
+      const x = ox + xOf(sel) * pw;
+      svg += `<line x1="${f1(x)}" y1="${oy}" x2="${f1(x)}" y2="${oy + ph}" stroke="#eee"/><text x="${f1(x)}" y="${oy + ph + 14}" text-anchor="middle">${pct(sel)}</text>\n`;
+    }
+    const ticks = logY
+      ? Array.from({ length: Math.round(Math.log10(yMax / yMin)) + 1 }, (_, i) => yMin * 10 ** i)
+      : [yMin, (yMin + yMax) / 2, yMax];
+    for (const v of ticks) {
+      const y = oy + ph - yFrac(v) * ph;
+      svg += `<line x1="${ox}" y1="${f1(y)}" x2="${ox + pw}" y2="${f1(y)}" stroke="#f2f2f2"/><text x="${ox - 4}" y="${f1(y + 4)}" text-anchor="end">${num(+v.toPrecision(3), 3)}</text>\n`;
+    }
+    if (!logY && yMin < GOOD_RECALL) {
+      const y = oy + ph - yFrac(GOOD_RECALL) * ph;
+      svg += `<line x1="${ox}" y1="${f1(y)}" x2="${ox + pw}" y2="${f1(y)}" stroke="#444" stroke-dasharray="4 3"/>\n`;
+    }
+    svg += `<text x="${ox + pw / 2}" y="${oy + ph + 32}" text-anchor="middle">selectivity</text>\n`;
+    svg += `<text transform="translate(${ox - 42},${oy + ph / 2}) rotate(-90)" text-anchor="middle">${yLabel}</text>\n`;
+    configs.forEach((name, ci) => {
+      const st = style(ci, name);
+      const pts = points
+        .filter((p) => configName(p) === name && p.filter_kind === kind)
+        .sort((a, b) => a.selectivity - b.selectivity);
+      if (!pts.length) return;
+      const xy = pts.map((p) => [ox + xOf(p.selectivity) * pw, oy + ph - yFrac(yOf(p)) * ph]);
+      svg += `<g class="series" data-name="${name}" data-color="${st.color}" data-marker="${st.marker}"><polyline fill="none" stroke="${st.color}" stroke-width="1.5"${st.dash} points="${xy.map(([x, y]) => `${f1(x)},${f1(y)}`).join(' ')}"/>`;
+      for (const [x, y] of xy) svg += mark(st.marker, f1(x), f1(y), st.color, st.hollow);
+      svg += '</g>\n';
+    });
+  });
+  const ly = ph + pad.t + pad.b + 4;
+  svg += `<g class="legend"><rect x="${pad.l}" y="${ly}" width="${W - 2 * pad.l}" height="${legendH}" fill="white" stroke="#999"/>`;
+  configs.forEach((name, ci) => {
+    const st = style(ci, name),
+      y = ly + 16 + ci * 16;
+    svg += `<line x1="${pad.l + 10}" y1="${y - 4}" x2="${pad.l + 34}" y2="${y - 4}" stroke="${st.color}" stroke-width="1.5"${st.dash}/>${mark(st.marker, pad.l + 22, y - 4, st.color, st.hollow)}<text x="${pad.l + 42}" y="${y}">${name}</text>`;
+  });
+  return svg + '</g>\n</svg>\n';
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
