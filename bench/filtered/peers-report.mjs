@@ -46,12 +46,14 @@ export function planLabel(p) {
 }
 
 const configName = (p) => `${p.peer === 'pglite' ? 'pgvector/PGlite' : 'LanceDB'} ${p.config}`;
-const good = (p) => p.recall >= GOOD_RECALL && p.short_results === 0;
+const measured = (p) => !p.skipped;
+const good = (p) => measured(p) && p.recall >= GOOD_RECALL && p.short_results === 0;
 // The point to quote per (peer, filter): the fastest with recall >= 0.95 and no short result,
 // otherwise the one with the highest recall (on a tie, the faster).
 export function bestOf(points) {
   const ok = points.filter(good);
-  const pool = ok.length ? ok : points;
+  const pool = ok.length ? ok : points.filter(measured);
+  if (!pool.length) return null;
   return [...pool].sort((a, b) => (ok.length ? b.qps - a.qps : b.recall - a.recall || b.qps - a.qps))[0];
 }
 
@@ -124,6 +126,7 @@ export function renderReport(results, file) {
       );
       if (!ps.length) return '— | —';
       const b = bestOf(ps);
+      if (!b) return `— | every configuration skipped (${ps[0].skipped})`;
       return `${good(b) ? '' : '✗ '}${b.recall.toFixed(3)} / ${num(b.qps)}${b.short_results ? ` (${b.short_results} short)` : ''} | ${b.config}; ${planLabel(b)}`;
     });
     out.push(`| ${f.name} | ${num(f.matching)} | ${cells.join(' | ')} |`);
@@ -136,13 +139,22 @@ export function renderReport(results, file) {
   out.push('|:--|:--|:--|--:|--:|--:|--:|--:|--:|:--|');
   for (const p of points)
     out.push(
-      `| ${p.peer} | ${p.config} | ${filterName(p)} | ${num(p.matching)} | ${p.recall.toFixed(3)} | ${p.short_results} | ` +
-        `${num(p.qps)} | ${num(p.p99_ms, 1)} | ${p.cpu?.busy_cores ?? '—'} | ${planLabel(p)} |`,
+      p.skipped
+        ? `| ${p.peer} | ${p.config} | ${filterName(p)} | ${num(p.matching)} | skipped | — | ` +
+            `(~${num(1000 / p.probe_ms, 1)}) | — | — | ${planLabel(p)}; ${p.skipped} |`
+        : `| ${p.peer} | ${p.config} | ${filterName(p)} | ${num(p.matching)} | ${p.recall.toFixed(3)} | ${p.short_results} | ` +
+            `${num(p.qps)} | ${num(p.p99_ms, 1)} | ${p.cpu?.busy_cores ?? '—'} | ${planLabel(p)} |`,
+    );
+  if (points.some((p) => p.skipped))
+    out.push(
+      '',
+      'A skipped point was not measured: its first 3 queries said it would take longer than the point budget; the QPS in ' +
+        'brackets is 1 / the mean time of those 3 queries, not a measurement of the point.',
     );
   out.push('');
   // Passes of a point that disagree (steady-state.mjs): a busy machine or a slow start.
   const warnings = warningsOf(
-    points.map((p) =>
+    points.filter(measured).map((p) =>
       checkPasses(p.passes_qps, {
         label: `${p.peer} ${p.config} ${filterName(p)}`,
         code: p.peer === 'pglite' ? 'wasm' : 'native',
@@ -160,11 +172,12 @@ export function renderReport(results, file) {
 
   // Small multiples as in report.mjs (Quiver's own figures), so the two line up: one panel per
   // filter kind, x = selectivity (log), y = recall@10 or QPS (log), one line per configuration.
-  const recallMin = Math.floor(Math.min(0.8, ...points.map((p) => p.recall)) * 20) / 20;
-  const qpsAll = points.map((p) => p.qps).filter((x) => x > 0);
-  const recallSvg = selectivityPlot(points, (p) => p.recall, 'recall@10', recallMin, 1, false, w);
+  const shown = points.filter(measured);
+  const recallMin = Math.floor(Math.min(0.8, ...shown.map((p) => p.recall)) * 20) / 20;
+  const qpsAll = shown.map((p) => p.qps).filter((x) => x > 0);
+  const recallSvg = selectivityPlot(shown, (p) => p.recall, 'recall@10', recallMin, 1, false, w);
   const qpsSvg = selectivityPlot(
-    points,
+    shown,
     (p) => p.qps,
     'QPS (log)',
     10 ** Math.floor(Math.log10(Math.min(...qpsAll))),

@@ -7,7 +7,8 @@
 //   WORKLOAD=/tmp/fw node bench/filtered/peers.mjs an exported workload directory
 //   PEERS="pglite" PASSES=5 node bench/filtered/peers.mjs
 //
-// Knobs: PEERS (pglite lancedb), PASSES (timed passes per point, >= 3), PEER_TIMEOUT_S (per
+// Knobs: PEERS (pglite lancedb), PASSES (timed passes per point, >= 3), POINT_BUDGET_S (a point
+// whose first queries say it would take longer is recorded as skipped, 300 s), PEER_TIMEOUT_S (per
 // peer, 3 h), QUIVER_BENCH_ROWS / _QUERIES / _DIM (the exported workload's size, when it is
 // exported here), QUIVER_BENCH_BIN (the program; default build/native/bench/quiver_bench_filtered,
 // under QUIVER_BUILD_ROOT when set), and the adapters' own (PG_*, LANCE_*: peers/pglite.mjs,
@@ -87,7 +88,11 @@ function runChild(peer, dir) {
       rest = lines.pop();
       for (const l of lines) if (!/^\[\S+ WARN {2}lance/.test(l)) process.stderr.write(`${l}\n`);
     });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutS * 1000);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutS * 1000);
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       let result;
@@ -95,7 +100,9 @@ function runChild(peer, dir) {
         result = JSON.parse(readFileSync(out, 'utf8'));
       } catch {
         result = {
-          error: signal ? `killed by ${signal} (time limit ${timeoutS} s?)` : `exited ${code} without a result`,
+          error: signal
+            ? `killed by ${signal}${timedOut ? ` at the time limit (${timeoutS} s)` : ''}`
+            : `exited ${code} without a result`,
         };
       }
       rmSync(out, { force: true });
@@ -134,7 +141,14 @@ const results = {
       matching,
     })),
   },
-  knobs: { peers, passes, peer_timeout_s: timeoutS, pglite: pgKnobs(), lancedb: lanceKnobs() },
+  knobs: {
+    peers,
+    passes,
+    point_budget_s: Number(process.env.POINT_BUDGET_S ?? 300),
+    peer_timeout_s: timeoutS,
+    pglite: pgKnobs(),
+    lancedb: lanceKnobs(),
+  },
   jobs: [],
   peers: {},
   points: [],

@@ -11,7 +11,7 @@ try {
   const w = loadWorkload(dir);
   const { run } = await import(adapters[peer]);
   const t0 = performance.now();
-  const result = await run(w, { passes: Number(passes) });
+  const result = await run(w, { passes: Number(passes), budgetS: Number(process.env.POINT_BUDGET_S ?? 300) });
   result.info.job_s = +((performance.now() - t0) / 1000).toFixed(1);
   result.info.peak_rss_bytes = process.resourceUsage().maxRSS * 1024;
   writeFileSync(out, JSON.stringify(result));

@@ -97,11 +97,28 @@ export function score(results, filter) {
   return { recall: wanted ? +(hits / wanted).toFixed(5) : 1, short_results: short };
 }
 
-// One point: a pass that collects the ids (scored; its QPS kept as the warm-up), then `passes`
-// timed passes over all the queries, one query at a time (`run(q)` -> ids, awaited in turn).
-// Returns recall, short results, QPS over the timed passes, each pass's QPS, mean and p99 latency
-// and the machine's busy cores during the timed passes.
-export async function measure(w, filter, run, { passes = 3 } = {}) {
+// One point: a probe (the first 3 queries, timed), a pass that collects the ids (scored; its QPS
+// kept as the warm-up), then `passes` timed passes over all the queries, one query at a time
+// (`run(q)` -> ids, awaited in turn). Returns recall, short results, QPS over the timed passes,
+// each pass's QPS, mean and p99 latency and the machine's busy cores during the timed passes.
+// When the probe says the point would take longer than `budgetS`, it is not run: { skipped,
+// probe_ms, estimated_s } instead (a peer whose exact scan takes seconds a query would otherwise
+// hold the run for hours).
+export async function measure(w, filter, run, { passes = 3, budgetS = Infinity } = {}) {
+  const probeN = Math.min(3, w.queries);
+  const tp = performance.now();
+  for (let q = 0; q < probeN; q++) await run(q);
+  const probeMs = (performance.now() - tp) / probeN;
+  const estimatedS = (probeMs / 1000) * w.queries * (1 + passes);
+  if (estimatedS > budgetS)
+    return {
+      skipped: `over the point budget: ${probeN} queries took ${probeMs.toFixed(0)} ms each, so ${w.queries} x ${1 + passes} passes would take ~${Math.round(estimatedS)} s (POINT_BUDGET_S ${budgetS})`,
+      probe_ms: +probeMs.toFixed(1),
+      estimated_s: Math.round(estimatedS),
+      recall: null,
+      short_results: null,
+      qps: null,
+    };
   const results = new Array(w.queries);
   let t0 = performance.now();
   for (let q = 0; q < w.queries; q++) results[q] = await run(q);
@@ -129,6 +146,7 @@ export async function measure(w, filter, run, { passes = 3 } = {}) {
     warmup_qps: +warmupQps.toFixed(2),
     mean_ms: +(lat.reduce((a, x) => a + x, 0) / lat.length).toFixed(3),
     p99_ms: +lat[Math.min(lat.length - 1, Math.floor(lat.length * 0.99))].toFixed(3),
+    probe_ms: +probeMs.toFixed(3),
     cpu: meter(),
   };
 }

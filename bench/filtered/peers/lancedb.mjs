@@ -59,7 +59,7 @@ export function planOperators(text) {
 // distance is computed (KNNVectorDistance over a scan without an ANN operator).
 export const planKind = (ops) => (/ANN|Ivf|Hnsw/i.test(ops) ? 'ann' : 'exact');
 
-export async function run(w, { passes }) {
+export async function run(w, { passes, budgetS }) {
   const k = knobs();
   const lancedb = await import(`${peersDir}node_modules/@lancedb/lancedb/dist/index.js`);
   const arrow = await import(`${peersDir}node_modules/apache-arrow/Arrow.node.mjs`);
@@ -140,7 +140,10 @@ export async function run(w, { passes }) {
           };
           const explain = await build(0).explainPlan(true);
           const ops = planOperators(explain);
-          const m = await measure(w, f, async (q) => (await build(q).toArray()).map((row) => row.id), { passes });
+          const m = await measure(w, f, async (q) => (await build(q).toArray()).map((row) => row.id), {
+            passes,
+            budgetS,
+          });
           points.push({
             peer: 'lancedb',
             config: label,
@@ -162,7 +165,7 @@ export async function run(w, { passes }) {
             build_s,
           });
           log(
-            `lancedb ${label} ${f.kind} ${f.selectivity}: recall ${m.recall} short ${m.short_results} QPS ${m.qps} plan ${planKind(ops)}`,
+            `lancedb ${label} ${f.kind} ${f.selectivity}: ${m.skipped ? `${m.skipped}; ` : ''}recall ${m.recall} short ${m.short_results} QPS ${m.qps} plan ${planKind(ops)}`,
           );
         }
       }

@@ -51,7 +51,7 @@ const vectorText = (v) => {
   return s + ']';
 };
 
-export async function run(w, { passes }) {
+export async function run(w, { passes, budgetS }) {
   const k = knobs();
   const { PGlite } = await import(`${peersDir}node_modules/@electric-sql/pglite/dist/index.js`);
   const { vector } = await import(`${peersDir}node_modules/@electric-sql/pglite-pgvector/dist/index.js`);
@@ -166,7 +166,7 @@ export async function run(w, { passes }) {
           w,
           f,
           async (q) => (await db.query(sql, [qtext[q]], { rowMode: 'array' })).rows.map((r) => r[0]),
-          { passes },
+          { passes, budgetS },
         );
         const point = {
           peer: 'pglite',
@@ -196,7 +196,7 @@ export async function run(w, { passes }) {
         };
         points.push(point);
         log(
-          `pglite ${config} ${f.kind} ${f.selectivity}: recall ${m.recall} short ${m.short_results} ` +
+          `pglite ${config} ${f.kind} ${f.selectivity}: ${m.skipped ? `${m.skipped}; ` : ''}recall ${m.recall} short ${m.short_results} ` +
             `QPS ${m.qps} plan ${top}${Object.keys(plans).length > 1 ? ` (+${Object.keys(plans).length - 1} other)` : ''}`,
         );
       }
