@@ -9,7 +9,10 @@
 //     against Debian's libfaiss-dev (Faiss 1.7.3; faiss-node expects 1.7.4, the API it uses is the
 //     same but for the faiss::idx_t alias, which faiss-compat.h adds) with node-addon-api from
 //     npm: apt-get install libfaiss-dev, then one g++ command;
-//   - edgevec, hnswlib-wasm, voy-search: wasm, nothing to build.
+//   - edgevec, hnswlib-wasm, voy-search: wasm, nothing to build;
+//   - @electric-sql/pglite + @electric-sql/pglite-pgvector (wasm) and @lancedb/lancedb (its
+//     linux-x64 addon is an npm package of its own, nothing to build): the filtered benchmark's
+//     peers (bench/filtered/PEERS.md), which calls npmInstall() alone when they are missing.
 // Writes node_modules/.peers-install.json: per peer, "ok" or the reason it is not usable, which
 // run.mjs reports in the results (a peer that fails is listed, never dropped).
 import { execFileSync } from 'node:child_process';
@@ -33,12 +36,17 @@ export function installStatus() {
   return existsSync(statusFile) ? JSON.parse(readFileSync(statusFile, 'utf8')) : null;
 }
 
+// The npm step alone: this folder's dependencies, no install script run.
+export function npmInstall() {
+  log('npm install --ignore-scripts (bench/peers) ...');
+  sh('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: here });
+}
+
 export function install({ force = false } = {}) {
   const pkg = readFileSync(`${here}package.json`, 'utf8');
   const previous = installStatus();
   if (!force && previous && previous.package === pkg) return previous;
-  log('npm install --ignore-scripts (bench/peers) ...');
-  sh('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: here });
+  npmInstall();
   const status = { package: pkg, date: new Date().toISOString(), peers: {} };
   const mod = (name) => `${here}node_modules/${name}`;
   // A native addon counts as installed once a fresh Node process can load it.
