@@ -163,7 +163,7 @@ export function renderReport(results, file) {
   );
   if (warnings.length)
     out.push(
-      `**Passes that disagree** (${warnings.length} of ${points.length} points):`,
+      `**Passes that disagree** (${warnings.length} of ${points.filter(measured).length} measured points):`,
       '',
       ...warnings.map((x) => `- ${x}`),
       '',
