@@ -11,19 +11,12 @@
 #include "container/format.hpp"
 #include "quiver/collection.hpp"
 #include "quiver/error.hpp"
+#include "test_support.hpp"
 
 namespace quiver {
 namespace {
 
-ErrorCode code_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.code();
-  }
-  ADD_FAILURE() << "no error thrown";
-  return ErrorCode::Internal;
-}
+using test::code_of;
 
 constexpr size_t kDim = 8;
 

@@ -13,19 +13,12 @@
 #include "collection/json.hpp"
 #include "collection/metadata.hpp"
 #include "quiver/error.hpp"
+#include "test_support.hpp"
 
 namespace quiver::collection {
 namespace {
 
-ErrorCode code_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.code();
-  }
-  ADD_FAILURE() << "no error thrown";
-  return ErrorCode::Internal;
-}
+using test::code_of;
 
 TEST(CollectionJson, ParsesTheGrammarAndNothingElse) {
   const Json v = parse_json(R"( {"a": [1, -2.5e3, true, false, null, "x\u00e9\ud83d\ude00\n"], "b": {}} )", "t");
