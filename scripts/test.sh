@@ -17,22 +17,46 @@
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-bash scripts/ensure-deps.sh || exit 1
 
-passed=0
-failed=0
-failures=()
+# The profile of the run: each step's wall time and CPU time (user + system of every process it
+# ran, from the cutime/cstime fields of /proc/<shell>/stat, which count a shell's children once
+# they have been waited for), printed after the step and again as a table at the end, so that
+# a CI log shows where the time went and how busy the cores were (CPU / wall: 2.0 is both cores).
+clk_tck=$(getconf CLK_TCK 2>/dev/null || echo 100)
+# Sets cpu_ticks to the CPU time of this shell's waited-for children. A function, not $(...):
+# a command substitution is a subshell of its own, with no children.
+read_cpu() {
+  local stat
+  cpu_ticks=0
+  read -r stat <"/proc/$BASHPID/stat" 2>/dev/null || return 0
+  stat=${stat##*) }                     # the fields after "pid (comm) ": $1 is field 3 (state)
+  set -- $stat
+  cpu_ticks=$((${14} + ${15}))          # fields 16 (cutime) and 17 (cstime)
+}
+fmt_cpu() { printf '%d.%d' $(($1 / clk_tck)) $((($1 % clk_tck) * 10 / clk_tck)); }
+# One line per step: status, wall s, CPU s, name. A file, so that steps run in a background
+# subshell add their line too.
+summary_file=$(mktemp)
+trap 'rm -f "$summary_file"' EXIT
+record() { printf '%-7s %6d %9s  %s\n' "$1" "$2" "$(fmt_cpu "$3")" "$4" >>"$summary_file"; }
+read_cpu
+run_start=$SECONDS run_cpu0=$cpu_ticks
 step() {
   local name="$1"; shift
   echo
   echo "===== $name"
-  local start=$SECONDS
-  if "$@"; then
-    passed=$((passed + 1)); echo "===== $name: ok ($((SECONDS - start)) s)"
-  else
-    failed=$((failed + 1)); failures+=("$name"); echo "===== $name: FAILED ($((SECONDS - start)) s)"
-  fi
+  local start=$SECONDS cpu0 status
+  read_cpu; cpu0=$cpu_ticks
+  if "$@"; then status=ok; else status=FAILED; fi
+  read_cpu
+  local wall=$((SECONDS - start)) cpu=$((cpu_ticks - cpu0))
+  echo "===== $name: $status ($wall s, CPU $(fmt_cpu "$cpu") s)"
+  record "$status" "$wall" "$cpu" "$name"
 }
+# Dependencies first (apt packages, npm dev dependencies): not a step, but timed like one.
+bash scripts/ensure-deps.sh || exit 1
+read_cpu
+record deps $((SECONDS - run_start)) $((cpu_ticks - run_cpu0)) "ensure-deps (apt, npm install)"
 ctest_in() { (cd "${QUIVER_BUILD_ROOT:-$root/build}/$1" && ctest --output-on-failure -j2); }
 
 step "C++ format (clang-format, .clang-format)" bash scripts/check-format.sh
@@ -47,6 +71,14 @@ step "build fuzz" bash scripts/build.sh fuzz
 step "fuzz (bounded, 20 s per target)" bash scripts/fuzz.sh 20
 
 echo
-[ "$failed" -gt 0 ] && echo "failed steps: ${failures[*]}"
+read_cpu
+echo "===== profile (wall s, CPU s = user + system of all its processes; $(nproc) CPUs, load average at the end: $(cut -d' ' -f1-3 /proc/loadavg))"
+printf '%-7s %6s %9s  %s\n' status wall CPU step
+cat "$summary_file"
+printf '%-7s %6d %9s  %s\n' total $((SECONDS - run_start)) "$(fmt_cpu $((cpu_ticks - run_cpu0)))" "npm test"
+passed=$(grep -c '^ok ' "$summary_file")
+failed=$(grep -c '^FAILED ' "$summary_file")
+echo
+[ "$failed" -gt 0 ] && echo "failed steps: $(grep '^FAILED ' "$summary_file" | sed -E 's/^FAILED +[0-9]+ +[0-9.]+  //' | paste -sd, -)"
 echo "steps: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
