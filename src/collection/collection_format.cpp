@@ -150,7 +150,9 @@ Collection Collection::load(const uint8_t* data, size_t size) {
   std::vector<collection::StagedValues> staged;  // the live rows', in row order
   std::vector<uint32_t> live_rows;
   for (uint32_t row = 0; row < rows; ++row) {
-    const uint16_t key_bytes = uint16_t(c.u8() | (uint16_t(c.u8()) << 8));
+    // Two statements: the operands of | are evaluated in an unspecified order.
+    const uint16_t key_low = c.u8();
+    const uint16_t key_bytes = uint16_t(key_low | (uint16_t(c.u8()) << 8));
     if (key_bytes == 0) {
       if (m->index->contains(row)) corrupt("free row " + std::to_string(row) + " has a vector in the index");
       continue;

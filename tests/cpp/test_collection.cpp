@@ -298,8 +298,9 @@ TEST(Collection, BadInputChangesNothing) {
        ErrorCode::InvalidArgument},
       {{{uint64_t(1), v, R"({"group":7})", ""}, {uint64_t(101), nan, "", ""}}, ErrorCode::NonFinite},
   };
-  for (const auto& [records, code] : bad) {
-    EXPECT_EQ(code_of([&] { c.upsert(records); }), code);
+  for (const auto& entry : bad) {
+    const auto& records = entry.first;  // not a structured binding: C++17 lambdas cannot capture one
+    EXPECT_EQ(code_of([&] { c.upsert(records); }), entry.second);
     EXPECT_EQ(c.size(), 50u);
     EXPECT_FALSE(c.contains(uint64_t(100)));
   }
