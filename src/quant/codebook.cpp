@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <mutex>
+#include <utility>
 
 #include "quiver/error.hpp"
 
@@ -35,7 +38,7 @@ double coordinate_density(double x, size_t dim) {
 // Beyond 8 standard deviations (1 / sqrt(dim) each) the density is below 1e-14 of its peak.
 double coordinate_support(size_t dim) { return std::min(1.0, 8.0 / std::sqrt(double(dim))); }
 
-Codebook lloyd_max_codebook(size_t dim, unsigned bits) {
+static Codebook compute_lloyd_max_codebook(size_t dim, unsigned bits) {
   if (bits < 1 || bits > 8) throw Error(ErrorCode::InvalidArgument, "codebook bits must be 1..8");
   const int levels = 1 << bits;
   Codebook cb;
@@ -102,6 +105,28 @@ Codebook lloyd_max_codebook(size_t dim, unsigned bits) {
     cb.boundaries.push_back(0.5f * (cb.centroids[l] + cb.centroids[l + 1]));
   }
   return cb;
+}
+
+// The codebook depends on (dim, bits) only, and computing it integrates 65,536 cells until the
+// levels settle: milliseconds that every load of a quantised file paid again (for a partitioned
+// index, once per load; for a test that loads thousands of damaged files, most of its time).
+// A few entries cover every index a process holds in practice; past the bound the cache starts
+// over rather than growing without limit.
+Codebook lloyd_max_codebook(size_t dim, unsigned bits) {
+  static std::mutex mutex;
+  static std::map<std::pair<size_t, unsigned>, Codebook> cache;
+  constexpr size_t kMaxCached = 64;
+  const std::pair<size_t, unsigned> key(dim, bits);
+  {
+    std::lock_guard<std::mutex> hold(mutex);
+    const auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  Codebook computed = compute_lloyd_max_codebook(dim, bits);  // outside the lock: it takes a while
+  std::lock_guard<std::mutex> hold(mutex);
+  if (cache.size() >= kMaxCached) cache.clear();
+  cache.emplace(key, computed);
+  return computed;
 }
 
 }  // namespace quiver::quant

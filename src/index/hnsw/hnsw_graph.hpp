@@ -390,12 +390,15 @@ struct Graph {
     const size_t used = this->used();
     auto grown = [](size_t have, size_t need) { return need <= have ? have : std::max(need, have + have / 2); };
     try {
+      // The node rows first: they are the largest request and RowBlocks refuses an impossible
+      // one before anything is touched, where the small per-slot arrays would first be
+      // granted (and, under a sanitizer, their shadow memory written) and then dropped.
+      nodes.reserve(total);
+      if (storage == HnswStorage::sq8 && keep_vectors) full.reserve(total);
       slots.reserve_ids(total);
       levels.reserve(grown(levels.capacity(), total));
       deleted.reserve(grown(deleted.capacity(), total));
       upper.reserve(grown(upper.capacity(), total));
-      if (storage == HnswStorage::sq8 && keep_vectors) full.reserve(total);
-      nodes.reserve(total);
       if (total <= capacity_slots) return;
       const size_t want = std::max(grown(capacity_slots, total), std::min(nodes.capacity_rows(), kMaxNodes));
       std::unique_ptr<NodeSync[]> fresh_sync(new NodeSync[want]);
