@@ -60,8 +60,14 @@ record deps $((SECONDS - run_start)) $((cpu_ticks - run_cpu0)) "ensure-deps (apt
 ctest_in() { (cd "${QUIVER_BUILD_ROOT:-$root/build}/$1" && ctest --output-on-failure -j2); }
 
 step "C++ format (clang-format, .clang-format)" bash scripts/check-format.sh
+# In wasm simd and baseline only what the tests run: the JS module and the test programs. The
+# benchmark programs are the same C++ as natively (built there) and simd-mt (built there, for the
+# browser bench page); `bash scripts/build.sh wasm-simd` still builds everything.
+wasm_test_targets=(quiver_wasm quiver_tests quiver_alloc_tests quiver_parallel_alloc_tests example_flat_search)
 for config in native native-asan native-tsan aarch64 wasm-simd-mt wasm-simd wasm-baseline; do
-  step "build $config" bash scripts/build.sh "$config"
+  targets=()
+  [[ "$config" == wasm-simd || "$config" == wasm-baseline ]] && targets=(-- "${wasm_test_targets[@]}")
+  step "build $config" bash scripts/build.sh "$config" "${targets[@]}"
   step "ctest $config" ctest_in "$config"
 done
 step "node --test" node --test tests/js/
