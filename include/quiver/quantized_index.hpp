@@ -46,6 +46,7 @@ struct QuantizedIndexOptions {
   // re-trained (and the vectors re-assigned) whenever the index has grown to 2x the size they
   // were trained at. See src/index/quantized/partition/quantized_partition.cpp.
   static constexpr size_t kAutoLists = SIZE_MAX;
+  static constexpr size_t kMaxLists = size_t(1) << 16;  // the most lists an index takes
   size_t lists = 0;
 };
 

@@ -15,7 +15,6 @@
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/option_kinds.hpp"
-#include "index/quantized/quantized_impl.hpp"  // quantized::kMaxLists, the most lists an index takes
 #include "quiver/quiver.hpp"
 
 namespace quiver::cli {
@@ -36,9 +35,10 @@ struct BuildOptions {
 size_t parse_lists(const std::string& text) {
   if (text == "auto") return QuantizedIndexOptions::kAutoLists;
   const std::optional<uint64_t> n = parse_count(text);
-  if (!n || *n > quantized::kMaxLists) {
+  if (!n || *n > QuantizedIndexOptions::kMaxLists) {
     throw Error(ErrorCode::InvalidArgument, "--lists must be auto or a count from 0 to " +
-                                                std::to_string(quantized::kMaxLists) + ", got '" + text + "'");
+                                                std::to_string(QuantizedIndexOptions::kMaxLists) + ", got '" + text +
+                                                "'");
   }
   return size_t(*n);
 }
@@ -149,11 +149,12 @@ void register_build(CLI::App& app, Runner& run) {
                   "per vector: about 1/4 of the bytes)")
       ->check(CLI::IsMember({"f32", "sq8"}))
       ->capture_default_str();
-  cmd->add_option("--lists", o->lists,
-                  "Quantized: partition into N inverted lists (N <= " + std::to_string(quantized::kMaxLists) +
-                      "), or auto (min(n/256, round(3 sqrt(n))) for the n trained at); "
-                      "0 = scan every code")
-      ->check(auto_or_count_in(0, quantized::kMaxLists))
+  cmd->add_option(
+         "--lists", o->lists,
+         "Quantized: partition into N inverted lists (N <= " + std::to_string(QuantizedIndexOptions::kMaxLists) +
+             "), or auto (min(n/256, round(3 sqrt(n))) for the n trained at); "
+             "0 = scan every code")
+      ->check(auto_or_count_in(0, QuantizedIndexOptions::kMaxLists))
       ->capture_default_str();
   cmd->add_option("--refine-bits", o->refine_bits,
                   "Quantized: refine plane bits per coordinate (0 = none, 1..4; "

@@ -435,17 +435,17 @@ Reader::Reader(const uint8_t* data, size_t size, ReadOptions options) : data_(da
   }
 }
 
-const SectionEntry* Reader::find(uint32_t tag) const noexcept {
-  for (const auto& s : head_.sections) {
+const SectionEntry* find_section(const Head& head, uint32_t tag) noexcept {
+  for (const auto& s : head.sections) {
     if (s.tag == tag) return &s;
   }
   return nullptr;
 }
 
+const SectionEntry* Reader::find(uint32_t tag) const noexcept { return find_section(head_, tag); }
+
 const SectionEntry& required_section(const Head& head, uint32_t tag) {
-  for (const auto& s : head.sections) {
-    if (s.tag == tag) return s;
-  }
+  if (const SectionEntry* s = find_section(head, tag)) return *s;
   fail(ErrorCode::Corrupt, "required section " + tag_name(tag) + " is missing");
 }
 

@@ -218,6 +218,8 @@ void expect_kind(const Header& header, IndexKind kind);
 void require_known_sections(const Head& head, std::initializer_list<uint32_t> known);
 // The entry of section `tag`; throws Error(Corrupt) if the file has none.
 const SectionEntry& required_section(const Head& head, uint32_t tag);
+// The section with this tag, or nullptr.
+const SectionEntry* find_section(const Head& head, uint32_t tag) noexcept;
 // Throws Error(Corrupt) unless the section holds exactly `bytes` (declared counts vs payload).
 void check_section_size(uint32_t tag, uint64_t size, uint64_t bytes, const char* what);
 
@@ -247,6 +249,17 @@ class Reader {
   size_t size_;
   Head head_;
 };
+
+// Hands each section's payload of a file in memory to decoder.feed(tag, data, n) in file order,
+// whole: what a kind's whole-file loader does before its decoder's finish().
+template <class Decoder>
+void feed_sections(const Reader& reader, Decoder& decoder) {
+  for (const SectionEntry& s : reader.head().sections) {
+    SectionCursor c = reader.section(s.tag);
+    const size_t n = c.remaining();
+    decoder.feed(s.tag, c.bytes(n), n);
+  }
+}
 
 // The kind stored in a file, after validating the whole container.
 IndexKind index_kind_of(const uint8_t* data, size_t size);

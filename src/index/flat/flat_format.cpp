@@ -13,6 +13,7 @@
 
 #include "index/flat/flat_state.hpp"
 #include "container/file.hpp"
+#include "index/common/index_shell.hpp"
 #include "index/flat/flat_format.hpp"
 #include "quiver/error.hpp"
 #include "quiver/flat_index.hpp"
@@ -187,17 +188,6 @@ void FlatIndex::save(const std::string& path) const {
   flat_writer(*this).write_file(path);
 }
 
-FlatIndex FlatIndex::load(const uint8_t* data, size_t size, Isa isa) {
-  return io::load_flat(io::Reader(data, size), isa);
-}
-
-FlatIndex FlatIndex::load(const uint8_t* data, size_t size) { return load(data, size, active_isa()); }
-
-FlatIndex FlatIndex::load(const std::vector<uint8_t>& bytes) { return load(bytes.data(), bytes.size()); }
-
-FlatIndex FlatIndex::load_file(const std::string& path) {
-  io::MappedFile file(path);
-  return load(file.data(), file.size());
-}
+QUIVER_INDEX_LOAD_OVERLOADS(FlatIndex, io::load_flat);
 
 }  // namespace quiver

@@ -20,6 +20,7 @@
 #include "base/validate.hpp"
 #include "index/flat/flat_state.hpp"
 #include "index/common/batch.hpp"
+#include "index/common/index_shell.hpp"
 #include "index/common/search_params.hpp"
 #include "index/common/slot_table.hpp"
 #include "parallel/thread_pool.hpp"
@@ -51,6 +52,7 @@ struct FlatIndex::Impl {
   // scan and slot i is row i (index files store rows in this order).
   index::SlotTable slots{index::Reuse::compact, UINT32_MAX, "flat"};
   size_t count = 0;  // == slots.size(), kept beside the rows the scan reads
+  size_t live() const noexcept { return count; }
   // Searches share it; add, remove and reserve hold it alone (the contract in flat_index.hpp).
   mutable core::SharedMutex rw;
 
@@ -161,23 +163,7 @@ struct FlatIndex::Impl {
   }
 };
 
-FlatIndex::FlatIndex(const FlatIndexOptions& options) : FlatIndex(options, active_isa()) {}
-FlatIndex::FlatIndex(const FlatIndexOptions& options, Isa isa) : impl_(std::make_unique<Impl>(options, isa)) {}
-FlatIndex::~FlatIndex() = default;
-FlatIndex::FlatIndex(FlatIndex&&) noexcept = default;
-FlatIndex& FlatIndex::operator=(FlatIndex&&) noexcept = default;
-
-size_t FlatIndex::dim() const noexcept { return impl_->dim; }
-Metric FlatIndex::metric() const noexcept { return impl_->metric; }
-Isa FlatIndex::isa() const noexcept { return impl_->kernels.isa; }
-size_t FlatIndex::size() const noexcept {
-  core::ReadLock lock(impl_->rw);
-  return impl_->count;
-}
-bool FlatIndex::contains(uint64_t id) const noexcept {
-  core::ReadLock lock(impl_->rw);
-  return impl_->slots.contains(id);
-}
+QUIVER_INDEX_SHELL(FlatIndex, FlatIndexOptions);
 
 size_t FlatIndex::memory_bytes() const noexcept {
   const Impl& m = *impl_;
@@ -248,11 +234,6 @@ void FlatIndex::add_rows(const uint64_t* ids, const float* vectors, size_t n, bo
   m.count += n;
 }
 
-void FlatIndex::add(const std::vector<uint64_t>& ids, const std::vector<float>& vectors) {
-  core::check_batch_shape(ids.size(), vectors.size(), impl_->dim);
-  add(ids.data(), vectors.data(), ids.size());
-}
-
 void FlatIndex::remove(const uint64_t* ids, size_t n) {
   Impl& m = *impl_;
   if (n == 0) return;
@@ -269,8 +250,6 @@ void FlatIndex::remove(const uint64_t* ids, size_t n) {
   // cycle at a chunk boundary does not free and allocate a chunk each time.
   m.rows.shrink_to(m.count + m.rows.rows_per_chunk());
 }
-
-void FlatIndex::remove(const std::vector<uint64_t>& ids) { remove(ids.data(), ids.size()); }
 
 void FlatIndex::get(uint64_t id, float* out) const {
   core::ReadLock lock(impl_->rw);

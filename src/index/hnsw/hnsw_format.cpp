@@ -62,6 +62,8 @@
 #include "base/validate.hpp"
 #include "index/hnsw/hnsw_state.hpp"
 #include "container/file.hpp"
+#include "index/common/index_shell.hpp"
+#include "index/common/slot_sections.hpp"
 #include "index/hnsw/hnsw_format.hpp"
 #include "quiver/error.hpp"
 #include "quiver/hnsw_index.hpp"
@@ -69,8 +71,8 @@
 namespace quiver {
 namespace {
 
-constexpr uint32_t kSlotTag = io::fourcc("SLOT");
-constexpr uint32_t kFreeTag = io::fourcc("FREE");
+using io::slot_sections::kFreeTag;
+using io::slot_sections::kSlotTag;
 constexpr uint32_t kLevlTag = io::fourcc("LEVL");
 constexpr uint32_t kLnk0Tag = io::fourcc("LNK0");
 constexpr uint32_t kUpprTag = io::fourcc("UPPR");
@@ -176,12 +178,7 @@ void check_list(const uint32_t* list, size_t cap, uint64_t slots, uint64_t slot,
   }
 }
 
-const io::SectionEntry* find_section(const io::Head& head, uint32_t tag) {
-  for (const auto& s : head.sections) {
-    if (s.tag == tag) return &s;
-  }
-  return nullptr;
-}
+using io::find_section;
 
 // Called from a handler of `e`: errors other than these while decoding mean the file's
 // contents are impossible.
@@ -253,8 +250,8 @@ HnswIndexOptions check_head(const io::Head& head) {
       io::check_section_size(kSq8sTag, io::required_section(head, kSq8sTag).size, slots * 4, "slots x 4-byte scales");
     }
   }
-  io::check_section_size(kSlotTag, ids.size, slots * 8, "slots x 8-byte ids");
-  io::check_section_size(kFreeTag, free_section.size, nfree * 4, "free x 4-byte slot numbers");
+  io::check_section_size(kSlotTag, ids.size, slots * 8, io::slot_sections::kSlotRecords);
+  io::check_section_size(kFreeTag, free_section.size, nfree * 4, io::slot_sections::kFreeRecords);
   io::check_section_size(kLevlTag, levels.size, slots, "slots x 1-byte levels");
   io::check_section_size(kLnk0Tag, lnk0.size, slots * (1 + M0) * 4, "slots x (1 + 2M) x 4-byte links");
   if (keep) io::check_section_size(kVecsTag, vecs->size, slots * dim * 4, "slots x dim x 4-byte floats");
@@ -391,14 +388,11 @@ void HnswDecoder::check_contents() {
     }
   }
   // --- the free list: exactly the tombstones, each once ---
-  std::vector<uint8_t> seen(size_t(slots), 0);
-  for (uint64_t i = 0; i < nfree_; ++i) {
-    const uint32_t s = le32(free_.data() + 4 * i);
-    if (s >= slots || le64(ids_.data() + 8 * size_t(s)) != kNoId || seen[s]) {
-      corrupt("the free list names slot " + std::to_string(s) + ", which is not a distinct tombstone");
-    }
-    seen[s] = 1;
-  }
+  std::vector<uint32_t> free_list(static_cast<size_t>(nfree_));
+  for (size_t i = 0; i < free_list.size(); ++i) free_list[i] = le32(free_.data() + 4 * i);
+  slot_sections::check_free_list(
+      free_list.data(), free_list.size(), slots, [&](uint32_t s) { return le64(ids_.data() + 8 * size_t(s)) == kNoId; },
+      "tombstone");
   uint64_t tombstones = 0;
   for (uint64_t s = 0; s < slots; ++s) tombstones += le64(ids_.data() + 8 * s) == kNoId;
   if (tombstones != nfree_) {
@@ -491,11 +485,7 @@ HnswIndex HnswDecoder::finish() {
 
 HnswIndex load_hnsw(const Reader& r, Isa isa) {
   HnswDecoder decoder(r.head(), isa);
-  for (const SectionEntry& s : r.head().sections) {
-    SectionCursor c = r.section(s.tag);
-    const size_t n = c.remaining();
-    decoder.feed(s.tag, c.bytes(n), n);
-  }
+  feed_sections(r, decoder);
   return decoder.finish();
 }
 
@@ -514,17 +504,6 @@ void HnswIndex::save(const std::string& path) const {
   w.write_file(path);  // the sections are copies: adds may go on while the file is written
 }
 
-HnswIndex HnswIndex::load(const uint8_t* data, size_t size, Isa isa) {
-  return io::load_hnsw(io::Reader(data, size), isa);
-}
-
-HnswIndex HnswIndex::load(const uint8_t* data, size_t size) { return load(data, size, active_isa()); }
-
-HnswIndex HnswIndex::load(const std::vector<uint8_t>& bytes) { return load(bytes.data(), bytes.size()); }
-
-HnswIndex HnswIndex::load_file(const std::string& path) {
-  io::MappedFile file(path);
-  return load(file.data(), file.size());
-}
+QUIVER_INDEX_LOAD_OVERLOADS(HnswIndex, io::load_hnsw);
 
 }  // namespace quiver

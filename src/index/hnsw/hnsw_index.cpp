@@ -14,6 +14,7 @@
 
 #include "base/validate.hpp"
 #include "index/common/batch.hpp"
+#include "index/common/index_shell.hpp"
 #include "index/hnsw/hnsw_graph.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/any_index.hpp"
@@ -35,15 +36,8 @@ Context& thread_context() {
 
 }  // namespace
 
-HnswIndex::HnswIndex(const HnswIndexOptions& options) : HnswIndex(options, active_isa()) {}
-HnswIndex::HnswIndex(const HnswIndexOptions& options, Isa isa) : impl_(std::make_unique<Impl>(options, isa)) {}
-HnswIndex::~HnswIndex() = default;
-HnswIndex::HnswIndex(HnswIndex&&) noexcept = default;
-HnswIndex& HnswIndex::operator=(HnswIndex&&) noexcept = default;
+QUIVER_INDEX_SHELL(HnswIndex, HnswIndexOptions);
 
-size_t HnswIndex::dim() const noexcept { return impl_->dim; }
-Metric HnswIndex::metric() const noexcept { return impl_->metric; }
-Isa HnswIndex::isa() const noexcept { return impl_->kernels.isa; }
 size_t HnswIndex::M() const noexcept { return impl_->M; }
 size_t HnswIndex::ef_construction() const noexcept { return impl_->ef_construction; }
 uint64_t HnswIndex::seed() const noexcept { return impl_->seed; }
@@ -74,16 +68,6 @@ size_t HnswIndex::bytes_per_vector() const noexcept {
     used = impl_->used();
   }
   return used == 0 ? 0 : memory_bytes() / used;
-}
-
-size_t HnswIndex::size() const noexcept {
-  core::ReadLock lock(impl_->rw);
-  return impl_->live();
-}
-
-bool HnswIndex::contains(uint64_t id) const noexcept {
-  core::ReadLock lock(impl_->rw);
-  return impl_->slots.contains(id);
 }
 
 void HnswIndex::get(uint64_t id, float* out) const {
@@ -149,11 +133,6 @@ void HnswIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
   }
 }
 
-void HnswIndex::add(const std::vector<uint64_t>& ids, const std::vector<float>& vectors) {
-  core::check_batch_shape(ids.size(), vectors.size(), impl_->dim);
-  add(ids.data(), vectors.data(), ids.size());
-}
-
 void HnswIndex::remove(const uint64_t* ids, size_t n) {
   Impl& m = *impl_;
   if (n == 0) return;
@@ -165,8 +144,6 @@ void HnswIndex::remove(const uint64_t* ids, size_t n) {
     m.deleted[m.slots.remove(ids[i], moved_from)] = 1;
   }
 }
-
-void HnswIndex::remove(const std::vector<uint64_t>& ids) { remove(ids.data(), ids.size()); }
 
 namespace {
 void check_params(const HnswSearchParams& p) {

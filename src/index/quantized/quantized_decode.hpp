@@ -18,6 +18,7 @@
 #include "index/quantized/quantized_state.hpp"
 #include "container/crc32c.hpp"
 #include "container/file.hpp"
+#include "index/common/slot_sections.hpp"
 #include "index/quantized/quantized_format.hpp"
 #include "index/quantized/refine/refine_section.hpp"
 #include "container/section_producer.hpp"
@@ -26,8 +27,8 @@
 
 namespace quiver::io::quantized_file {
 
-constexpr uint32_t kSlotTag = io::fourcc("SLOT");
-constexpr uint32_t kFreeTag = io::fourcc("FREE");
+using slot_sections::kFreeTag;
+using slot_sections::kSlotTag;
 constexpr uint32_t kCodeTag = io::fourcc("CODE");
 constexpr uint32_t kOffsTag = io::fourcc("OFFS");
 constexpr uint32_t kScalTag = io::fourcc("SCAL");
@@ -168,17 +169,12 @@ class EstimateCheck {
   double max_inv_dot_ = 1.0;
 };
 
-inline bool present(const Head& head, uint32_t tag) {
-  for (const auto& s : head.sections) {
-    if (s.tag == tag) return true;
-  }
-  return false;
-}
+inline bool present(const Head& head, uint32_t tag) { return find_section(head, tag) != nullptr; }
 
 // Every check of a quantised file, in one order for both loaders, so a damaged file gives the
 // same first fault whether it was read whole or streamed: the head's parameters, the declared
 // sizes, the partition, the quantiser's CRCs, then slot by slot (in chunks) the rows, then the
-// free list. `src` is WholeFile or the stream's QuantizedDecoder::Source.
+// free list. `src` is QuantizedFileDecoder::Source (a file in memory) or QuantizedDecoder::Source (a stream).
 template <class Source>
 QuantizedIndex decode_quantized(Source& src, Isa isa) {
   const Head& head = src.head();
@@ -214,8 +210,8 @@ QuantizedIndex decode_quantized(Source& src, Isa isa) {
   const uint64_t code_bytes = required_section(head, kCodeTag).size;
   const uint64_t off_bytes = required_section(head, kOffsTag).size;
   const uint64_t scale_bytes = required_section(head, kScalTag).size;
-  expect_records(ids, slots, 8, "slots x 8-byte ids");
-  expect_records(free_list_section, nfree, 4, "free x 4-byte slot numbers");
+  expect_records(ids, slots, 8, slot_sections::kSlotRecords);
+  expect_records(free_list_section, nfree, 4, slot_sections::kFreeRecords);
   check_section_size(kCodeTag, code_bytes, slots * row_bytes, "slots x packed codes");
   check_section_size(kOffsTag, off_bytes, slots * 4, "slots x 4-byte offsets");
   check_section_size(kScalTag, scale_bytes, slots * 4, "slots x 4-byte scales");
@@ -385,14 +381,9 @@ QuantizedIndex decode_quantized(Source& src, Isa isa) {
     // The free list must be exactly the free slots, each once.
     std::vector<uint32_t> free_list(static_cast<size_t>(nfree));
     free_list_section.u32s(free_list.data(), free_list.size());
-    std::vector<bool> seen(static_cast<size_t>(slots), false);
     const uint64_t* slot_ids = QuantizedIndexAccess::view(index).slot_ids;
-    for (uint32_t s : free_list) {
-      if (s >= slots || slot_ids[s] != kNoId || seen[s]) {
-        corrupt("the free list names slot " + std::to_string(s) + ", which is not a distinct free slot");
-      }
-      seen[s] = true;
-    }
+    slot_sections::check_free_list(
+        free_list.data(), free_list.size(), slots, [&](uint32_t s) { return slot_ids[s] == kNoId; }, "free slot");
     QuantizedIndexAccess::set_free_slots(index, free_list.data(), free_list.size());
     if (const std::string fault = QuantizedIndexAccess::partition_fault(index); !fault.empty()) corrupt(fault);
     return index;

@@ -49,6 +49,7 @@
 // cosine, within the norm bound under l2/ip: core::check_stored_vectors), and each live
 // slot's offset and scale what the encoder could have produced for its codes (EstimateCheck
 // below). Any invalid content is Error(Corrupt).
+#include "index/common/index_shell.hpp"
 #include "index/quantized/quantized_decode.hpp"
 
 namespace quiver {
@@ -143,17 +144,47 @@ io::Writer quantized_writer(const QuantizedIndex& index) {
 }  // namespace
 
 namespace io {
-namespace {
 
 using namespace quantized_file;
 
-// The whole-file loader's view of the file: every section read from the bytes in memory.
-class WholeFile {
+const QuantizedFileDecoder::Payload* QuantizedFileDecoder::payload(uint32_t tag) const noexcept {
+  for (const Payload& p : payloads_) {
+    if (p.tag == tag) return &p;
+  }
+  return nullptr;
+}
+
+void QuantizedFileDecoder::feed(uint32_t tag, const uint8_t* data, size_t n) {
+  try {
+    for (Payload& p : payloads_) {
+      if (p.tag != tag) continue;
+      if (p.copy.empty()) p.copy.assign(p.data, p.data + p.size);  // a second piece: copy the first
+      p.copy.insert(p.copy.end(), data, data + n);
+      p.data = p.copy.data();
+      p.size = p.copy.size();
+      return;
+    }
+    payloads_.push_back(Payload{tag, data, n, {}});
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::OutOfMemory, "out of memory loading the index");
+  }
+}
+
+// decode_quantized's view of a file in memory: every section read straight from its payload.
+class QuantizedFileDecoder::Source {
  public:
-  explicit WholeFile(const Reader& r) : r_(r) {}
-  const Head& head() const { return r_.head(); }
-  SectionCursor section(uint32_t tag) const { return r_.section(tag); }
-  RefineSectionReader refine(uint64_t slots, uint64_t dim) const { return RefineSectionReader(r_, slots, dim); }
+  explicit Source(const QuantizedFileDecoder& d) : d_(d) {}
+  const Head& head() const { return d_.head_; }
+  SectionCursor section(uint32_t tag) const {
+    required_section(d_.head_, tag);  // the message for a missing one
+    const Payload* p = d_.payload(tag);
+    if (p == nullptr) throw Error(ErrorCode::Internal, "quantised file decoder: section " + tag_name(tag) + " not fed");
+    return SectionCursor(tag, p->data, p->size);
+  }
+  RefineSectionReader refine(uint64_t slots, uint64_t dim) const {
+    if (find_section(d_.head_, io::kRefineTag) == nullptr) return RefineSectionReader();  // no refine plane
+    return RefineSectionReader(section(io::kRefineTag), slots, dim);
+  }
   QuantizedIndex make_index(const QuantizedIndexOptions& options, Isa isa) { return QuantizedIndex(options, isa); }
   void set_partition(QuantizedIndex& index, size_t lists, size_t trained_on, std::vector<float> centroids,
                      std::vector<float> spreads) {
@@ -161,10 +192,10 @@ class WholeFile {
   }
   // The per-slot sections, once their sizes are checked.
   void open_rows(bool keep) {
-    codes_ = r_.section(kCodeTag);
-    offs_ = r_.section(kOffsTag);
-    scal_ = r_.section(kScalTag);
-    if (keep && present(r_.head(), kVecsTag)) vecs_ = r_.section(kVecsTag);
+    codes_ = section(kCodeTag);
+    offs_ = section(kOffsTag);
+    scal_ = section(kScalTag);
+    if (keep && present(d_.head_, kVecsTag)) vecs_ = section(kVecsTag);
   }
   // The next n slots' packed codes (returned), offsets, scales and kept vectors.
   const uint8_t* rows(const QuantizedIndex&, size_t n, uint64_t, size_t row_bytes, float* off, float* scale, float* vec,
@@ -187,16 +218,20 @@ class WholeFile {
   }
 
  private:
-  const Reader& r_;
+  const QuantizedFileDecoder& d_;
   SectionCursor codes_{kCodeTag, nullptr, 0}, offs_{kOffsTag, nullptr, 0}, scal_{kScalTag, nullptr, 0},
       vecs_{kVecsTag, nullptr, 0};
 };
 
-}  // namespace
+QuantizedIndex QuantizedFileDecoder::finish() {
+  Source src(*this);
+  return decode_quantized(src, isa_);
+}
 
 QuantizedIndex load_quantized(const Reader& r, Isa isa) {
-  WholeFile src(r);
-  return decode_quantized(src, isa);
+  QuantizedFileDecoder decoder(r.head(), isa);
+  feed_sections(r, decoder);
+  return decoder.finish();
 }
 
 }  // namespace io
@@ -211,17 +246,6 @@ void QuantizedIndex::save(const std::string& path) const {
   quantized_writer(*this).write_file(path);
 }
 
-QuantizedIndex QuantizedIndex::load(const uint8_t* data, size_t size, Isa isa) {
-  return io::load_quantized(io::Reader(data, size), isa);
-}
-
-QuantizedIndex QuantizedIndex::load(const uint8_t* data, size_t size) { return load(data, size, active_isa()); }
-
-QuantizedIndex QuantizedIndex::load(const std::vector<uint8_t>& bytes) { return load(bytes.data(), bytes.size()); }
-
-QuantizedIndex QuantizedIndex::load_file(const std::string& path) {
-  io::MappedFile file(path);
-  return load(file.data(), file.size());
-}
+QUIVER_INDEX_LOAD_OVERLOADS(QuantizedIndex, io::load_quantized);
 
 }  // namespace quiver

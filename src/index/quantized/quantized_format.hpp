@@ -15,7 +15,38 @@
 namespace quiver::io {
 
 // Throws quiver::Error (Corrupt, UnsupportedVersion, InvalidArgument for another kind, ...).
+// Feeds every section of the file to a QuantizedFileDecoder.
 QuantizedIndex load_quantized(const Reader& reader, Isa isa);
+
+// The decoder of a quantised file whose bytes are all in memory (load_quantized, and the files
+// the stream loader gathers because QuantizedDecoder does not take them): each section's
+// payload is fed as it lies in the file and borrowed, not copied, so it must stay valid until
+// finish() (a section fed in several pieces is copied together). finish() runs
+// decode_quantized() (quantized_decode.hpp) straight over the payloads: the same checks in the
+// same order as QuantizedDecoder, which reads its rows back from the index it streamed them
+// into instead — a round trip that costs a file in memory about a quarter more time.
+class QuantizedFileDecoder {
+ public:
+  QuantizedFileDecoder(const Head& head, Isa isa) : head_(head), isa_(isa) {}
+  // Throws only Error(OutOfMemory) (for a section in pieces).
+  void feed(uint32_t tag, const uint8_t* data, size_t n);
+  QuantizedIndex finish();
+
+  class Source;  // decode_quantized's view of the payloads (quantized_format.cpp)
+
+ private:
+  struct Payload {
+    uint32_t tag;
+    const uint8_t* data;
+    size_t size;
+    std::vector<uint8_t> copy;  // a section that came in pieces
+  };
+  const Payload* payload(uint32_t tag) const noexcept;
+
+  Head head_;
+  Isa isa_;
+  std::vector<Payload> payloads_;  // in file order
+};
 
 // Decodes a quantised file's payloads as they come: the codes, offsets, scales, kept vectors
 // and refine rows — nearly all of the file — go straight into the index's chunked storage,

@@ -85,7 +85,7 @@ struct QueryTables {
 [[noreturn]] void throw_oom();
 
 // Partitions (quantized_partition.cpp has the rules and why).
-inline constexpr size_t kMaxLists = size_t(1) << 16;
+inline constexpr size_t kMaxLists = QuantizedIndexOptions::kMaxLists;
 // The list count of lists = kAutoLists for an index trained at t vectors.
 size_t auto_lists(size_t t);
 // A search at the default probes scans at least this many vectors (all of a smaller index).

@@ -12,6 +12,7 @@
 
 #include "base/validate.hpp"
 #include "index/common/batch.hpp"
+#include "index/common/index_shell.hpp"
 #include "index/quantized/quantized_impl.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/any_index.hpp"
@@ -72,15 +73,8 @@ QuantizedIndex::Impl::Impl(const QuantizedIndexOptions& o, Isa isa)
   slot_pos = core::RowBlocks<uint32_t>(1, kSlotsPerScalarChunk);
 }
 
-QuantizedIndex::QuantizedIndex(const QuantizedIndexOptions& options) : QuantizedIndex(options, active_isa()) {}
-QuantizedIndex::QuantizedIndex(const QuantizedIndexOptions& options, Isa isa)
-    : impl_(std::make_unique<Impl>(options, isa)) {}
-QuantizedIndex::~QuantizedIndex() = default;
-QuantizedIndex::QuantizedIndex(QuantizedIndex&&) noexcept = default;
-QuantizedIndex& QuantizedIndex::operator=(QuantizedIndex&&) noexcept = default;
+QUIVER_INDEX_SHELL(QuantizedIndex, QuantizedIndexOptions);
 
-size_t QuantizedIndex::dim() const noexcept { return impl_->dim; }
-Metric QuantizedIndex::metric() const noexcept { return impl_->metric; }
 unsigned QuantizedIndex::bits() const noexcept { return impl_->bits; }
 uint64_t QuantizedIndex::seed() const noexcept { return impl_->seed; }
 bool QuantizedIndex::keeps_vectors() const noexcept { return impl_->keep_vectors; }
@@ -94,15 +88,6 @@ void QuantizedIndex::get(uint64_t id, float* out) const {
   std::memcpy(out, impl_->vectors.row(slot), impl_->dim * sizeof(float));
 }
 unsigned QuantizedIndex::refine_bits() const noexcept { return impl_->refine_codec.bits(); }
-Isa QuantizedIndex::isa() const noexcept { return impl_->kernels.isa; }
-size_t QuantizedIndex::size() const noexcept {
-  core::ReadLock lock(impl_->rw);
-  return impl_->live();
-}
-bool QuantizedIndex::contains(uint64_t id) const noexcept {
-  core::ReadLock lock(impl_->rw);
-  return impl_->slots.contains(id);
-}
 
 size_t QuantizedIndex::code_bytes_per_vector() const noexcept {
   const size_t refine = impl_->refine_codec.enabled() ? impl_->refine_codec.row_bytes() + sizeof(float) : 0;
@@ -182,11 +167,6 @@ void QuantizedIndex::add(const uint64_t* ids, const float* vectors, size_t n) {
   }
 }
 
-void QuantizedIndex::add(const std::vector<uint64_t>& ids, const std::vector<float>& vectors) {
-  core::check_batch_shape(ids.size(), vectors.size(), impl_->dim);
-  add(ids.data(), vectors.data(), ids.size());
-}
-
 void QuantizedIndex::remove(const uint64_t* ids, size_t n) {
   Impl& m = *impl_;
   if (n == 0) return;
@@ -202,8 +182,6 @@ void QuantizedIndex::remove(const uint64_t* ids, size_t n) {
     }
   }
 }
-
-void QuantizedIndex::remove(const std::vector<uint64_t>& ids) { remove(ids.data(), ids.size()); }
 
 std::vector<uint8_t> QuantizedIndex::codes(uint64_t id) const {
   core::ReadLock lock(impl_->rw);

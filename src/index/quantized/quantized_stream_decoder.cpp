@@ -11,18 +11,12 @@ using namespace quantized_file;
 namespace {
 constexpr auto le32 = le::u32;
 constexpr auto le_f32 = le::f32;
-const SectionEntry* entry_of(const Head& head, uint32_t tag) {
-  for (const auto& s : head.sections) {
-    if (s.tag == tag) return &s;
-  }
-  return nullptr;
-}
 // Whether a partitioned file can be placed into its lists as it streams: the ids and the
 // partition (PART, LIST) arrive before the codes, and the codes before their scalars.
 bool partition_precedes_codes(const Head& head) {
-  const SectionEntry *ids = entry_of(head, kSlotTag), *part = entry_of(head, kPartTag),
-                     *list = entry_of(head, kListTag), *codes = entry_of(head, kCodeTag),
-                     *offs = entry_of(head, kOffsTag), *scal = entry_of(head, kScalTag);
+  const SectionEntry *ids = find_section(head, kSlotTag), *part = find_section(head, kPartTag),
+                     *list = find_section(head, kListTag), *codes = find_section(head, kCodeTag),
+                     *offs = find_section(head, kOffsTag), *scal = find_section(head, kScalTag);
   if (!ids || !part || !list || !codes || !offs || !scal) return false;
   // The table check put the sections in offset order without overlaps, within the file.
   const auto ends_before = [](const SectionEntry* a, const SectionEntry* b) {
@@ -52,7 +46,7 @@ class QuantizedDecoder::Source {
     return SectionCursor(tag, held->data(), held->size());
   }
   RefineSectionReader refine(uint64_t slots, uint64_t dim) const {
-    const SectionEntry* e = entry_of(d_.head_, kRefineTag);
+    const SectionEntry* e = find_section(d_.head_, kRefineTag);
     if (e == nullptr) return RefineSectionReader();   // no refine plane
     const std::vector<uint8_t>& h = d_.refine_head_;  // open() made sure the section has 8 bytes
     return RefineSectionReader(le32(h.data()), le32(h.data() + 4), e->size - 8, slots, dim);
@@ -135,7 +129,7 @@ std::unique_ptr<QuantizedDecoder> QuantizedDecoder::open(const Head& head, Isa i
   // declared one against it.
   unsigned refine_bits = 0;
   size_t refine_row_bytes = 0;
-  if (const SectionEntry* e = entry_of(head, io::kRefineTag)) {
+  if (const SectionEntry* e = find_section(head, io::kRefineTag)) {
     const uint64_t per_bits = (h.dim + 7) / 8;
     if (slots == 0 || e->size < 8 || (e->size - 8) % slots != 0) return nullptr;
     const uint64_t record = (e->size - 8) / slots;
@@ -199,7 +193,7 @@ bool QuantizedDecoder::placed(uint64_t slot) const noexcept {
 // PART's four values, once all of them are here and only if load_quantized would accept them
 // (else finish() rejects PART before it looks at a row, and no list is begun).
 void QuantizedDecoder::on_part() {
-  const SectionEntry* e = entry_of(head_, kPartTag);
+  const SectionEntry* e = find_section(head_, kPartTag);
   if (e == nullptr || e->size != 32 || part_.size() != 32) return;
   uint64_t pv[2];
   for (int i = 0; i < 2; ++i)
@@ -266,7 +260,7 @@ void QuantizedDecoder::feed(uint32_t tag, const uint8_t* data, size_t n) {
     // the bytes that really arrive.
     const auto keep = [&](std::vector<uint8_t>& held) {
       if (held.empty()) {
-        if (const SectionEntry* e = entry_of(head_, tag)) {
+        if (const SectionEntry* e = find_section(head_, tag)) {
           held.reserve(size_t(std::min<uint64_t>(e->size, length_known_ ? SIZE_MAX : uint64_t(1) << 20)));
         }
       }

@@ -48,8 +48,10 @@ void write_refine_section(Writer& w, const QuantizedIndex& index, const Quantize
 }
 
 RefineSectionReader::RefineSectionReader(const Reader& r, uint64_t slots, uint64_t dim) {
-  if (r.find(kRefineTag) == nullptr) return;
-  cursor_ = r.section(kRefineTag);
+  if (r.find(kRefineTag) != nullptr) *this = RefineSectionReader(r.section(kRefineTag), slots, dim);
+}
+
+RefineSectionReader::RefineSectionReader(SectionCursor section, uint64_t slots, uint64_t dim) : cursor_(section) {
   const uint32_t bits = cursor_.u32();
   const uint32_t crc = cursor_.u32();
   init(bits, crc, cursor_.remaining(), slots, dim);

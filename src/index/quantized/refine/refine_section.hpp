@@ -37,6 +37,8 @@ class RefineSectionReader {
   // match `slots` slots of dimension `dim`.
   RefineSectionReader() = default;  // a file without a refine plane
   RefineSectionReader(const Reader& r, uint64_t slots, uint64_t dim);
+  // The same from the section's whole payload.
+  RefineSectionReader(SectionCursor section, uint64_t slots, uint64_t dim);
   // The same checks for a section that is streamed (io::QuantizedDecoder): its first 8 bytes
   // (bits, CRC) and the size of the rest; its rows are checked with check().
   RefineSectionReader(uint32_t bits, uint32_t crc, uint64_t rows_size, uint64_t slots, uint64_t dim);
