@@ -93,6 +93,23 @@ class RefineCodec {
   unsigned bits_ = 0;
   Codebook coarse_;
   RefineCodebook book_;
+
+ public:
+  // check()'s per-coordinate terms, which depend only on the (coarse cell l, refine code f) pair
+  // a coordinate's codes name: c_l^2 and min(a c_l, b c_l) over the cell [a, b], and the same
+  // of the refine value over its sub-cell; and their sums over a row.
+  struct alignas(16) PairTerms {
+    float v[4];  // coarse_norm2, coarse_low, refine_norm2, refine_low
+  };
+  struct CheckSums {
+    double coarse_norm2, coarse_low, refine_norm2, refine_low;
+  };
+  using SumChecks = CheckSums (*)(const uint8_t* coarse_row, const uint8_t* row, size_t dim,
+                                  const PairTerms* terms) noexcept;
+
+ private:
+  std::vector<PairTerms> pair_terms_;  // [cell << bits | code], computed once at construction
+  SumChecks check_sums_ = nullptr;     // for (coarse_bits_, bits_), chosen at construction
 };
 
 // Per-slot storage of the plane: rows and scales, grown with the index's slots in chunks

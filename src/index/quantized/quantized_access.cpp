@@ -47,9 +47,9 @@ core::ReadLock QuantizedIndexAccess::read_lock(const QuantizedIndex& index) { re
 
 void QuantizedIndexAccess::packed_codes(const QuantizedIndex& index, uint32_t slot, uint8_t* out) {
   const QuantizedIndex::Impl& m = *index.impl_;
-  for (size_t j = 0; 2 * j < m.subq; ++j) {
-    out[j] = uint8_t(m.read_code(slot, 2 * j) | (2 * j + 1 < m.subq ? m.read_code(slot, 2 * j + 1) << 4 : 0));
-  }
+  size_t lane;
+  const uint8_t* block = m.code_block(slot, lane);
+  quantized::read_lane_packed(block, lane, out, m.subq);
 }
 
 void QuantizedIndexAccess::scalars(const QuantizedIndex& index, uint32_t slot, float& offset, float& scale) {
@@ -103,12 +103,6 @@ void QuantizedIndexAccess::append_slots(QuantizedIndex& index, size_t n, const u
                                         const float* offset, const float* scale, const float* vectors,
                                         const uint32_t* lists, const uint8_t* refine_rows, const float* refine_scales) {
   QuantizedIndex::Impl& m = *index.impl_;
-  std::vector<uint8_t> c;
-  try {
-    c.resize(m.subq);
-  } catch (const std::bad_alloc&) {
-    throw_oom();
-  }
   for (size_t i = 0; i < n; ++i) {
     const uint32_t slot = uint32_t(m.slots.used());
     try {
@@ -118,7 +112,6 @@ void QuantizedIndexAccess::append_slots(QuantizedIndex& index, size_t n, const u
     }
     if (ids[i] == kNoId) continue;
     const uint8_t* p = packed + i * ((m.subq + 1) / 2);
-    for (size_t s = 0; s < m.subq; ++s) c[s] = uint8_t((s % 2 ? p[s / 2] >> 4 : p[s / 2]) & 15);
     if (m.partitioned()) {
       const uint32_t l = lists[i];
       try {
@@ -127,9 +120,9 @@ void QuantizedIndexAccess::append_slots(QuantizedIndex& index, size_t n, const u
         throw_oom();
       }
       *m.slot_list.row(slot) = l;
-      *m.slot_pos.row(slot) = m.ivf.append(l, slot, c.data(), m.subq, offset[i], scale[i]);
+      *m.slot_pos.row(slot) = m.ivf.append_packed(l, slot, p, m.subq, offset[i], scale[i]);
     } else {
-      m.write_codes(slot, c.data());
+      m.write_packed_codes(slot, p);
       *m.offset.row(slot) = offset[i];
       *m.scale.row(slot) = scale[i];
     }
@@ -154,10 +147,8 @@ void QuantizedIndexAccess::reserve_rows(QuantizedIndex& index, size_t slots) {
   }
 }
 
-void QuantizedIndexAccess::put_codes(QuantizedIndex& index, uint32_t slot, const uint8_t* packed, uint8_t* scratch) {
-  QuantizedIndex::Impl& m = *index.impl_;
-  for (size_t s = 0; s < m.subq; ++s) scratch[s] = uint8_t((s % 2 ? packed[s / 2] >> 4 : packed[s / 2]) & 15);
-  m.write_codes(slot, scratch);
+void QuantizedIndexAccess::put_codes(QuantizedIndex& index, uint32_t slot, const uint8_t* packed) noexcept {
+  index.impl_->write_packed_codes(slot, packed);
 }
 
 void QuantizedIndexAccess::begin_lists(QuantizedIndex& index, size_t lists_option, size_t lists) {
@@ -170,20 +161,19 @@ void QuantizedIndexAccess::begin_lists(QuantizedIndex& index, size_t lists_optio
   m.lists_option = lists_option;
 }
 
-void QuantizedIndexAccess::place_codes(QuantizedIndex& index, uint32_t slot, uint32_t list, const uint8_t* packed,
-                                       uint8_t* scratch) {
+void QuantizedIndexAccess::place_codes(QuantizedIndex& index, uint32_t slot, uint32_t list, const uint8_t* packed) {
   QuantizedIndex::Impl& m = *index.impl_;
-  for (size_t s = 0; s < m.subq; ++s) scratch[s] = uint8_t((s % 2 ? packed[s / 2] >> 4 : packed[s / 2]) & 15);
   try {
     m.ivf.reserve(list, 1);  // as append_slots grows a list: the same blocks, the same memory
   } catch (const std::bad_alloc&) {
     throw_oom();
   }
   *m.slot_list.row(slot) = list;
-  *m.slot_pos.row(slot) = m.ivf.append(list, slot, scratch, m.subq, 0.0f, 0.0f);  // scalars: put_offset / put_scale
+  *m.slot_pos.row(slot) =
+      m.ivf.append_packed(list, slot, packed, m.subq, 0.0f, 0.0f);  // scalars: put_offset / put_scale
 }
 
-void QuantizedIndexAccess::put_offset(QuantizedIndex& index, uint32_t slot, float offset) {
+void QuantizedIndexAccess::put_offset(QuantizedIndex& index, uint32_t slot, float offset) noexcept {
   QuantizedIndex::Impl& m = *index.impl_;
   if (m.partitioned()) {
     m.ivf.set_offset(*m.slot_list.row(slot), *m.slot_pos.row(slot), offset);
@@ -192,7 +182,7 @@ void QuantizedIndexAccess::put_offset(QuantizedIndex& index, uint32_t slot, floa
   }
 }
 
-void QuantizedIndexAccess::put_scale(QuantizedIndex& index, uint32_t slot, float scale) {
+void QuantizedIndexAccess::put_scale(QuantizedIndex& index, uint32_t slot, float scale) noexcept {
   QuantizedIndex::Impl& m = *index.impl_;
   if (m.partitioned()) {
     m.ivf.set_scale(*m.slot_list.row(slot), *m.slot_pos.row(slot), scale);
@@ -201,9 +191,11 @@ void QuantizedIndexAccess::put_scale(QuantizedIndex& index, uint32_t slot, float
   }
 }
 
-float* QuantizedIndexAccess::vector_row(QuantizedIndex& index, uint32_t slot) { return index.impl_->vectors.row(slot); }
+float* QuantizedIndexAccess::vector_row(QuantizedIndex& index, uint32_t slot) noexcept {
+  return index.impl_->vectors.row(slot);
+}
 
-void QuantizedIndexAccess::put_refine(QuantizedIndex& index, uint32_t slot, const uint8_t* row, float scale) {
+void QuantizedIndexAccess::put_refine(QuantizedIndex& index, uint32_t slot, const uint8_t* row, float scale) noexcept {
   index.impl_->refine.store(slot, row, scale);
 }
 

@@ -96,6 +96,11 @@ class EstimateCheck {
  public:
   EstimateCheck(Metric metric, unsigned bits, size_t dim, const quant::Codebook& cb)
       : metric_(metric), bits_(bits), dim_(dim), centroids_(cb.centroids) {
+    const auto sq = [&](unsigned code) { return double(centroids_[code]) * centroids_[code]; };
+    for (unsigned b = 0; b < 256; ++b) {
+      byte_squares_[b] =
+          bits_ == 4 ? sq(b & 15) + sq(b >> 4) : (sq(b & 3) + sq((b >> 2) & 3)) + (sq((b >> 4) & 3) + sq(b >> 6));
+    }
     // Each coordinate r of the rotated unit vector adds r * c(r) to dot, where c(r) is the
     // centroid of r's cell (same sign as r). Over the cell of a positive centroid c with upper
     // end u (the next boundary, or 1), r * c >= r^2 * c / u; mirrored for negative ones. So
@@ -131,14 +136,26 @@ class EstimateCheck {
       }
       length = std::sqrt(norm2);
     }
-    double recon2 = 0.0;  // |reconstruction|^2 from the codes
-    bool zero_codes = true;
-    for (size_t i = 0; i < dim_; ++i) {
+    // |reconstruction|^2 from the codes. A byte holds the codes of coordinates 2j, 2j + 1
+    // (4 bits) or 4j .. 4j + 3 (2 bits, at shifts 0, 2, 4, 6); byte j adds its codes' squares
+    // (byte_squares_) into partial sum j % 4, the coordinates of a last partial byte theirs one
+    // by one, and the partial sums are added (0 + 1) + (2 + 3) at the end: independent chains
+    // of adds, in a fixed order, so the same bits on every target.
+    double part[4] = {0.0, 0.0, 0.0, 0.0};
+    unsigned any = 0;  // the codes or-ed together: 0 for a zero vector's
+    const size_t per_byte = bits_ == 4 ? 2 : 4, whole = dim_ / per_byte;
+    for (size_t j = 0; j < whole; ++j) {
+      part[j % 4] += byte_squares_[packed[j]];
+      any |= packed[j];
+    }
+    for (size_t i = whole * per_byte; i < dim_; ++i) {
       const unsigned code = bits_ == 4 ? unsigned(packed[i / 2] >> (i % 2 * 4)) & 15
                                        : unsigned(packed[i / 4] >> (i / 2 % 2 * 4 + i % 2 * 2)) & 3;
-      recon2 += double(centroids_[code]) * centroids_[code];
-      zero_codes = zero_codes && code == 0;
+      part[i % 4] += double(centroids_[code]) * centroids_[code];
+      any |= code;
     }
+    const double recon2 = (part[0] + part[1]) + (part[2] + part[3]);
+    const bool zero_codes = any == 0;
     if (!(scale <= 0.0f)) fail(slot, "scale " + std::to_string(scale) + ", but scales are never positive");
     if (scale == 0.0f) {
       if (metric_ == Metric::cosine || (length != 0.0 && length != -1.0)) {
@@ -166,6 +183,7 @@ class EstimateCheck {
   unsigned bits_;
   size_t dim_;
   std::vector<float> centroids_;
+  double byte_squares_[256];  // the squared centroids of a byte's codes, summed
   double max_inv_dot_ = 1.0;
 };
 

@@ -97,6 +97,10 @@ void QuantizedIndex::Impl::write_codes(uint32_t slot, const uint8_t* c) {
   quantized::write_lane(codes.row(slot / kBlockVectors), slot % kBlockVectors, c, subq);
 }
 
+void QuantizedIndex::Impl::write_packed_codes(uint32_t slot, const uint8_t* packed) noexcept {
+  quantized::write_lane_packed(codes.row(slot / kBlockVectors), slot % kBlockVectors, packed, subq);
+}
+
 size_t QuantizedIndex::Impl::blocks() const {
   if (!partitioned()) return (slots.used() + kBlockVectors - 1) / kBlockVectors;
   size_t total = 0;

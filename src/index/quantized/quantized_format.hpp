@@ -98,7 +98,7 @@ class QuantizedDecoder {
   std::vector<uint8_t> ids_, free_, part_, cent_, list_, sprd_, refine_head_;  // small sections, as stored
   uint64_t codes_in_ = 0, offs_in_ = 0, scales_in_ = 0, vectors_in_ = 0, refine_in_ = 0;
   uint32_t pending_tag_ = 0;
-  std::vector<uint8_t> pending_, scratch_;
+  std::vector<uint8_t> pending_;
   // The first slot whose code padding nibble is not zero (the index keeps no padding) and it.
   uint64_t padding_slot_ = UINT64_MAX;
   uint8_t padding_nibble_ = 0;

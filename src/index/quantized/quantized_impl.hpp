@@ -174,6 +174,7 @@ struct QuantizedIndex::Impl {
   // Codes and scalars for n rows. Plain scalar code in a fixed order: bit-identical anywhere.
   Encoded encode(const float* rows, size_t n) const;
   void write_codes(uint32_t slot, const uint8_t* c);
+  void write_packed_codes(uint32_t slot, const uint8_t* packed) noexcept;  // a packed row (the file's form)
   uint8_t read_code(uint32_t slot, size_t s) const {
     size_t lane;
     const uint8_t* block = code_block(slot, lane);

@@ -91,16 +91,15 @@ struct QuantizedIndexAccess {
   // / put_scale() reach it there; free slots have no place (the decoder remembers whether
   // they held anything). set_centroids() is set_partition() keeping the lists so filled.
   static void reserve_rows(QuantizedIndex& index, size_t slots);
-  static void put_codes(QuantizedIndex& index, uint32_t slot, const uint8_t* packed_codes, uint8_t* scratch /* subq */);
+  static void put_codes(QuantizedIndex& index, uint32_t slot, const uint8_t* packed_codes) noexcept;
   static void begin_lists(QuantizedIndex& index, size_t lists_option, size_t lists);
-  static void place_codes(QuantizedIndex& index, uint32_t slot, uint32_t list, const uint8_t* packed_codes,
-                          uint8_t* scratch /* subq */);
+  static void place_codes(QuantizedIndex& index, uint32_t slot, uint32_t list, const uint8_t* packed_codes);
   static void set_centroids(QuantizedIndex& index, size_t lists, size_t trained_on, std::vector<float> centroids,
                             std::vector<float> spreads);
-  static void put_offset(QuantizedIndex& index, uint32_t slot, float offset);
-  static void put_scale(QuantizedIndex& index, uint32_t slot, float scale);
-  static float* vector_row(QuantizedIndex& index, uint32_t slot);
-  static void put_refine(QuantizedIndex& index, uint32_t slot, const uint8_t* row, float scale);
+  static void put_offset(QuantizedIndex& index, uint32_t slot, float offset) noexcept;
+  static void put_scale(QuantizedIndex& index, uint32_t slot, float scale) noexcept;
+  static float* vector_row(QuantizedIndex& index, uint32_t slot) noexcept;
+  static void put_refine(QuantizedIndex& index, uint32_t slot, const uint8_t* row, float scale) noexcept;
   // The next n slots (in slot order) enter the table; a free slot (kNoId) is made dead again.
   static void commit_slots(QuantizedIndex& index, size_t n, const uint64_t* ids);
 };

@@ -173,7 +173,6 @@ QuantizedDecoder::QuantizedDecoder(const Head& head, QuantizedIndex index, Isa i
   subq_ = subquantizers(dim_, unsigned(h.params[0]));
   row_bytes_ = (subq_ + 1) / 2;
   slots_ = h.params[2];
-  scratch_.resize(subq_);
 }
 
 bool QuantizedDecoder::is_free(uint64_t slot) const noexcept {
@@ -217,6 +216,12 @@ void QuantizedDecoder::note_dirty_free(uint64_t slot, const uint8_t* bytes, size
 
 template <class Put>
 void QuantizedDecoder::feed_records(uint64_t& in, size_t skip, size_t record, const uint8_t* data, size_t n, Put put) {
+  // Room for every slot this piece reaches, once a piece (put() then only writes rows, and
+  // allocates nothing).
+  if (in + n > skip) {
+    const uint64_t reached = std::min<uint64_t>(slots_, (in + n - skip + record - 1) / record);
+    if (reached > 0) QuantizedIndexAccess::reserve_rows(index_, size_t(reached));
+  }
   while (n > 0) {
     if (in < skip) {
       const size_t take = size_t(std::min<uint64_t>(n, skip - in));
@@ -231,7 +236,6 @@ void QuantizedDecoder::feed_records(uint64_t& in, size_t skip, size_t record, co
     }
     const size_t at = size_t((in - skip) % record);
     if (at == 0 && n >= record) {
-      QuantizedIndexAccess::reserve_rows(index_, size_t(slot) + 1);
       put(uint32_t(slot), data);
       in += record, data += record, n -= record;
       continue;
@@ -240,7 +244,6 @@ void QuantizedDecoder::feed_records(uint64_t& in, size_t skip, size_t record, co
     pending_.insert(pending_.end(), data, data + take);
     in += take, data += take, n -= take;
     if (pending_.size() == record) {
-      QuantizedIndexAccess::reserve_rows(index_, size_t(slot) + 1);
       put(uint32_t(slot), pending_.data());
       pending_.clear();
     }
@@ -279,9 +282,9 @@ void QuantizedDecoder::feed(uint32_t tag, const uint8_t* data, size_t n) {
       case kCodeTag:
         feed_records(codes_in_, 0, row_bytes_, data, n, [&](uint32_t slot, const uint8_t* row) {
           if (!partitioned_) {
-            QuantizedIndexAccess::put_codes(ix, slot, row, scratch_.data());
+            QuantizedIndexAccess::put_codes(ix, slot, row);
           } else if (placed(slot)) {
-            QuantizedIndexAccess::place_codes(ix, slot, list_of(slot), row, scratch_.data());
+            QuantizedIndexAccess::place_codes(ix, slot, list_of(slot), row);
           } else if (is_free(slot)) {
             note_dirty_free(slot, row, row_bytes_);
           }

@@ -90,15 +90,26 @@ uint32_t InvertedLists::append_pooled(size_t list, uint32_t slot, const uint8_t*
   return append(list, slot, codes, subq, offset, scale);
 }
 
-uint32_t InvertedLists::append(size_t list, uint32_t slot, const uint8_t* codes, size_t subq, float offset,
-                               float scale) noexcept {
-  List& l = lists_[list];
-  const uint32_t pos = l.size++;
+uint32_t InvertedLists::push(size_t list, uint32_t slot, float offset, float scale) noexcept {
+  const uint32_t pos = lists_[list].size++;
   const size_t b = pos / kBlockVectors, v = pos % kBlockVectors;
-  write_lane(this->codes(list, b), v, codes, subq);
   floats(list, b, 0)[v] = offset;
   floats(list, b, 1)[v] = scale;
   slot_lane(list, b)[v] = slot;
+  return pos;
+}
+
+uint32_t InvertedLists::append(size_t list, uint32_t slot, const uint8_t* codes, size_t subq, float offset,
+                               float scale) noexcept {
+  const uint32_t pos = push(list, slot, offset, scale);
+  write_lane(this->codes(list, pos / kBlockVectors), pos % kBlockVectors, codes, subq);
+  return pos;
+}
+
+uint32_t InvertedLists::append_packed(size_t list, uint32_t slot, const uint8_t* packed, size_t subq, float offset,
+                                      float scale) noexcept {
+  const uint32_t pos = push(list, slot, offset, scale);
+  write_lane_packed(this->codes(list, pos / kBlockVectors), pos % kBlockVectors, packed, subq);
   return pos;
 }
 

@@ -24,6 +24,21 @@ inline void write_lane(uint8_t* block, size_t v, const uint8_t* codes, size_t su
     byte = (s % 2) ? uint8_t((byte & 0x0F) | (codes[s] << 4)) : uint8_t((byte & 0xF0) | codes[s]);
   }
 }
+// The same from a packed row (byte j = code 2j | code 2j + 1 << 4: the file's form), which is
+// already the block's byte j of the lane, so a byte is one store (a load's whole cost here); of
+// an odd last byte only the low nibble, as write_lane() leaves the padding nibble alone.
+inline void write_lane_packed(uint8_t* block, size_t v, const uint8_t* packed, size_t subq) noexcept {
+  for (size_t j = 0; j < subq / 2; ++j) block[j * quant::kBlockVectors + v] = packed[j];
+  if (subq % 2 == 1) {
+    uint8_t& byte = block[(subq / 2) * quant::kBlockVectors + v];
+    byte = uint8_t((byte & 0xF0) | (packed[subq / 2] & 0x0F));
+  }
+}
+// The lane's codes as a packed row ((subq + 1) / 2 bytes, the padding nibble zero).
+inline void read_lane_packed(const uint8_t* block, size_t v, uint8_t* packed, size_t subq) noexcept {
+  for (size_t j = 0; j < subq / 2; ++j) packed[j] = block[j * quant::kBlockVectors + v];
+  if (subq % 2 == 1) packed[subq / 2] = block[(subq / 2) * quant::kBlockVectors + v] & 0x0F;
+}
 inline uint8_t read_lane(const uint8_t* block, size_t v, size_t s) noexcept {
   const uint8_t byte = block[(s / 2) * quant::kBlockVectors + v];
   return (s % 2) ? uint8_t(byte >> 4) : uint8_t(byte & 0x0F);
@@ -57,6 +72,9 @@ class InvertedLists {
   void reserve(size_t list, size_t extra);
   // Appends a position (room reserved); `codes` are subq unpacked 4-bit codes. Returns it.
   uint32_t append(size_t list, uint32_t slot, const uint8_t* codes, size_t subq, float offset, float scale) noexcept;
+  // The same with the codes as a packed row (write_lane_packed).
+  uint32_t append_packed(size_t list, uint32_t slot, const uint8_t* packed, size_t subq, float offset,
+                         float scale) noexcept;
   // The offset or scale of a position already appended: a streamed load appends a slot's
   // codes first, and its scalars arrive later, one section each.
   void set_offset(size_t list, uint32_t pos, float offset) noexcept {
@@ -90,6 +108,8 @@ class InvertedLists {
 
  private:
   static constexpr size_t kLaneFloatBytes = quant::kBlockVectors * sizeof(float);
+  // A new last position holding slot, offset and scale (its codes are the caller's to write).
+  uint32_t push(size_t list, uint32_t slot, float offset, float scale) noexcept;
   struct List {
     std::vector<core::AlignedBuffer<uint8_t>> blocks;  // blocks() in use; more may be reserved
     uint32_t size = 0;
