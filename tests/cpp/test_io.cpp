@@ -50,6 +50,26 @@ TEST(Crc32c, KnownVectors) {
   EXPECT_EQ(io::crc32c(inc.data(), inc.size()), 0x46DD794Eu);
 }
 
+// The table-driven CRC (slicing by 16, then 8, then bytes) against the bit-at-a-time
+// definition, at every length up to 300 and four alignments.
+TEST(Crc32c, EqualsTheBitwiseDefinitionAtEveryLengthAndAlignment) {
+  const auto bitwise = [](const uint8_t* p, size_t n) {
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; ++i) {
+      c ^= p[i];
+      for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+    }
+    return ~c;
+  };
+  Bytes data(304);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = uint8_t(i * 131 + 17);
+  for (size_t offset = 0; offset < 4; ++offset) {
+    for (size_t n = 0; n + offset <= 300; ++n) {
+      ASSERT_EQ(io::crc32c(data.data() + offset, n), bitwise(data.data() + offset, n)) << offset << " " << n;
+    }
+  }
+}
+
 TEST(Crc32c, IncrementalEqualsWholeAtEveryOffset) {
   Bytes data(1000);
   for (size_t i = 0; i < data.size(); ++i) data[i] = uint8_t(i * 31 + 7);
