@@ -33,30 +33,6 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 // The longest setTimeout can wait (a longer delay fires at once); a longer timeout is no bound.
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-// The literal paths below (not built from the variant name) let bundlers such as Vite see
-// every module and asset the package needs and copy them into the build. They are relative to
-// this file, which is why it stays at js/ beside wasm/ and pthread-worker.js: esbuild leaves
-// new URL(…, import.meta.url) as it is, so in an esbuild bundle they are relative to the bundle
-// (docs/api.md: bundlers, where wasm/ and pthread-worker.js are copied beside it).
-const BUILDS = {
-  'simd-mt': {
-    glue: () => import('./wasm/simd-mt/quiver.mjs'),
-    wasm: () => new URL('./wasm/simd-mt/quiver.wasm', import.meta.url),
-    worker: () => new URL('./pthread-worker.js', import.meta.url),
-    // What each pthread worker imports: the glue as a file of its own (a bundler may have
-    // merged the glue loaded above into a chunk the worker cannot find).
-    script: () => new URL('./wasm/simd-mt/quiver.mjs', import.meta.url),
-  },
-  simd: {
-    glue: () => import('./wasm/simd/quiver.mjs'),
-    wasm: () => new URL('./wasm/simd/quiver.wasm', import.meta.url),
-  },
-  baseline: {
-    glue: () => import('./wasm/baseline/quiver.mjs'),
-    wasm: () => new URL('./wasm/baseline/quiver.wasm', import.meta.url),
-  },
-};
-
 // The smallest module that uses a SIMD128 opcode (v128.const + drop in a function body).
 const SIMD_PROBE = new Uint8Array([
   0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 23, 1, 21, 0, 253, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -83,6 +59,32 @@ export function hasThreads() {
   } catch {
     return false;
   }
+}
+
+// The variant an entry with these builds loads: `requested` if it carries it, else (auto) the
+// one chooseVariant() picks among the three, or an entry's only build — if this engine can run
+// it (a one-build entry on an engine without SIMD128 or threads fails here with LOAD_FAILED
+// naming the entry to use, not later with a compile error).
+export function variantOf(requested, builds, entry) {
+  const carried = Object.keys(builds);
+  if (carried.length === VARIANTS.length) return chooseVariant(requested);
+  const only = carried[0];
+  if (requested !== 'auto' && requested !== only) {
+    if (!VARIANTS.includes(requested)) chooseVariant(requested); // the unknown-variant message
+    throw new QuiverError(
+      'INVALID_ARGUMENT',
+      `${entry} carries only the ${only} build; import 'quiver-vector' (every build) or 'quiver-vector/${requested}' for ${requested}`,
+    );
+  }
+  const missing =
+    only !== 'baseline' && !hasSimd() ? 'SIMD128' : only === 'simd-mt' && !hasThreads() ? 'threads' : null;
+  if (missing) {
+    throw new QuiverError(
+      'LOAD_FAILED',
+      `${entry} carries only the ${only} build, and this engine has no ${missing} (${missing === 'threads' ? 'SharedArrayBuffer, cross-origin isolation or workers' : 'WebAssembly SIMD'}): import 'quiver-vector' or 'quiver-vector/${missing === 'threads' ? 'simd' : 'baseline'}'`,
+    );
+  }
+  return only;
 }
 
 export function chooseVariant(requested = 'auto') {
@@ -191,13 +193,15 @@ function unrefThreads(mod) {
   for (const worker of [...p.unusedWorkers, ...p.runningWorkers]) worker.unref?.();
 }
 
-export async function loadModule(initOptions) {
+// `builds`: the builds the calling entry carries, by variant (build-<variant>.js: every one for
+// 'quiver-vector', one for 'quiver-vector/<variant>'); `entry` names that entry in messages.
+export async function loadModule(initOptions, builds, entry) {
   // Every key checked (options.js); null = not given; anything unknown is refused.
   const options = readOptions(initOptions, INIT_OPTIONS);
-  const variant = chooseVariant(options.variant ?? 'auto');
+  const variant = variantOf(options.variant ?? 'auto', builds, entry);
   const threads = checkThreads(options.threads);
   const timeout = checkTimeout(options.timeout);
-  const build = BUILDS[variant];
+  const build = builds[variant];
   const source = wasmSource(options, build);
   const moduleOptions = {};
   if (build.script) moduleOptions.mainScriptUrlOrBlob = build.script().href;

@@ -1,6 +1,7 @@
 // Quiver in an edge function: a fetch handler that answers nearest-neighbour queries from an
 // index loaded from bytes. Edge runtimes have no SharedArrayBuffer and many refuse to compile
-// wasm from bytes at run time, so it uses the single-threaded `simd` build, imported by the
+// wasm from bytes at run time, so it uses the single-threaded `simd` build — its entry,
+// 'quiver-vector/simd', so the bundle carries that build's glue alone — imported by the
 // platform as a precompiled WebAssembly.Module:
 //
 //   // worker.mjs — the platform entry (Cloudflare Workers style; .wasm imports give a Module)
@@ -16,13 +17,13 @@
 //   POST /search  {"vector": [...], "k": 5}  ->  {"ids": [...], "distances": [...]}
 //   GET  /health                             ->  {"variant": "simd", "auto": "simd", "size": 1000, ...}
 //   (auto: the build Quiver.init() would choose here on its own; heapBytes: the wasm memory)
-import { Quiver, chooseVariant } from 'quiver-vector';
+import { Quiver, chooseVariant } from 'quiver-vector/simd';
 
 // One module and one index per isolate, made on the first request and reused after.
 let state = null;
 function ready(env) {
   state ??= (async () => {
-    const q = await Quiver.init({ variant: 'simd', wasmModule: env.QUIVER_WASM });
+    const q = await Quiver.init({ wasmModule: env.QUIVER_WASM });
     return { q, index: await q.loadFrom(env.INDEX) };
   })();
   return state;

@@ -254,3 +254,30 @@ export function misuse(q: QuiverModule, h: RemoteHnswIndex): void {
   // @ts-expect-error unknown variant
   init({ variant: 'avx2' });
 }
+
+// The single-build entries: the core API with one wasm build, and the .wasm a platform imports
+// (workerd, wrangler, Deno's import source) typed as a compiled module.
+import SimdQuiver, {
+  init as initSimd,
+  QuiverError as SimdError,
+  Collection as SimdCollection,
+} from 'quiver-vector/simd';
+import { Quiver as BaselineQuiver } from 'quiver-vector/baseline';
+import { load as loadSimdMt } from 'quiver-vector/simd-mt';
+import simdWasm from 'quiver-vector/wasm/simd/quiver.wasm';
+
+export async function singleBuild(bytes: Uint8Array): Promise<number> {
+  const module: WebAssembly.Module = simdWasm;
+  const q: QuiverModule = await SimdQuiver.init({ wasmModule: module });
+  const b: QuiverModule = await BaselineQuiver.init();
+  const index: AnyIndex = await loadSimdMt(bytes);
+  const e: SimdError = new SimdError('CORRUPT', 'x');
+  const docs = await SimdCollection.create({ dim: 4 });
+  void (await initSimd()).variant;
+  void docs;
+  void b;
+  void e;
+  // @ts-expect-error a single-build entry has no spawn
+  void SimdQuiver.spawn;
+  return q.FlatIndex === undefined ? 0 : index.size;
+}

@@ -28,7 +28,11 @@ const lines = [];
 function table(title, file, keyOf, valueOf, unit) {
   const before = best(rows(`before-${file}`), keyOf, valueOf);
   const after = best(rows(`after-${file}`), keyOf, valueOf);
-  lines.push(`### ${title}`, '', `| point | before (best, ${unit}) | after (best, ${unit}) | after / before | spread of rounds, before / after |`);
+  lines.push(
+    `### ${title}`,
+    '',
+    `| point | before (best, ${unit}) | after (best, ${unit}) | after / before | spread of rounds, before / after |`,
+  );
   lines.push('|---|--:|--:|--:|--:|');
   for (const [k, b] of before) {
     const a = after.get(k);
