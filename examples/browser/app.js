@@ -1,9 +1,10 @@
-// The browser demo: a generated dataset, an index built in a Worker with a progress bar and a
-// Cancel button — HNSW, the partitioned quantised index (inverted lists over 4-bit codes with a
+// The browser demo: a generated dataset with topics, like text embeddings (data.js), an index
+// built in a Worker with a progress bar and a Cancel button — HNSW, the partitioned quantised index (inverted lists over 4-bit codes with a
 // 3-bit refine plane, no f32 vectors; probes per search) or the exact flat index — and searches
-// by item or by a random vector.
+// by item or by a new vector of the same distribution; each result shows its topic.
 // Everything heavy runs in the worker, so the page stays responsive.
-import { spawn, chooseVariant } from '../../js/main.js';
+import { spawn, chooseVariant } from 'quiver-vector';
+import { embeddingLike } from './data.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { worker: null, index: null, vectors: null, dim: 0, n: 0, kind: null, built: 0, lastSearch: null };
@@ -14,6 +15,13 @@ function gaussian(dim) {
   for (let i = 0; i < dim; i++)
     v[i] = Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random());
   return v;
+}
+
+// The last search's results, and what they said, are gone (a new build, a cancelled one).
+function clearResults() {
+  state.lastSearch = null;
+  $('results').tBodies[0].replaceChildren();
+  $('search-status').textContent = '';
 }
 
 // The index kinds the form offers (the worker API passes every option through).
@@ -53,10 +61,12 @@ async function build(event) {
   const n = Number($('n').value),
     dim = Number($('dim').value),
     metric = $('metric').value;
+  clearResults();
   try {
     await state.index?.dispose();
     const t0 = performance.now();
-    state.vectors = await state.worker.unitGaussianVectors(n, dim, 1);
+    state.data = embeddingLike(n, dim, 1);
+    state.vectors = state.data.vectors;
     state.index = await createIndex($('kind').value, dim, metric);
     Object.assign(state, { n, dim, kind: state.index.kind, built: 0, loaded: null });
     document.querySelector('input[name=mode][value=item]').disabled = false;
@@ -90,6 +100,7 @@ async function build(event) {
         ? `cancelled: the index holds ${(await state.index.size).toLocaleString()} vectors, as before the build`
         : `failed: ${e.code ?? e.name}: ${e.message}`;
     state.cancelled = e.code === 'ABORTED';
+    clearResults();
   } finally {
     $('build-button').disabled = false;
     $('cancel-button').disabled = true;
@@ -118,7 +129,16 @@ async function loadFile() {
     state.index = index;
     const size = await index.size;
     // No dataset behind a loaded file: search by a random vector.
-    Object.assign(state, { n: size, dim: index.dim, kind: index.kind, built: size, vectors: null, loaded: file.name });
+    Object.assign(state, {
+      n: size,
+      dim: index.dim,
+      kind: index.kind,
+      built: size,
+      vectors: null,
+      data: null,
+      loaded: file.name,
+    });
+    clearResults();
     document.querySelector('input[name=mode][value=random]').checked = true;
     document.querySelector('input[name=mode][value=item]').disabled = true;
     $('build-status').textContent =
@@ -141,21 +161,30 @@ async function search(event) {
   const byItem = document.querySelector('input[name=mode]:checked').value === 'item';
   const item = Number($('item').value);
   try {
-    const query = byItem ? state.vectors.slice(item * state.dim, (item + 1) * state.dim) : gaussian(state.dim);
+    // By item: its own vector; else a new vector of the dataset's distribution (a random one for
+    // a loaded file, which has no dataset behind it).
+    const drawn = byItem || !state.data ? null : state.data.draw();
+    const query = byItem
+      ? state.vectors.slice(item * state.dim, (item + 1) * state.dim)
+      : (drawn?.vector ?? gaussian(state.dim));
+    const queryTopic = byItem ? state.data?.topics[item] : drawn?.topic;
     const t0 = performance.now();
     const options = searchOptions(k);
     const { ids, distances } = await state.index.search(query, k, options);
     const ms = performance.now() - t0;
-    state.lastSearch = { byItem, item, ids: [...ids], distances: [...distances], options };
+    state.lastSearch = { byItem, item, ids: [...ids], distances: [...distances], options, queryTopic };
+    const topicOf = (id) => state.data?.topics[id];
+    const sameTopic = [...ids].filter((id) => queryTopic !== undefined && topicOf(id) === queryTopic).length;
     const probed =
       options.probes === undefined ? '' : `, ${options.probes || state.defaultProbes} of ${state.lists} lists probed`;
     $('search-status').textContent =
-      `${byItem ? `nearest to item ${item}` : 'nearest to a random vector'}: ` +
+      `${byItem ? `nearest to item ${item}` : state.data ? 'nearest to a new vector' : 'nearest to a random vector'}` +
+      `${queryTopic !== undefined ? ` of topic ${queryTopic} (${sameTopic} of ${ids.length} results share it)` : ''}: ` +
       `${ids.length} results in ${ms.toFixed(2)} ms (round trip to the worker${probed})`;
     $('results').tBodies[0].replaceChildren(
       ...[...ids].map((id, i) => {
         const row = document.createElement('tr');
-        row.innerHTML = `<td>${i + 1}</td><td>${id}</td><td>${distances[i].toFixed(4)}</td>`;
+        row.innerHTML = `<td>${i + 1}</td><td>${id}</td><td>${topicOf(id) ?? '–'}</td><td>${distances[i].toFixed(4)}</td>`;
         return row;
       }),
     );
@@ -163,6 +192,14 @@ async function search(event) {
     $('search-status').textContent = `failed: ${e.code ?? e.name}: ${e.message}`;
   }
 }
+
+// The scaling panel frames the benchmark page, which only the repository has (served by
+// server.mjs under /quiver-vector/ with the rest of it); a copy of this folder in a project
+// that installed the package goes without.
+fetch('/quiver-vector/examples/bench/', { method: 'HEAD' }).then(
+  (r) => ($('scaling').hidden = !r.ok),
+  () => {},
+);
 
 state.worker = await spawn();
 $('env').textContent =

@@ -89,7 +89,11 @@ test('the demo builds an index in a Worker with progress, cancels a build, searc
   await page.fill('#n', '3000');
   await page.click('#build-button');
   await page.waitForFunction(() => !document.getElementById('search-button').disabled && window.demo.built === 3000);
-  assert.equal(await page.getAttribute('a[href="../bench/"]', 'href'), '../bench/');
+  await page.waitForSelector('#scaling:not([hidden])'); // the repository has the benchmark page
+  assert.equal(
+    await page.getAttribute('a[href="/quiver-vector/examples/bench/"]', 'href'),
+    '/quiver-vector/examples/bench/',
+  );
   // The scaling panel: the benchmark page in a frame runs batch-search scaling and plots it.
   await page.click('#bench-panel summary');
   const frame = await (await page.waitForSelector('#bench-frame')).contentFrame();

@@ -1,7 +1,9 @@
 // What `npm pack` ships works where users put it: the tarball installs offline into an empty
-// project (no runtime dependencies), the README's Node example runs there, the shipped types
-// compile, and a Vite production build of a page importing 'quiver-vector' answers searches in
-// Chromium — single-threaded without COOP/COEP, with pthreads when cross-origin isolated.
+// project (no runtime dependencies), every Node example and the browser demo (which ships in the
+// package) run there as copied out of the repository, the shipped types compile, and a Vite
+// production build of a page importing 'quiver-vector' answers searches in Chromium —
+// single-threaded without COOP/COEP, with pthreads when cross-origin isolated. (The edge examples
+// run copied into projects in tests/edge/.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -24,7 +26,7 @@ before(() => {
   for (const { path } of files) {
     assert.match(
       path,
-      /^(package\.json|README\.md|LICENSE|js\/((core|kinds|io|worker)\/)?[\w-]+\.(js|cjs|d\.ts|d\.cts)|js\/wasm\/(simd-mt|simd|baseline)\/quiver\.(mjs|wasm))$/,
+      /^(package\.json|README\.md|LICENSE|js\/((core|kinds|io|worker)\/)?[\w-]+\.(js|cjs|d\.ts|d\.cts)|js\/wasm\/(simd-mt|simd|baseline)\/quiver\.(mjs|wasm)|examples\/browser\/[\w-]+\.(html|js|mjs|css))$/,
       path,
     );
   }
@@ -50,6 +52,50 @@ test('the README Node example runs against the installed tarball', () => {
   assert.match(out, /same answer true$/m);
 });
 
+test('the other Node examples run copied into the project', () => {
+  for (const name of ['flat-search.mjs', 'documents.mjs'])
+    cpSync(join(repoRoot, 'examples', 'node', name), join(app, name));
+  assert.match(run(process.execPath, ['flat-search.mjs']), /^id 100 distance 0\.0000$/m);
+  const docs = run(process.execPath, ['documents.mjs']).trim().split('\n');
+  assert.equal(docs[2], 'plan filtered-walk: 2 of 6 match');
+  assert.equal(docs[3], 'insert: DUPLICATE_ID');
+});
+
+test('the browser demo, copied out of the installed package, builds and searches in Chromium', async () => {
+  const demo = join(app, 'demo');
+  cpSync(join(app, 'node_modules', 'quiver-vector', 'examples', 'browser'), demo, { recursive: true });
+  // Its own server, from the copy: it serves the folder and the package it resolves from there.
+  const { serve, packageRoot } = await import(join(demo, 'server.mjs'));
+  assert.equal(packageRoot, join(app, 'node_modules', 'quiver-vector'));
+  const server = await serve({ port: 0 });
+  browser ??= await launchChromium();
+  try {
+    const page = await openPage(browser, server.url);
+    await page.waitForFunction(() => window.demo?.ready === true);
+    assert.match(
+      await page.textContent('#env'),
+      /build simd-mt .*cross-origin isolated: true/,
+      page.quiverLog.join('\n'),
+    );
+    await page.fill('#n', '2000');
+    await page.fill('#dim', '16');
+    await page.click('#build-button');
+    await page.waitForFunction(() => !document.getElementById('search-button').disabled && window.demo.built === 2000);
+    await page.fill('#item', '7');
+    await page.fill('#k', '5');
+    await page.click('#search-button');
+    await page.waitForFunction(() => window.demo.lastSearch?.byItem === true);
+    const found = await page.evaluate(() => window.demo.lastSearch);
+    assert.equal(found.ids[0], 7);
+    assert.equal(found.queryTopic, await page.evaluate(() => window.demo.data.topics[7]));
+    // No benchmark page in the package: the scaling section stays hidden.
+    assert.equal(await page.evaluate(() => document.getElementById('scaling').hidden), true);
+    await page.context().close();
+  } finally {
+    await server.close();
+  }
+});
+
 test('the shipped types compile the typed usage example', () => {
   cpSync(join(repoRoot, 'tests', 'js', 'types'), join(app, 'types'), { recursive: true });
   try {
@@ -71,7 +117,7 @@ test('a Vite production build of a page importing quiver-vector answers in Chrom
     'every wasm build is emitted',
   );
 
-  browser = await launchChromium();
+  browser ??= await launchChromium();
   for (const isolated of [false, true]) {
     const server = await startServer({ root: dist, isolated });
     try {
