@@ -106,15 +106,13 @@ for (const isolated of [false, true]) {
     installCopy(app);
     cpSync(join(root, 'tests', 'package', 'vite-app'), app, { recursive: true });
     const { createServer } = await import('vite');
-    const headers = isolated
-      ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' }
-      : {};
+    // Isolated: the app's vite.config.js (the README's COOP/COEP recipe); else no config file.
     const server = await createServer({
       root: app,
-      configFile: false,
+      configFile: isolated ? join(app, 'vite.config.js') : false,
       logLevel: 'error',
       clearScreen: false,
-      server: { host: '127.0.0.1', port: 0, headers, hmr: false },
+      server: { host: '127.0.0.1', port: 0, hmr: false },
     });
     await server.listen();
     try {
