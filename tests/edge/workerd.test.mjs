@@ -61,10 +61,6 @@ for (const flags of [[], ['nodejs_compat']]) {
       { cwd: dir },
     );
     assert.equal(built.status, 0, describeRun(built));
-    cpSync(
-      join(app, 'node_modules', 'quiver-vector', 'js', 'wasm', 'simd', 'quiver.wasm'),
-      join(dir, 'build', 'quiver.wasm'),
-    );
 
     const port = await freePort();
     const log = [];
