@@ -13,12 +13,10 @@
 import { QuiverError } from './core/errors.js';
 import { chooseVariant, VARIANTS } from './loader.js';
 import { makeQuiver } from './api.js';
-import { build as simdMt } from './build-simd-mt.js';
-import { build as simd } from './build-simd.js';
-import { build as baseline } from './build-baseline.js';
+import { ALL_BUILDS } from './builds.js';
 
 // Every build; init() picks one per engine (loader.js: chooseVariant).
-const { init, load, shared, Collection } = makeQuiver({ 'simd-mt': simdMt, simd, baseline }, "'quiver-vector'");
+const { init, load, shared, Collection } = makeQuiver(ALL_BUILDS, "'quiver-vector'");
 
 export const Quiver = { init, load, shared, chooseVariant, VARIANTS, Collection };
 export { init, QuiverError, chooseVariant, VARIANTS, Collection };

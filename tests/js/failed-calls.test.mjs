@@ -9,6 +9,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { QuiverError, VARIANTS } from '../../js/index.js';
 import { loadModule } from '../../js/loader.js';
+import { ALL_BUILDS } from '../../js/builds.js';
 import { moduleLoader } from './support.mjs';
 
 const CALLS = Number(process.argv[2] ?? 400000);
@@ -78,7 +79,7 @@ for (const variant of VARIANTS) {
     // The binding itself, below the package: a failed call returns its sentinel and leaves
     // the wasm stack pointer where it was (it moved 16 bytes per failure before).
     test('failing binding calls return a sentinel and leave the wasm stack pointer in place', async () => {
-      const { mod } = await loadModule({ variant });
+      const { mod } = await loadModule({ variant }, ALL_BUILDS, 'test');
       try {
         const index = mod.FlatIndex.create(8, 'l2');
         const query = mod._malloc(32) >>> 0;
