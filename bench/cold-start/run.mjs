@@ -5,15 +5,14 @@
 // Writes results/cold-start-<time>.{json,md,svg}. Knobs: WORK (index files, default
 // /tmp/quiver-cold-start), QUIVER_CLI (default build/native/src/quiver, from
 // scripts/build.sh native).
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { connect } from 'node:net';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { gitCommit, machineInfo } from '../common/run-info.mjs';
+import { bundleWorker, startWorkerd } from '../common/workerd-harness.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const here = join(root, 'bench', 'cold-start');
@@ -99,62 +98,14 @@ for (const f of files) {
 }
 
 // --- workerd: a fresh workerd per run; the first request initialises, loads and answers ---
-const built = spawnSync(
-  join(root, 'node_modules', '.bin', 'esbuild'),
-  [
-    'worker.mjs',
-    '--bundle',
-    '--format=esm',
-    '--platform=browser',
-    '--conditions=workerd,worker',
-    '--external:quiver-vector/wasm/*',
-    '--outfile=build/worker.js',
-  ],
-  { cwd: here, encoding: 'utf8' },
-);
-if (built.status !== 0) throw new Error(built.stderr);
-const listen = (server) =>
-  new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server.address().port)));
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const isOpen = (port) =>
-  new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.on('error', () => resolve(false));
-  });
-async function freePort() {
-  const s = createServer();
-  const port = await listen(s);
-  s.close();
-  return port;
-}
+bundleWorker(root, here);
 for (const f of files) {
   const first = [];
   const warm = [];
   for (let r = 0; r < runs; r++) {
-    const server = createServer((req, res) => {
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': f.bytes });
-      createReadStream(f.file).pipe(res);
-    });
-    const filesPort = await listen(server);
-    const port = await freePort();
-    const child = spawn(
-      join(root, 'node_modules', '.bin', 'workerd'),
-      [
-        'serve',
-        'config.capnp',
-        '--socket-addr',
-        `http=127.0.0.1:${port}`,
-        '--external-addr',
-        `files=127.0.0.1:${filesPort}`,
-      ],
-      { cwd: here, stdio: 'inherit' },
-    );
+    const workerd = await startWorkerd(root, here, f.file);
     try {
-      while (!(await isOpen(port))) await sleep(20);
-      const url = `http://127.0.0.1:${port}/`;
+      const url = workerd.url;
       let t = performance.now();
       const body = await (await fetch(url)).json();
       first.push(performance.now() - t);
@@ -167,8 +118,7 @@ for (const f of files) {
       }
       warm.push(median(w));
     } finally {
-      child.kill('SIGKILL');
-      server.close();
+      workerd.stop();
     }
   }
   f.workerd = { first_request_ms: +median(first).toFixed(2), warm_request_ms: +median(warm).toFixed(2) };

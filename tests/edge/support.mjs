@@ -87,6 +87,26 @@ export function placeBundleRuntime(pkg, dist) {
   );
 }
 
+// The index the edge examples serve in the tests: 2,000 unit-Gaussian vectors of dimension 32
+// in a cosine HNSW graph, written to `path`; returns a query (vector 100) and its top-5 ids.
+export async function writeServedIndex(path) {
+  const { Quiver } = await import('../../js/index.js');
+  const q = await Quiver.init({ variant: 'simd' });
+  const dim = 32;
+  const vectors = q.unitGaussianVectors(2000, dim, 11);
+  const index = new q.HnswIndex({ dim, metric: 'cosine', M: 8, efConstruction: 64 });
+  index.add(
+    Array.from({ length: 2000 }, (_, i) => i + 1),
+    vectors,
+  );
+  writeFileSync(path, index.serialize());
+  const query = Array.from(vectors.subarray(99 * dim, 100 * dim));
+  const expected = [...index.search(query, 5).ids];
+  index.dispose();
+  q.terminate();
+  return { dim, query, expected };
+}
+
 // A free TCP port on 127.0.0.1 (for workerd's socket).
 export function freePort() {
   return new Promise((resolve, reject) => {

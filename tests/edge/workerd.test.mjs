@@ -9,8 +9,17 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Quiver } from '../../js/index.js';
-import { root, project, installCopy, run, describeRun, bin, freePort, waitUntilListening } from './support.mjs';
+import {
+  root,
+  project,
+  installCopy,
+  run,
+  describeRun,
+  bin,
+  freePort,
+  waitUntilListening,
+  writeServedIndex,
+} from './support.mjs';
 
 for (const flags of [[], ['nodejs_compat']]) {
   test(`examples/edge/workerd${flags.length ? ` with ${flags}` : ''}: cold start, warm requests, bad requests answered with QuiverError codes`, async (t) => {
@@ -32,19 +41,7 @@ for (const flags of [[], ['nodejs_compat']]) {
     }
 
     // The index the worker serves (the binding INDEX).
-    const q = await Quiver.init({ variant: 'simd' });
-    const dim = 32;
-    const vectors = q.unitGaussianVectors(2000, dim, 11);
-    const index = new q.HnswIndex({ dim, metric: 'cosine', M: 8, efConstruction: 64 });
-    index.add(
-      Array.from({ length: 2000 }, (_, i) => i + 1),
-      vectors,
-    );
-    writeFileSync(join(dir, 'build', 'index.qvr'), index.serialize());
-    const query = Array.from(vectors.subarray(99 * dim, 100 * dim));
-    const expected = index.search(query, 5);
-    index.dispose();
-    q.terminate();
+    const { dim, query, expected } = await writeServedIndex(join(dir, 'build', 'index.qvr'));
 
     // Build as config.capnp says.
     const built = run(
@@ -88,7 +85,7 @@ for (const flags of [[], ['nodejs_compat']]) {
       const r = await post({ vector: query, k: 5 });
       assert.equal(r.status, 200, log.join(''));
       const body = await r.json();
-      assert.deepEqual(body.ids, [...expected.ids]);
+      assert.deepEqual(body.ids, expected);
       assert.equal(body.ids[0], 100);
     }
     const warm = (performance.now() - started) / 20;
@@ -109,7 +106,7 @@ for (const flags of [[], ['nodejs_compat']]) {
     // The isolate keeps serving the same index after the errors.
     const again = await post({ vector: query, k: 5 });
     assert.equal(again.status, 200);
-    assert.deepEqual((await again.json()).ids, [...expected.ids]);
+    assert.deepEqual((await again.json()).ids, expected);
     assert.equal((await fetch(`${base}/nothing`)).status, 404);
     assert.equal(child.exitCode, null, 'workerd is still running');
     assert.doesNotMatch(log.join(''), /EvalError|Code generation|Uncaught/, log.join(''));

@@ -6,10 +6,18 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Quiver } from '../../js/index.js';
-import { root, project, installCopy, run, describeRun, freePort, waitUntilListening } from './support.mjs';
+import {
+  root,
+  project,
+  installCopy,
+  run,
+  describeRun,
+  freePort,
+  waitUntilListening,
+  writeServedIndex,
+} from './support.mjs';
 
 const wrangler = join(root, 'node_modules', '.bin', 'wrangler');
 
@@ -17,19 +25,7 @@ async function app() {
   const dir = project('quiver-wrangler-', undefined, { link: false });
   installCopy(dir);
   cpSync(join(root, 'examples', 'edge'), dir, { recursive: true });
-  const q = await Quiver.init({ variant: 'simd' });
-  const dim = 32;
-  const vectors = q.unitGaussianVectors(2000, dim, 11);
-  const index = new q.HnswIndex({ dim, metric: 'cosine', M: 8, efConstruction: 64 });
-  index.add(
-    Array.from({ length: 2000 }, (_, i) => i + 1),
-    vectors,
-  );
-  writeFileSync(join(dir, 'wrangler', 'index.qvr'), index.serialize());
-  const query = Array.from(vectors.subarray(99 * dim, 100 * dim));
-  const expected = [...index.search(query, 5).ids];
-  index.dispose();
-  q.terminate();
+  const { query, expected } = await writeServedIndex(join(dir, 'wrangler', 'index.qvr'));
   // wrangler writes its state and logs under HOME and the project; no metrics, no prompts.
   const home = join(dir, 'home');
   mkdirSync(home);
