@@ -126,6 +126,17 @@ export function makeQuiver(builds, entry) {
   // module from init() (synchronously there: q.Collection.create(options)) or a worker from
   // spawn() (a worker-hosted collection) — or, without it, in the module Quiver.load shares
   // (Quiver.shared()); it returns a Promise. Collection.load(bytes, { quiver }) the same for a file.
+  // The Collection class of `target.quiver` (a module from init() or a worker from spawn()), or
+  // of the shared module; INVALID_ARGUMENT for anything without Collection[method].
+  async function collectionsOf(target, method) {
+    const { quiver } = readOptions(target, COLLECTION_TARGET_OPTIONS);
+    const q = quiver ?? (await shared());
+    if (!q.Collection || typeof q.Collection[method] !== 'function') {
+      throw new QuiverError('INVALID_ARGUMENT', 'quiver must be a module from Quiver.init() or a worker from spawn()');
+    }
+    return q.Collection;
+  }
+
   class Collection {
     constructor() {
       if (new.target === Collection) {
@@ -137,29 +148,13 @@ export function makeQuiver(builds, entry) {
     }
 
     static async create(options, target) {
-      const { quiver } = readOptions(target, COLLECTION_TARGET_OPTIONS);
-      const q = quiver ?? (await shared());
-      if (!q.Collection || typeof q.Collection.create !== 'function') {
-        throw new QuiverError(
-          'INVALID_ARGUMENT',
-          'quiver must be a module from Quiver.init() or a worker from spawn()',
-        );
-      }
-      return q.Collection.create(options);
+      return (await collectionsOf(target, 'create')).create(options);
     }
 
     // Collection.load(bytes, { quiver }): the collection in a file (serialize(), the native
     // library or `quiver collection build`), in `quiver` or the shared module.
     static async load(bytes, target) {
-      const { quiver } = readOptions(target, COLLECTION_TARGET_OPTIONS);
-      const q = quiver ?? (await shared());
-      if (!q.Collection || typeof q.Collection.load !== 'function') {
-        throw new QuiverError(
-          'INVALID_ARGUMENT',
-          'quiver must be a module from Quiver.init() or a worker from spawn()',
-        );
-      }
-      return q.Collection.load(bytes);
+      return (await collectionsOf(target, 'load')).load(bytes);
     }
   }
 
