@@ -362,3 +362,37 @@ export const REMOTE_COLLECTION_WRITE_OPTIONS = schema('remote Collection upsert(
 export const COLLECTION_TARGET_OPTIONS = schema('Collection.create() target', {
   quiver: object('a module from Quiver.init() or a worker from spawn()'),
 });
+
+// ---- the sharded collection (js/cloudflare) ---------------------------------------------------
+
+// What a query does when a shard does not answer in time: 'error' (QuiverError
+// SHARD_UNAVAILABLE naming the shards) or 'partial' (the merged answer of the others, marked).
+const onPartial = () => oneOf('error', 'partial');
+const deadlineMs = () => integer(1, 3600000);
+// new QuiverRouter(namespace, options): the collection's name (the shards are the Durable
+// Objects named "<name>/<shard>"), the shard count, the collection every shard holds
+// (Collection.create()'s options) and how records are placed.
+export const ROUTER_OPTIONS = schema('new QuiverRouter()', {
+  name: name(),
+  shards: integer(1, 1024),
+  collection: plainObject("an object of Collection.create()'s options"),
+  placement: oneOf('id', 'namespace'),
+  deadlineMs: deadlineMs(),
+  onPartial: onPartial(),
+});
+export const ROUTER_DEADLINE_OPTIONS = { deadlineMs: deadlineMs(), onPartial: onPartial() };
+// query(): the collection's query options of the kind plus the deadline's.
+export const ROUTER_QUERY_OPTIONS = Object.fromEntries(
+  COLLECTION_KINDS.map((kind) => [
+    kind,
+    extend(`QuiverRouter query() on a ${kind} index`, COLLECTION_QUERY_OPTIONS[kind], ROUTER_DEADLINE_OPTIONS),
+  ]),
+);
+// getByIds() / deleteByIds(): the namespace the ids are in (placement 'namespace' only).
+export const ROUTER_GET_OPTIONS = schema('QuiverRouter getByIds()', {
+  returnValues: boolean(),
+  namespace: text(),
+  deadlineMs: deadlineMs(),
+});
+export const ROUTER_DELETE_OPTIONS = schema('QuiverRouter deleteByIds()', { namespace: text(), deadlineMs: deadlineMs() });
+export const ROUTER_WRITE_OPTIONS = schema('QuiverRouter upsert() / insert()', { deadlineMs: deadlineMs() });

@@ -1,0 +1,96 @@
+// A sharded collection served by workerd, the way a user deploys it: a project with the
+// package installed (its "files"), tests/edge/fixtures/sharded-worker.mjs bundled by esbuild
+// as wrangler would, real Durable Objects with SQLite storage on a local disk. Shared by
+// tests/edge/sharded.test.mjs and bench/sharded (not a test file itself).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { bin, describeRun, freePort, installCopy, project, root, run, waitUntilListening } from './support.mjs';
+
+// The app folder with the worker bundled into build/ (once per test file).
+export function buildShardedApp(prefix = 'quiver-sharded-') {
+  const app = project(prefix, undefined, { link: false });
+  installCopy(app);
+  const dir = join(app, 'worker');
+  mkdirSync(join(dir, 'build'), { recursive: true });
+  cpSync(join(root, 'tests', 'edge', 'fixtures', 'sharded-worker.mjs'), join(dir, 'worker.mjs'));
+  const built = run(
+    bin.esbuild,
+    [
+      'worker.mjs',
+      '--bundle',
+      '--format=esm',
+      '--platform=browser',
+      '--conditions=workerd,worker',
+      '--external:quiver-vector/wasm/*',
+      '--external:cloudflare:*',
+      '--outfile=build/worker.js',
+    ],
+    { cwd: dir },
+  );
+  assert.equal(built.status, 0, describeRun(built));
+  cpSync(
+    join(app, 'node_modules', 'quiver-vector', 'js', 'wasm', 'simd', 'quiver.wasm'),
+    join(dir, 'build', 'quiver.wasm'),
+  );
+  return dir;
+}
+
+// workerd serving `dir` with its Durable Objects' storage in `store` (kept across restarts):
+// collections = { name: QuiverRouter options without name }. Returns { url, post, get, kill,
+// log, child }.
+export async function startSharded(dir, store, collections, { compactLogBytes = 64 << 10 } = {}) {
+  mkdirSync(store, { recursive: true });
+  const json = JSON.stringify(JSON.stringify(collections));
+  writeFileSync(
+    join(dir, 'config.capnp'),
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [(name = "main", worker = .router), (name = "store", disk = (path = ${JSON.stringify(store)}, writable = true))],
+  sockets = [(name = "http", address = "127.0.0.1:8787", http = (), service = "main")],
+);
+const router :Workerd.Worker = (
+  modules = [
+    (name = "worker.js", esModule = embed "build/worker.js"),
+    (name = "quiver-vector/wasm/simd/quiver.wasm", wasm = embed "build/quiver.wasm"),
+  ],
+  durableObjectNamespaces = [(className = "TestShard", uniqueKey = "quiver-sharded-test", enableSql = true)],
+  durableObjectStorage = (localDisk = "store"),
+  bindings = [
+    (name = "SHARDS", durableObjectNamespace = "TestShard"),
+    (name = "COLLECTIONS", json = ${json}),
+    (name = "COMPACT_LOG_BYTES", text = "${compactLogBytes}"),
+  ],
+  compatibilityDate = "2025-01-01",
+);
+`,
+  );
+  const port = await freePort();
+  const log = [];
+  const child = spawn(bin.workerd, ['serve', 'config.capnp', '--socket-addr', `http=127.0.0.1:${port}`], { cwd: dir });
+  child.stdout.on('data', (d) => log.push(String(d)));
+  child.stderr.on('data', (d) => log.push(String(d)));
+  await waitUntilListening(port, child, log);
+  const url = `http://127.0.0.1:${port}`;
+  const post = async (path, body) => {
+    const r = await fetch(`${url}${path}`, { method: 'POST', body: JSON.stringify(body) });
+    const text = await r.text();
+    try {
+      return { status: r.status, body: JSON.parse(text) };
+    } catch {
+      return { status: r.status, body: text };
+    }
+  };
+  const get = async (path) => {
+    const r = await fetch(`${url}${path}`);
+    return { status: r.status, body: await r.json() };
+  };
+  const kill = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
+    });
+  return { url, post, get, kill, log, child };
+}
