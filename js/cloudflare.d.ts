@@ -1,7 +1,17 @@
 // Types of quiver-vector/cloudflare: a sharded collection on Durable Objects (docs/sharded.md).
-import type { QuiverError, CollectionOptions, CollectionRecord, CollectionQueryOptions, CollectionMatch } from './index.js';
+import type {
+  CollectionIndexKind,
+  CollectionOptions as AnyCollectionOptions,
+  CollectionRecord,
+  CollectionQueryOptions,
+  CollectionMatch,
+  FieldDeclarations,
+} from './index.js';
 
-export { QuiverError };
+export { QuiverError } from './index.js';
+
+/** Collection.create()'s options, of any kind. */
+type CollectionOptions = AnyCollectionOptions<FieldDeclarations, CollectionIndexKind>;
 
 /** What every shard is given with every call; a shard refuses a layout other than the one it holds. */
 export interface ShardLayout {
@@ -12,7 +22,8 @@ export interface ShardLayout {
 }
 
 /** A shard's answer: the result, or the refusal (a QuiverError's code and message). */
-export type ShardAnswer<T> = { ok: T; error?: undefined } | { ok?: undefined; error: { code: string; message: string } };
+export type ShardAnswer<T> =
+  { ok: T; error?: undefined } | { ok?: undefined; error: { code: string; message: string } };
 
 /** The Durable Object class of a shard: export it from the Worker and bind it (SQLite-backed). */
 export declare class QuiverShard {
@@ -27,7 +38,11 @@ export declare class QuiverShard {
   upsert(layout: ShardLayout, records: CollectionRecord[]): Promise<ShardAnswer<{ size: number }>>;
   insert(layout: ShardLayout, records: CollectionRecord[]): Promise<ShardAnswer<{ size: number }>>;
   remove(layout: ShardLayout, ids: (string | number)[]): Promise<ShardAnswer<{ size: number }>>;
-  get(layout: ShardLayout, ids: (string | number)[], options?: { returnValues?: boolean }): Promise<ShardAnswer<unknown[]>>;
+  get(
+    layout: ShardLayout,
+    ids: (string | number)[],
+    options?: { returnValues?: boolean },
+  ): Promise<ShardAnswer<unknown[]>>;
   query(layout: ShardLayout, vector: Float32Array, options?: CollectionQueryOptions): Promise<ShardAnswer<unknown>>;
   compact(layout: ShardLayout): Promise<ShardAnswer<SnapshotInfo | null>>;
   describe(layout: ShardLayout): Promise<ShardAnswer<ShardDescription>>;
@@ -48,7 +63,14 @@ export interface ShardDescription {
   log: { bytes: number; writes: number };
   snapshot: SnapshotInfo | null;
   /** How this shard's object started: module instantiation, snapshot load and log replay (ms). */
-  coldStart: { moduleMs: number; snapshotBytes: number; snapshotMs: number; replayedWrites: number; replayMs: number; totalMs: number };
+  coldStart: {
+    moduleMs: number;
+    snapshotBytes: number;
+    snapshotMs: number;
+    replayedWrites: number;
+    replayMs: number;
+    totalMs: number;
+  };
   [key: string]: unknown;
 }
 
@@ -79,10 +101,12 @@ export interface MissingShard {
   message: string;
 }
 
-export interface RouterQueryOptions extends CollectionQueryOptions {
+export type RouterQueryOptions = CollectionQueryOptions & {
+  /** How long to wait for the shards (default: the router's). */
   deadlineMs?: number;
+  /** What a shard that does not answer makes of the query (default: the router's). */
   onPartial?: 'error' | 'partial';
-}
+};
 
 export interface RouterQueryResult {
   matches: CollectionMatch[];
@@ -133,6 +157,9 @@ export declare function idKey(id: string | number): string;
 /** The shard in [0, shards) that holds `key` (rendezvous hashing). */
 export declare function shardOf(key: string, shards: number): number;
 export declare function mergeTopK(
-  answers: { shard: number; result: { matches: CollectionMatch[]; plan: { strategy: string; matching: number; total: number } } }[],
+  answers: {
+    shard: number;
+    result: { matches: CollectionMatch[]; plan: { strategy: string; matching: number; total: number } };
+  }[],
   topK: number,
 ): Omit<RouterQueryResult, 'partial' | 'missing'>;

@@ -45,7 +45,13 @@ export type ErrorCode =
   /** An unexpected JS error inside a worker. */
   | 'INTERNAL'
   /** A worker-hosted add()/load() cancelled through its AbortSignal. */
-  | 'ABORTED';
+  | 'ABORTED'
+  /** quiver-vector/cloudflare: shards that did not answer in time or failed (error.missing names them). */
+  | 'SHARD_UNAVAILABLE'
+  /** quiver-vector/cloudflare: a write some shards made and others did not (error.applied, error.failed). */
+  | 'PARTIAL_WRITE'
+  /** quiver-vector/cloudflare: a shard holds another layout (shard count or collection) than the router's. */
+  | 'LAYOUT_MISMATCH';
 
 /** Every failure the package reports: the C++ error's code and message. */
 export class QuiverError extends Error {

@@ -41,7 +41,10 @@ function toValues(values, dim, call, name) {
   else if (Array.isArray(values) || ArrayBuffer.isView(values)) out = Float32Array.from(values);
   else throw invalid(`${call}: ${name} must be an array or a typed array of ${dim} numbers`);
   if (out.length !== dim) {
-    throw new QuiverError('DIMENSION_MISMATCH', `${call}: ${name} has ${out.length} values, the collection's dimension is ${dim}`);
+    throw new QuiverError(
+      'DIMENSION_MISMATCH',
+      `${call}: ${name} has ${out.length} values, the collection's dimension is ${dim}`,
+    );
   }
   return out;
 }
@@ -158,7 +161,8 @@ export class QuiverRouter {
   async #write(op, records, options) {
     const call = `QuiverRouter ${op}()`;
     const deadlineMs = readOptions(options, ROUTER_WRITE_OPTIONS).deadlineMs ?? this.#deadlineMs;
-    if (!Array.isArray(records)) throw invalid(`${call}: records must be an array of { id, values, metadata?, namespace? }`);
+    if (!Array.isArray(records))
+      throw invalid(`${call}: records must be an array of { id, values, metadata?, namespace? }`);
     const groups = new Map();
     records.forEach((record, i) => {
       if (typeof record !== 'object' || record === null || Array.isArray(record)) {
@@ -198,7 +202,10 @@ export class QuiverRouter {
     if (applied.length === 0) QuiverRouter.#settle(done, call);
     const failed = done.filter((d) => !('ok' in d));
     const why = failed
-      .map((d) => `shard ${d.shard}: ${d.refused ? `${d.refused.code}: ${d.refused.message}` : `${d.missing.reason}: ${d.missing.message}`}`)
+      .map(
+        (d) =>
+          `shard ${d.shard}: ${d.refused ? `${d.refused.code}: ${d.refused.message}` : `${d.missing.reason}: ${d.missing.message}`}`,
+      )
       .join('; ');
     const e = new QuiverError(
       'PARTIAL_WRITE',
@@ -218,7 +225,8 @@ export class QuiverRouter {
     const groups = new Map();
     ids.forEach((id, at) => {
       const ok =
-        typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id) && id >= 0 && id <= Number.MAX_SAFE_INTEGER);
+        typeof id === 'string' ||
+        (typeof id === 'number' && Number.isInteger(id) && id >= 0 && id <= Number.MAX_SAFE_INTEGER);
       if (!ok) throw invalid(`${call}: id at position ${at} must be a string or an integer in [0, 2^53 - 1]`);
       const shard = this.shardFor(id, namespace);
       if (!groups.has(shard)) groups.set(shard, []);
@@ -252,7 +260,9 @@ export class QuiverRouter {
     const parts = this.#placeIds(ids, namespace, call);
     const answers = QuiverRouter.#settle(
       await Promise.all(
-        parts.map(([shard, list]) => this.#call(shard, 'get', [list.map((e) => e.id), rest], deadlineMs ?? this.#deadlineMs)),
+        parts.map(([shard, list]) =>
+          this.#call(shard, 'get', [list.map((e) => e.id), rest], deadlineMs ?? this.#deadlineMs),
+        ),
       ),
       call,
     );
@@ -282,7 +292,8 @@ export class QuiverRouter {
     const refused = answers.find((a) => a.refused);
     if (refused) throw new QuiverError(refused.refused.code, refused.refused.message);
     const missing = answers.filter((a) => a.missing).map((a) => a.missing);
-    if (missing.length && (onPartial ?? this.#onPartial) === 'error') throw unavailable(missing, 'QuiverRouter query()');
+    if (missing.length && (onPartial ?? this.#onPartial) === 'error')
+      throw unavailable(missing, 'QuiverRouter query()');
     const merged = mergeTopK(
       answers.filter((a) => 'ok' in a).map((a) => ({ shard: a.shard, result: a.ok })),
       rest.topK ?? 10,

@@ -56,7 +56,11 @@ export class ShardStore {
     this.#storage = storage;
     this.#sql = storage.sql;
     for (const statement of SCHEMA) this.#sql.exec(statement);
-    const last = this.#sql.exec('SELECT max(write) AS w, sum(length(head) + ifnull(length(vectors), 0)) AS b, count(DISTINCT write) AS n FROM quiver_log').one();
+    const last = this.#sql
+      .exec(
+        'SELECT max(write) AS w, sum(length(head) + ifnull(length(vectors), 0)) AS b, count(DISTINCT write) AS n FROM quiver_log',
+      )
+      .one();
     const snapshot = this.snapshotInfo();
     this.#lastWrite = Math.max(last.w ?? 0, snapshot?.through ?? 0);
     this.#logBytes = last.b ?? 0;

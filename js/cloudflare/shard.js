@@ -63,7 +63,9 @@ export class QuiverShard extends DurableObject {
       const docs = bytes ? this.#q.Collection.load(bytes) : this.#q.Collection.create(layout.collection);
       snapshotBytes = bytes?.length ?? 0;
       t2 = now();
-      replayedWrites = this.#store.replay((w) => (w.op === 'delete' ? docs.deleteByIds(w.ids) : docs.upsert(w.records)));
+      replayedWrites = this.#store.replay((w) =>
+        w.op === 'delete' ? docs.deleteByIds(w.ids) : docs.upsert(w.records),
+      );
       this.#docs = docs;
       this.#layout = layout;
       this.#stored = true;

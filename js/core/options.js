@@ -394,5 +394,8 @@ export const ROUTER_GET_OPTIONS = schema('QuiverRouter getByIds()', {
   namespace: text(),
   deadlineMs: deadlineMs(),
 });
-export const ROUTER_DELETE_OPTIONS = schema('QuiverRouter deleteByIds()', { namespace: text(), deadlineMs: deadlineMs() });
+export const ROUTER_DELETE_OPTIONS = schema('QuiverRouter deleteByIds()', {
+  namespace: text(),
+  deadlineMs: deadlineMs(),
+});
 export const ROUTER_WRITE_OPTIONS = schema('QuiverRouter upsert() / insert()', { deadlineMs: deadlineMs() });
