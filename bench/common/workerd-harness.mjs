@@ -8,8 +8,9 @@ import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 
-// dir/worker.mjs -> dir/build/worker.js; `root` is the repository (its esbuild).
-export function bundleWorker(root, dir) {
+// dir/worker.mjs -> dir/build/worker.js; `root` is the repository (its esbuild). `external`:
+// more module names the platform provides (e.g. 'cloudflare:*').
+export function bundleWorker(root, dir, external = []) {
   mkdirSync(join(dir, 'build'), { recursive: true });
   const built = spawnSync(
     join(root, 'node_modules', '.bin', 'esbuild'),
@@ -20,6 +21,7 @@ export function bundleWorker(root, dir) {
       '--platform=browser',
       '--conditions=workerd,worker',
       '--external:quiver-vector/wasm/*',
+      ...external.map((name) => `--external:${name}`),
       '--outfile=build/worker.js',
     ],
     { cwd: dir, encoding: 'utf8' },

@@ -51,6 +51,7 @@ export class ShardStore {
   #lastWrite = 0;
   #logBytes = 0;
   #logWrites = 0;
+  #snapshotBytes = 0;
 
   constructor(storage) {
     this.#storage = storage;
@@ -65,6 +66,7 @@ export class ShardStore {
     this.#lastWrite = Math.max(last.w ?? 0, snapshot?.through ?? 0);
     this.#logBytes = last.b ?? 0;
     this.#logWrites = last.n ?? 0;
+    this.#snapshotBytes = snapshot?.bytes ?? 0;
   }
 
   #meta(key) {
@@ -86,6 +88,9 @@ export class ShardStore {
   }
   get logWrites() {
     return this.#logWrites;
+  }
+  get snapshotBytes() {
+    return this.#snapshotBytes;
   }
 
   // The snapshot's bytes, whole (null when there is none).
@@ -201,6 +206,7 @@ export class ShardStore {
     });
     this.#logBytes = 0;
     this.#logWrites = 0;
+    this.#snapshotBytes = bytes.length;
     return { parts, bytes: bytes.length, through };
   }
 }

@@ -15,11 +15,12 @@
 // replayed before any call is answered (blockConcurrencyWhile).
 import { DurableObject } from 'cloudflare:workers';
 import wasmModule from 'quiver-vector/wasm/simd/quiver.wasm';
-import { Quiver } from '../index.js';
+import { Quiver } from '../simd.js';
 import { QuiverError } from '../core/errors.js';
 import { ShardStore } from './shard-store.js';
 import { sameLayout } from './layout.js';
 
+// The simd build alone (workerd runs one thread; a bundle then carries one glue and one .wasm).
 // One Quiver module per isolate, shared by the shards it hosts (workerd runs the objects of a
 // namespace in one isolate; each shard's collection is its own C++ object in that heap).
 let loading = null;
@@ -32,7 +33,11 @@ const refusal = (e) => {
 const now = () => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
 export class QuiverShard extends DurableObject {
-  // Compact when the log holds more than this many bytes or writes (a subclass may change them).
+  // Compact when the log holds more bytes than this and than the snapshot (so that the bytes
+  // written to snapshots stay proportional to the bytes written: each compaction at least
+  // doubles what the log held), or more writes than compactLogWrites. A subclass may change
+  // them; a smaller log is a faster cold start (the log is replayed record by record, the
+  // snapshot is loaded as one file).
   compactLogBytes = 8 << 20;
   compactLogWrites = 2000;
 
@@ -120,7 +125,13 @@ export class QuiverShard extends DurableObject {
       this.#reset();
       throw e;
     }
-    if (this.#store.logBytes > this.compactLogBytes || this.#store.logWrites > this.compactLogWrites) this.#compact();
+    const store = this.#store;
+    if (
+      store.logBytes > Math.max(this.compactLogBytes, store.snapshotBytes) ||
+      store.logWrites > this.compactLogWrites
+    ) {
+      this.#compact();
+    }
   }
 
   #compact() {
