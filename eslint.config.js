@@ -28,6 +28,7 @@ export default [
       'examples/node/**',
       'examples/*/server.mjs',
       'examples/edge/bun.mjs',
+      'examples/edge/sharded/load.mjs',
       '*.js',
     ],
     languageOptions: { globals: globals.node },
@@ -46,7 +47,7 @@ export default [
   },
   // A fetch handler for workerd (Cloudflare Workers).
   {
-    files: ['examples/edge/handler.mjs', 'examples/edge/workerd/**'],
+    files: ['examples/edge/handler.mjs', 'examples/edge/workerd/**', 'examples/edge/sharded/worker.mjs'],
     languageOptions: { globals: globals.serviceworker },
   },
   // Browser and bundler tests: Node files whose page.evaluate() callbacks run in the page.
