@@ -552,6 +552,8 @@ export interface CollectionClass {
   ): LocalCollection<F, K>;
   /** The collection in a file (serialize(), the native library, `quiver collection build`); an index file without a collection is INVALID_ARGUMENT. */
   load(bytes: Bytes): LocalCollection;
+  /** As load(), from the file in parts consumed one at a time (each copied into the heap as it comes), whose lengths add up to totalBytes: fewer bytes are TRUNCATED, more CORRUPT. */
+  loadParts(totalBytes: number, parts: Iterable<Bytes>): LocalCollection;
 }
 /** A collection living in a worker (spawn()): the same methods, returning Promises. */
 export interface RemoteCollection<

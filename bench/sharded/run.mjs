@@ -274,7 +274,7 @@ const md = [
       `| ${r.shards} | ${r.p50_ms} | ${r.p99_ms} | ${r.qps} | ${ratio(r.qps, one?.qps)} | ${r.memory_per_shard_mib} | ${r.snapshot_per_shard_mib} | ${r.workerd_rss_mib} | ${r.cold_first_query_ms} | ${r.cold_shard_open_ms_max} | ${r.load_s} |`,
   ),
   '',
-  'All shards of a run share this machine\'s cores in one workerd process: a query fans out to every shard, and the shards\' scans take turns on the cores. What this shows is the cost of the fan-out and the merge (p50 at 16 shards against 1) and the per-shard cold start; it cannot show the latency win of shards on separate machines (docs/sharded.md, "Scaling model").',
+  "All shards of a run are in one workerd process, and workerd runs a namespace's Durable Objects in one isolate on one thread: a query's fan-out reaches every shard, but their scans run one after another, so throughput cannot grow with shards here and the latency includes every shard's scan. What this shows is the cost of the fan-out and the merge (p50 at N shards against 1), memory and snapshot size per shard, and the cold start per shard; shards in separate isolates on separate machines (the platform) scan in parallel (docs/sharded.md, \"Scaling model\").",
   '',
 ].join('\n');
 writeFileSync(`${out}.md`, md);

@@ -93,24 +93,22 @@ export class ShardStore {
     return this.#snapshotBytes;
   }
 
-  // The snapshot's bytes, whole (null when there is none).
-  readSnapshot() {
+  // The snapshot as { bytes, parts }: its length and an iterator over its parts in order, each
+  // read from storage as it is asked for (so that Collection.loadParts never needs the whole
+  // file in JS); null when there is none.
+  snapshotParts() {
     const info = this.snapshotInfo();
     if (!info) return null;
-    const out = new Uint8Array(info.bytes);
-    let at = 0;
-    let parts = 0;
-    for (const row of this.#sql.exec('SELECT bytes FROM quiver_snapshot ORDER BY part')) {
-      const part = new Uint8Array(row.bytes);
-      if (at + part.length > out.length) break;
-      out.set(part, at);
-      at += part.length;
-      parts++;
+    const sql = this.#sql;
+    function* parts() {
+      let n = 0;
+      for (const row of sql.exec('SELECT bytes FROM quiver_snapshot ORDER BY part')) {
+        n++;
+        yield new Uint8Array(row.bytes);
+      }
+      if (n !== info.parts) throw new Error(`the shard's snapshot is damaged: ${n} of its ${info.parts} parts`);
     }
-    if (at !== info.bytes || parts !== info.parts) {
-      throw new Error(`the shard's snapshot is damaged: ${parts} of ${info.parts} parts, ${at} of ${info.bytes} bytes`);
-    }
-    return out;
+    return { bytes: info.bytes, parts: parts() };
   }
 
   // The logged writes after the snapshot, in order: calls apply({ op, records | ids }) per part.

@@ -64,9 +64,11 @@ export class QuiverShard extends DurableObject {
     let replayedWrites = 0;
     let t2 = t1;
     if (layout) {
-      const bytes = this.#store.readSnapshot();
-      const docs = bytes ? this.#q.Collection.load(bytes) : this.#q.Collection.create(layout.collection);
-      snapshotBytes = bytes?.length ?? 0;
+      const snapshot = this.#store.snapshotParts();
+      const docs = snapshot
+        ? this.#q.Collection.loadParts(snapshot.bytes, snapshot.parts)
+        : this.#q.Collection.create(layout.collection);
+      snapshotBytes = snapshot?.bytes ?? 0;
       t2 = now();
       replayedWrites = this.#store.replay((w) =>
         w.op === 'delete' ? docs.deleteByIds(w.ids) : docs.upsert(w.records),

@@ -180,14 +180,43 @@ export function makeCollectionClass(mod, staging, variantName, Base) {
     // the heap whole for the load (and freed after it).
     static load(bytes) {
       const data = toBytes(bytes);
-      const ptr = heapAlloc(mod, data.length, 'a collection file');
+      return this.loadParts(data.length, [data]);
+    }
+
+    // As load(), from the file in parts: `parts` is an iterable of byte chunks (Uint8Array,
+    // ArrayBuffer or a view), consumed one at a time, whose lengths add up to `totalBytes`. Each
+    // part is copied into the heap as it comes, so the caller never holds the whole file — a
+    // Durable Object shard reads its snapshot from storage this way (js/cloudflare). Parts that
+    // add up to less than totalBytes are TRUNCATED, to more CORRUPT; nothing is kept either way.
+    static loadParts(totalBytes, parts) {
+      if (!Number.isSafeInteger(totalBytes) || totalBytes < 0) {
+        throw invalid(`Collection.loadParts(): totalBytes must be a byte count, got ${describeValue(totalBytes)}`);
+      }
+      if (parts === null || typeof parts !== 'object' || typeof parts[Symbol.iterator] !== 'function') {
+        throw invalid(`Collection.loadParts(): parts must be an iterable of byte chunks, got ${describeValue(parts)}`);
+      }
+      const ptr = heapAlloc(mod, totalBytes, 'a collection file');
       if (!ptr) {
-        throw new QuiverError('OUT_OF_MEMORY', `out of memory copying ${data.length} bytes of a collection file`);
+        throw new QuiverError('OUT_OF_MEMORY', `out of memory copying ${totalBytes} bytes of a collection file`);
       }
       let native = null;
       try {
-        staging.u8.set(data, ptr);
-        native = checked(mod, mod.Collection.load(ptr, data.length));
+        let at = 0;
+        for (const part of parts) {
+          const data = toBytes(part);
+          if (at + data.length > totalBytes) {
+            throw new QuiverError(
+              'CORRUPT',
+              `the parts hold more than the ${totalBytes} bytes the file was said to have`,
+            );
+          }
+          staging.u8.set(data, ptr + at);
+          at += data.length;
+        }
+        if (at !== totalBytes) {
+          throw new QuiverError('TRUNCATED', `the parts hold ${at} of the file's ${totalBytes} bytes`);
+        }
+        native = checked(mod, mod.Collection.load(ptr, totalBytes));
         const { index, metric } = JSON.parse(checked(mod, native.describe()));
         if (!COLLECTION_QUERY_OPTIONS[index]) {
           throw new QuiverError('UNKNOWN_INDEX_KIND', `the collection's index kind '${index}' has no JS class`);

@@ -120,3 +120,46 @@ test('a collection `quiver collection build` writes loads in every variant and a
     c.dispose();
   }
 });
+
+test('Collection.loadParts reads the file from parts consumed one at a time, as load() does; short or long parts are refused and leave nothing', async () => {
+  const q = await load('simd');
+  const c = q.Collection.create({ dim: DIM, index: 'hnsw', options: { M: 8 }, fields: FIELDS });
+  c.upsert(rows.map((values, i) => ({ id: idOf(i), values, metadata: meta(i) })));
+  const bytes = c.serialize();
+  // Uneven parts, an empty one among them, in three kinds of chunk; a generator that counts how
+  // many it has handed out before the load asks for the next.
+  const cuts = [0, 1, 8, 8, 1000, 1001, bytes.length];
+  let handedOut = 0;
+  function* parts(extra = 0, drop = 0) {
+    for (let i = 0; i + 1 < cuts.length; i++) {
+      const part = bytes.slice(cuts[i], cuts[i + 1] - (i + 2 === cuts.length ? drop : 0));
+      handedOut++;
+      yield i % 3 === 0 ? part : i % 3 === 1 ? part.buffer : new DataView(part.buffer);
+    }
+    if (extra) yield new Uint8Array(extra);
+  }
+  const whole = q.Collection.load(bytes);
+  const fromParts = q.Collection.loadParts(bytes.length, parts());
+  assert.equal(handedOut, cuts.length - 1);
+  assert.deepEqual(fromParts.describe(), whole.describe());
+  assert.deepEqual(
+    fromParts.query(queryRow, { topK: 5, filter: FILTER, returnMetadata: true }),
+    whole.query(queryRow, { topK: 5, filter: FILTER, returnMetadata: true }),
+  );
+  assert.deepEqual(fromParts.serialize(), bytes);
+  const refusals = [
+    [() => q.Collection.loadParts(bytes.length, parts(0, 3)), 'TRUNCATED'],
+    [() => q.Collection.loadParts(bytes.length, parts(5)), 'CORRUPT'],
+    [() => q.Collection.loadParts(-1, parts()), 'INVALID_ARGUMENT'],
+    [() => q.Collection.loadParts(1.5, parts()), 'INVALID_ARGUMENT'],
+    [() => q.Collection.loadParts(bytes.length, 42), 'INVALID_ARGUMENT'],
+    [() => q.Collection.loadParts(bytes.length, [bytes.slice(0, 10), 'text']), 'INVALID_ARGUMENT'],
+  ];
+  for (const [call, code] of refusals) assert.throws(call, (e) => e.code === code, code);
+  // Refused loads free what they took: the heap does not grow over many of them.
+  for (const [call] of refusals) assert.throws(call);
+  const heap = q.heapBytes();
+  for (let i = 0; i < 300; i++) for (const [call] of refusals) assert.throws(call);
+  assert.equal(q.heapBytes(), heap);
+  for (const x of [c, whole, fromParts]) x.dispose();
+});
