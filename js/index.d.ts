@@ -541,6 +541,8 @@ export interface LocalCollection<
   describe(): CollectionDescription;
   /** The collection's file: its index's file plus the ids, metadata and fields (the bytes the native library writes). */
   serialize(): Uint8Array;
+  /** The same file handed to onPart in parts of at most partBytes (never whole in JS); returns its length. */
+  serializeParts(partBytes: number, onPart: (part: Uint8Array) => void): number;
   /** Frees the wasm memory. Again is a no-op; any other use afterwards throws DISPOSED. */
   dispose(): void;
   [Symbol.dispose](): void;

@@ -188,23 +188,24 @@ export class ShardStore {
     });
   }
 
-  // Replaces the snapshot with `bytes` (the collection as of the last logged write) and drops
-  // the log it covers, in one transaction.
-  writeSnapshot(bytes) {
+  // Replaces the snapshot with the collection's file as of the last logged write and drops the
+  // log it covers, in one transaction. serialize(partBytes, onPart) hands the file over in parts
+  // (Collection.serializeParts), each written as it comes.
+  writeSnapshot(serialize) {
     const through = this.#lastWrite;
-    const parts = Math.ceil(bytes.length / SNAPSHOT_PART_BYTES);
+    let parts = 0;
+    let bytes = 0;
     this.#storage.transactionSync(() => {
       this.#sql.exec('DELETE FROM quiver_snapshot');
-      for (let p = 0; p < parts; p++) {
-        const piece = bytes.slice(p * SNAPSHOT_PART_BYTES, (p + 1) * SNAPSHOT_PART_BYTES);
-        this.#sql.exec('INSERT INTO quiver_snapshot (part, bytes) VALUES (?, ?)', p, piece.buffer);
-      }
-      this.#setMeta('snapshot', { parts, bytes: bytes.length, through });
+      bytes = serialize(SNAPSHOT_PART_BYTES, (piece) => {
+        this.#sql.exec('INSERT INTO quiver_snapshot (part, bytes) VALUES (?, ?)', parts++, piece.buffer);
+      });
+      this.#setMeta('snapshot', { parts, bytes, through });
       this.#sql.exec('DELETE FROM quiver_log WHERE write <= ?', through);
     });
     this.#logBytes = 0;
     this.#logWrites = 0;
-    this.#snapshotBytes = bytes.length;
-    return { parts, bytes: bytes.length, through };
+    this.#snapshotBytes = bytes;
+    return { parts, bytes, through };
   }
 }

@@ -138,7 +138,7 @@ export class QuiverShard extends DurableObject {
 
   #compact() {
     try {
-      return this.#store.writeSnapshot(this.#docs.serialize());
+      return this.#store.writeSnapshot((partBytes, onPart) => this.#docs.serializeParts(partBytes, onPart));
     } catch (e) {
       this.#reset();
       throw e;

@@ -444,6 +444,26 @@ export function makeCollectionClass(mod, staging, variantName, Base) {
       }
     }
 
+    // The same file as serialize(), handed to onPart(bytes) in parts of at most partBytes (each
+    // a fresh Uint8Array), so the caller never holds the whole file in JS — a shard writes its
+    // snapshot to storage this way (js/cloudflare). Returns the file's length. If onPart
+    // throws, the rest is not handed out and the error propagates.
+    serializeParts(partBytes, onPart) {
+      if (!Number.isSafeInteger(partBytes) || partBytes < 1) {
+        throw invalid(`serializeParts(): partBytes must be a positive integer, got ${describeValue(partBytes)}`);
+      }
+      if (typeof onPart !== 'function') throw invalid('serializeParts(): onPart must be a function');
+      const native = this.#live();
+      const n = checked(mod, native.serialize());
+      try {
+        const ptr = native.serializedBytes();
+        for (let at = 0; at < n; at += partBytes) onPart(staging.copyBytes(ptr + at, Math.min(partBytes, n - at)));
+        return n;
+      } finally {
+        native.releaseSerialized();
+      }
+    }
+
     // { size, dim, metric, index, indexDetail, fields: { name: type }, namespaces,
     //   memory: { index, ids, metadata, columns, total } } (bytes).
     describe() {

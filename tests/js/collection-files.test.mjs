@@ -121,7 +121,7 @@ test('a collection `quiver collection build` writes loads in every variant and a
   }
 });
 
-test('Collection.loadParts reads the file from parts consumed one at a time, as load() does; short or long parts are refused and leave nothing', async () => {
+test('Collection.loadParts / serializeParts: the file in parts, consumed or handed out one at a time, the same as load() / serialize(); parts that do not add up are refused and leave nothing', async () => {
   const q = await load('simd');
   const c = q.Collection.create({ dim: DIM, index: 'hnsw', options: { M: 8 }, fields: FIELDS });
   c.upsert(rows.map((values, i) => ({ id: idOf(i), values, metadata: meta(i) })));
@@ -145,6 +145,34 @@ test('Collection.loadParts reads the file from parts consumed one at a time, as 
   assert.deepEqual(
     fromParts.query(queryRow, { topK: 5, filter: FILTER, returnMetadata: true }),
     whole.query(queryRow, { topK: 5, filter: FILTER, returnMetadata: true }),
+  );
+  assert.deepEqual(fromParts.serialize(), bytes);
+  // serializeParts hands over the same file in parts of at most partBytes.
+  for (const partBytes of [1, 7, 1000, bytes.length, bytes.length + 1]) {
+    const got = [];
+    assert.equal(
+      fromParts.serializeParts(partBytes, (p) => got.push(p)),
+      bytes.length,
+    );
+    assert.ok(got.every((p) => p instanceof Uint8Array && p.length <= partBytes && p.length > 0));
+    assert.equal(got.length, Math.ceil(bytes.length / partBytes));
+    assert.deepEqual(Buffer.concat(got), Buffer.from(bytes));
+  }
+  assert.throws(
+    () => fromParts.serializeParts(0, () => {}),
+    (e) => e.code === 'INVALID_ARGUMENT',
+  );
+  assert.throws(
+    () => fromParts.serializeParts(10, null),
+    (e) => e.code === 'INVALID_ARGUMENT',
+  );
+  // A throwing onPart stops the hand-over and releases the file: the collection serialises again.
+  assert.throws(
+    () =>
+      fromParts.serializeParts(100, () => {
+        throw new Error('storage full');
+      }),
+    /storage full/,
   );
   assert.deepEqual(fromParts.serialize(), bytes);
   const refusals = [
