@@ -10,6 +10,7 @@
 // One binding template serves every index kind (IndexBinding<Index>, registered by
 // register_index<Index>); a kind adds only its factory and the properties only it has.
 #include <emscripten/bind.h>
+#include <emscripten/val.h>
 
 #include <cmath>
 #include <cstdint>
@@ -325,6 +326,20 @@ bool fill_unit_gaussian(size_t n, size_t dim, double seed, uintptr_t out) {
   });
 }
 
+// The module's WorkObserver (q.setWorkObserver, js/api.js): installed on the calling thread — the
+// one JS runs on — until replaced or cleared (null). `fn(step, done, total)` returns whether to
+// go on; the JS side keeps it from throwing (an exception must not unwind wasm frames).
+std::unique_ptr<WorkObserverScope> js_work_observer;
+bool set_work_observer(emscripten::val fn) {
+  return guarded_call([&] {
+    js_work_observer.reset();
+    if (fn.isNull() || fn.isUndefined()) return;
+    js_work_observer = std::make_unique<WorkObserverScope>([fn](const char* step, size_t done, size_t total) {
+      return fn(std::string(step), double(done), double(total)).as<bool>();
+    });
+  });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(quiver) {
@@ -340,6 +355,7 @@ EMSCRIPTEN_BINDINGS(quiver) {
   function("indexKinds", &index_kind_names);
   function("lastErrorCode", &last_error_code);
   function("lastErrorMessage", &last_error_message);
+  function("setWorkObserver", &set_work_observer);
 
   register_index<FlatIndex>("FlatIndex").class_function("create", &create_flat, allow_raw_pointers());
   register_index<QuantizedIndex>("QuantizedIndex")

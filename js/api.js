@@ -57,6 +57,32 @@ export function makeQuiver(builds, entry) {
         const o = readOptions(options, LOAD_FROM_OPTIONS);
         return isStreamSource(source) ? loadFromSource(mod, classes, source, o) : this.load(source);
       },
+      // Progress of the long steps inside one call, and a way to stop them: fn({ step, done,
+      // total }) is called between the pieces of the k-means training ('training') and the
+      // re-assignment ('assigning') that an add() of a partitioned quantised index runs when it
+      // passes a training threshold — seconds inside one call at 100k vectors. Returning false
+      // stops that add() with QuiverError ABORTED, the index as it was. One observer per module
+      // (null removes it); it must not call the index it observes. An observer that throws
+      // stops the call too, and its error is rethrown asynchronously. The worker API uses it for
+      // add()'s onProgress and signal (worker-host.js).
+      setWorkObserver(fn) {
+        if (fn !== null && fn !== undefined && typeof fn !== 'function') {
+          throw new QuiverError('INVALID_ARGUMENT', 'setWorkObserver(): give a function, or null to remove it');
+        }
+        const wrapped = fn
+          ? (step, done, total) => {
+              try {
+                return fn({ step, done, total }) !== false;
+              } catch (e) {
+                queueMicrotask(() => {
+                  throw e;
+                });
+                return false;
+              }
+            }
+          : null;
+        checked(mod, mod.setWorkObserver(wrapped));
+      },
       // Bytes of wasm memory currently reserved by the module.
       heapBytes() {
         return (mod.wasmMemory ? mod.wasmMemory.buffer : mod.HEAPU8.buffer).byteLength;

@@ -54,6 +54,9 @@ export type ErrorCode =
   | 'LAYOUT_MISMATCH';
 
 /** Every failure the package reports: the C++ error's code and message. */
+/** The long steps inside one call that report their progress (setWorkObserver, a worker add's onProgress). */
+export type WorkStep = 'training' | 'assigning';
+
 export class QuiverError extends Error {
   constructor(code: ErrorCode, message: string);
   readonly name: 'QuiverError';
@@ -302,6 +305,10 @@ export interface QuiverModule {
       signal?: AbortSignal;
     },
   ): Promise<AnyIndex>;
+  /** Hears the pieces of the long steps inside one call (a partitioned quantised add's k-means training and re-assignment); returning false stops that call with ABORTED, the index as it was. One per module; null removes it. */
+  setWorkObserver(
+    observer: ((progress: { step: WorkStep; done: number; total: number }) => boolean | void) | null,
+  ): void;
   /** Bytes of wasm memory the module has reserved. */
   heapBytes(): number;
   /** Bytes of it the staging buffers (copies of call inputs and results) keep between calls: at most 8 MiB. */
@@ -627,7 +634,13 @@ export interface TransferOption {
  *  file, about `memoryBytes`, in the worker's JS memory — while an add of more than one chunk
  *  runs, and a rollback loads it in place of the changed index (both briefly in the wasm heap). */
 export interface ProgressOptions {
-  onProgress?: (progress: { done: number; total: number }) => void;
+  /** After each chunk ({ done, total } rows), and during a long step inside one (the k-means training and re-assignment of a partitioned quantised index): `step` names it and counts its pieces. */
+  onProgress?: (progress: {
+    done: number;
+    total: number;
+    step?: { name: WorkStep; done: number; total: number };
+  }) => void;
+  /** Stops the add (ABORTED, the index as it was) between chunks, and inside a training step where the worker can share memory (Node, Deno, Bun, a cross-origin isolated page). */
   signal?: AbortSignal;
   /** Rows per chunk (default 1024): an integer ≥ 1. */
   chunkSize?: number;

@@ -28,6 +28,7 @@ enum class ErrorCode {
   UnknownIndexKind,    // index kind unknown, or not available in this build
   IoError,             // a file could not be opened, read, written or renamed
   Internal,            // a broken internal invariant (a bug in Quiver, not in the caller's input)
+  Aborted,             // stopped by the caller (a WorkObserver answered false); nothing was changed
 };
 
 // Stable upper-snake-case name, e.g. "DIMENSION_MISMATCH"; used as the JS `code`.

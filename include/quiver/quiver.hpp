@@ -13,3 +13,4 @@
 #include "quiver/quantized_index.hpp"
 #include "quiver/search_params.hpp"
 #include "quiver/version.hpp"
+#include "quiver/work_observer.hpp"

@@ -193,9 +193,13 @@ class RemoteIndex {
 
   // options: the index's add options, plus
   //   transfer    move the buffers into the worker instead of copying them
-  //   onProgress  ({ done, total }) => void after each chunk of rows
+  //   onProgress  ({ done, total, step? }) => void after each chunk of rows, and during a long
+  //               step inside a chunk (the k-means training and re-assignment of a partitioned
+  //               index): step = { name: 'training' | 'assigning', done, total }
   //   signal      an AbortSignal: the add stops and the index holds what it held before,
-  //               byte for byte; the promise rejects with QuiverError ABORTED
+  //               byte for byte; the promise rejects with QuiverError ABORTED. It stops within
+  //               a training step too where the worker can share memory (Node, Deno, Bun, a
+  //               cross-origin isolated page); elsewhere at the end of the chunk
   //   chunkSize   rows per chunk (default 1024) when onProgress or signal is given
   // With onProgress or signal the worker adds in chunks, all or nothing (a rejected or
   // cancelled add restores the index: worker-host.js addInChunks, which for every kind but
@@ -381,7 +385,16 @@ export async function spawn(options) {
       if (pending.size === 0) port.ref();
       const entry = { resolve, reject, onProgress };
       if (signal) {
+        // A chunked add also gets a shared flag, where the runtime can share memory with the
+        // worker: the worker reads it while the add runs inside wasm (a k-means training), when
+        // the cancel message cannot reach it until the call returns.
+        const flag =
+          message.chunked && typeof SharedArrayBuffer === 'function' && globalThis.crossOriginIsolated !== false
+            ? new Int32Array(new SharedArrayBuffer(4))
+            : null;
+        if (flag) message = { ...message, chunked: { ...message.chunked, cancelFlag: flag } };
         const cancel = () => {
+          if (flag) Atomics.store(flag, 0, 1);
           if (!closed) port.post({ op: 'cancel', target: id }, []);
         };
         signal.addEventListener('abort', cancel, { once: true });

@@ -80,7 +80,7 @@ const EXACT_REMOVE = new Set(['flat']);
 async function addInChunks(
   index,
   [ids, vectors, options],
-  { kind, chunkRows = DEFAULT_CHUNK_ROWS, job, progress, replace },
+  { kind, chunkRows = DEFAULT_CHUNK_ROWS, job, progress, replace, observe },
 ) {
   const idArray = toIds(ids);
   const data = toVectors(vectors, index.dim);
@@ -95,15 +95,26 @@ async function addInChunks(
     throw new QuiverError('INVALID_ARGUMENT', `chunkSize must be a positive integer, got ${chunkRows}`);
   }
   const total = idArray.length;
+  const cancelled = () => job.cancelled || (job.flag !== null && Atomics.load(job.flag, 0) !== 0);
   const snapshot = total > chunkRows && !EXACT_REMOVE.has(kind) ? index.serialize() : null;
   let done = 0;
   try {
     while (done < total) {
-      if (job.cancelled) throw new QuiverError('ABORTED', 'add() was cancelled; the index holds what it held before');
+      if (cancelled()) throw new QuiverError('ABORTED', 'add() was cancelled; the index holds what it held before');
       const end = Math.min(total, done + chunkRows);
       const chunk = [idArray.subarray(done, end), data.subarray(done * dim, end * dim)];
-      if (options === undefined) index.add(...chunk);
-      else index.add(...chunk, options);
+      // Inside the chunk, a training step reports its pieces (q.setWorkObserver) and stops at
+      // a cancel: the flag is shared memory, since the cancel message waits for the call.
+      observe(({ step, done: stepDone, total: stepTotal }) => {
+        progress({ done, total, step: { name: step, done: stepDone, total: stepTotal } });
+        return !cancelled();
+      });
+      try {
+        if (options === undefined) index.add(...chunk);
+        else index.add(...chunk, options);
+      } finally {
+        observe(null);
+      }
       done = end;
       progress({ done, total });
       await nextTask();
@@ -113,6 +124,9 @@ async function addInChunks(
       if (snapshot) replace(snapshot);
       else index.remove(idArray.subarray(0, done));
     }
+    // A cancel seen inside a chunk (the C++ step stopped) reads as one seen between chunks.
+    if (e?.code === 'ABORTED')
+      throw new QuiverError('ABORTED', 'add() was cancelled; the index holds what it held before');
     throw e;
   }
 }
@@ -213,7 +227,7 @@ export function serve(post) {
         throw new QuiverError('INVALID_ARGUMENT', `a ${kindOf(q, index)} index has no method ${method}()`);
       }
       if (method === 'add' && chunked) {
-        const job = { cancelled: cancelledEarly.delete(id) };
+        const job = { cancelled: cancelledEarly.delete(id), flag: chunked.cancelFlag ?? null };
         jobs.set(id, job);
         const progress = (p) => post({ id, progress: p }, []);
         // The snapshot back in place of the changed index, under the same handle.
@@ -228,6 +242,7 @@ export function serve(post) {
           job,
           progress,
           replace,
+          observe: (fn) => q.setWorkObserver(fn),
         }).finally(() => jobs.delete(id));
       }
       return index[method](...args);

@@ -21,6 +21,7 @@ const char* error_code_name(ErrorCode code) noexcept {
     case ErrorCode::UnknownIndexKind: return "UNKNOWN_INDEX_KIND";
     case ErrorCode::IoError: return "IO_ERROR";
     case ErrorCode::Internal: return "INTERNAL";
+    case ErrorCode::Aborted: return "ABORTED";
   }
   return "UNKNOWN";
 }

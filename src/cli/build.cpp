@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/arguments.hpp"
+#include "quiver/work_observer.hpp"
 #include "cli/commands.hpp"
 #include "cli/common.hpp"
 #include "cli/option_kinds.hpp"
@@ -75,12 +76,18 @@ int run_build(const BuildOptions& o) {
     // Chunks let the progress bar move. Flat and quantised indexes come out the same in any
     // batching (codes are per vector; partitions train at fixed sizes on the first rows).
     const size_t chunk = std::max<size_t>(1024, data.rows / 100);
+    // A chunk that trains a partitioned index runs k-means inside one add: the bar says so.
+    WorkObserverScope observe([&](const char* step, size_t done, size_t total) {
+      progress.note(std::string(step) + " " + std::to_string(done) + "/" + std::to_string(total));
+      return true;
+    });
     std::vector<uint64_t> ids;
     for (size_t at = 0; at < data.rows; at += chunk) {
       const size_t n = std::min(chunk, data.rows - at);
       ids.resize(n);
       for (size_t i = 0; i < n; ++i) ids[i] = at + i;
       add_vectors(*index, ids.data(), data.data.data() + at * data.dim, n, p.threads);
+      progress.note("");
       progress.update(at + n);
     }
     progress.finish();

@@ -29,15 +29,33 @@ Progress::~Progress() {
 
 void Progress::update(size_t done) {
   if (!enabled_ || finished_) return;
+  done_ = done;
   const auto now = std::chrono::steady_clock::now();
   if (done < total_ && now - last_ < std::chrono::milliseconds(100)) return;
   last_ = now;
+  draw();
+}
+
+void Progress::note(const std::string& text) {
+  if (!enabled_ || finished_ || text == note_) return;
+  const size_t was = note_.size();
+  note_ = text;
+  const auto now = std::chrono::steady_clock::now();
+  if (!text.empty() && now - last_ < std::chrono::milliseconds(100)) return;
+  last_ = now;
+  draw();
+  if (was > note_.size()) std::fprintf(stderr, "%*s", int(was - note_.size()), "");  // erase the longer note
+  std::fflush(stderr);
+}
+
+void Progress::draw() {
   const int width = 30;
-  const double frac = total_ == 0 ? 1.0 : double(std::min(done, total_)) / double(total_);
+  const double frac = total_ == 0 ? 1.0 : double(std::min(done_, total_)) / double(total_);
   const int fill = int(frac * width);
   std::string bar(size_t(fill), '#');
   bar.resize(width, '.');
-  std::fprintf(stderr, "\r%-10s [%s] %3d%% (%zu/%zu)", label_.c_str(), bar.c_str(), int(frac * 100), done, total_);
+  std::fprintf(stderr, "\r%-10s [%s] %3d%% (%zu/%zu)%s%s", label_.c_str(), bar.c_str(), int(frac * 100), done_, total_,
+               note_.empty() ? "" : "  ", note_.c_str());
   std::fflush(stderr);
 }
 

@@ -26,10 +26,15 @@ class Progress {
   Progress(std::string label, size_t total, bool quiet = false);
   ~Progress();
   void update(size_t done);
+  // A note after the count, e.g. the step a long add is in ("training 12/64"); "" clears it.
+  void note(const std::string& text);
   void finish();
 
  private:
+  void draw();
   std::string label_;
+  std::string note_;
+  size_t done_ = 0;
   size_t total_;
   bool enabled_;
   bool finished_ = false;

@@ -211,3 +211,107 @@ test('the worker host keeps nothing for a cancel that comes after its call finis
     await send({ id: 7, op: 'terminate' });
   }
 });
+
+// A partitioned quantised index trains (k-means, then every vector to its list) inside the add
+// that passes a threshold: one chunk that can take seconds. Its pieces report progress, and a
+// cancel stops it there (the worker reads a shared flag; the cancel message would wait).
+const partitionedRows = 40000;
+async function partitioned(w, dim) {
+  return w.create('quantized', { dim, bits: 4, lists: 'auto' });
+}
+
+test('partitioned quantised: progress during the training inside one chunk', async () => {
+  const w = await worker();
+  const dim = 64;
+  const vectors = await w.unitGaussianVectors(partitionedRows, dim, 7);
+  const index = await partitioned(w, dim);
+  const events = [];
+  await index.add(range(1, partitionedRows), vectors, {
+    chunkSize: partitionedRows,
+    onProgress: (p) => events.push(p),
+  });
+  const training = events.filter((e) => e.step?.name === 'training');
+  const assigning = events.filter((e) => e.step?.name === 'assigning');
+  // One chunk, but the module adds it in heap-sized slices (4 MiB of vectors): the slice that
+  // passes 16,384 rows trains and the one that passes 32,768 trains again. Each training counts
+  // its pieces 1..total, then re-assigns every vector.
+  assert.ok(training.length > 8, `${training.length} training reports`);
+  const runs = [];
+  for (const e of training) {
+    if (e.step.done === 1) runs.push([]);
+    runs.at(-1).push(e);
+  }
+  assert.ok(runs.length >= 1);
+  for (const run of runs) {
+    assert.deepEqual(
+      run.map((e) => e.step.done),
+      run.map((_, i) => i + 1),
+    );
+    assert.ok(run.every((e) => e.step.total === run.length && e.done === 0 && e.total === partitionedRows));
+    const next = events.indexOf(run.at(-1)) + 1;
+    assert.equal(events[next].step?.name, 'assigning', 'training, then assigning');
+  }
+  assert.ok(assigning.length > 1 && assigning.at(-1).step.done === assigning.at(-1).step.total);
+  assert.deepEqual(events.at(-1), { done: partitionedRows, total: partitionedRows });
+  assert.ok((await index.property('lists')) > 1);
+});
+
+test('partitioned quantised: a cancel during the training stops it there and the index is as it was', async () => {
+  const w = await worker();
+  const dim = 64;
+  const vectors = await w.unitGaussianVectors(partitionedRows, dim, 7);
+  const index = await partitioned(w, dim);
+  await index.add(range(1, 100), vectors.slice(0, 100 * dim));
+  const before = await index.serialize();
+  const controller = new AbortController();
+  const events = [];
+  const adding = index.add(range(1000, partitionedRows - 100), vectors.slice(100 * dim), {
+    chunkSize: partitionedRows,
+    signal: controller.signal,
+    onProgress: (p) => {
+      events.push(p);
+      if (p.step?.name === 'training' && p.step.done === 2) controller.abort();
+    },
+  });
+  await assert.rejects(adding, is('ABORTED'));
+  const training = events.filter((e) => e.step?.name === 'training');
+  assert.ok(training.length >= 2, `${training.length} training reports`);
+  assert.ok(training.at(-1).step.done < training[0].step.total, 'stopped before the training ended');
+  assert.ok(!events.some((e) => e.step?.name === 'assigning'), 'never reached the re-assignment');
+  assert.equal(await index.size, 100);
+  assert.deepEqual(await index.serialize(), before);
+});
+
+test('q.setWorkObserver: an observer that answers false stops a training add, the index as it was', async () => {
+  const { init } = await import('../../js/index.js');
+  const q = await init({ variant: 'simd' });
+  const dim = 32;
+  const vectors = q.unitGaussianVectors(6000, dim, 3);
+  const index = new q.QuantizedIndex({ dim, bits: 4, lists: 'auto' });
+  index.add(range(1, 100), vectors.slice(0, 100 * dim));
+  const before = index.serialize();
+  const seen = [];
+  q.setWorkObserver((p) => {
+    seen.push(p);
+    return p.done < 3;
+  });
+  try {
+    assert.throws(() => index.add(range(1000, 5900), vectors.slice(100 * dim)), is('ABORTED'));
+  } finally {
+    q.setWorkObserver(null);
+  }
+  assert.deepEqual(
+    seen.map((p) => [p.step, p.done]),
+    [
+      ['training', 1],
+      ['training', 2],
+      ['training', 3],
+    ],
+  );
+  assert.equal(index.size, 100);
+  assert.deepEqual(index.serialize(), before);
+  index.add(range(1000, 5900), vectors.slice(100 * dim)); // no observer: the add goes through
+  assert.equal(index.size, 6000);
+  assert.throws(() => q.setWorkObserver('yes'), is('INVALID_ARGUMENT'));
+  index.dispose();
+});

@@ -111,6 +111,10 @@ export async function local(): Promise<void> {
     }
   }
   const heap: number = q.heapBytes() + q.threadPool().workers;
+  q.setWorkObserver(({ step, done, total }) => step !== 'training' || done < total);
+  q.setWorkObserver(null);
+  // @ts-expect-error the steps are 'training' and 'assigning'
+  q.setWorkObserver(({ step }) => step === 'sorting');
   const names: readonly Variant[] = VARIANTS;
   console.log(heap, names, q.unitGaussianVectors(10, 4, 1).length);
   q.terminate();

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "base/rng.hpp"
+#include "base/work_report.hpp"
 #include "parallel/thread_pool.hpp"
 
 namespace quiver::quantized {
@@ -102,6 +103,9 @@ uint32_t CoarseQuantizer::nearest(const float* x, float* scores) const noexcept 
   return best;
 }
 
+// Pieces per k-means round when a WorkObserver listens (base/work_report.hpp).
+constexpr size_t kPieces = 8;
+
 std::vector<float> train_kmeans(size_t dim, size_t lists, size_t n, const std::function<void(size_t, float*)>& get,
                                 uint64_t seed, int iterations) {
   // Initial centroids: `lists` distinct training vectors, by a seeded partial Fisher–Yates.
@@ -122,17 +126,27 @@ std::vector<float> train_kmeans(size_t dim, size_t lists, size_t n, const std::f
   std::vector<float> x(dim);
   constexpr size_t kChunk = 256;  // rows per task; results do not depend on the thread count
   const size_t chunks = (n + kChunk - 1) / kChunk;
+  // With an observer, each round's assignment goes in kPieces parts (each a parallel_for of its
+  // chunks) and the observer hears after each: a round of a large training takes a second or
+  // more in wasm, too long for a progress bar to stand still or a cancel to wait.
+  const size_t pieces = core::work_observed() ? std::min<size_t>(kPieces, chunks) : 1;
+  const size_t steps = size_t(iterations) * pieces;
   for (int it = 0; it < iterations; ++it) {
     const CoarseQuantizer q(lists, dim, centroids);
     // Assignment: each row on its own, so any split over threads gives the same answer.
-    parallel::process_pool().parallel_for(chunks, [&](size_t chunk, size_t) {
-      std::vector<float> row(dim), scores(lists);
-      const size_t end = std::min(n, (chunk + 1) * kChunk);
-      for (size_t i = chunk * kChunk; i < end; ++i) {
-        get(i, row.data());
-        assign[i] = q.nearest(row.data(), scores.data());
-      }
-    });
+    for (size_t piece = 0; piece < pieces; ++piece) {
+      const size_t first = chunks * piece / pieces, last = chunks * (piece + 1) / pieces;
+      parallel::process_pool().parallel_for(last - first, [&](size_t task, size_t) {
+        std::vector<float> row(dim), scores(lists);
+        const size_t chunk = first + task;
+        const size_t end = std::min(n, (chunk + 1) * kChunk);
+        for (size_t i = chunk * kChunk; i < end; ++i) {
+          get(i, row.data());
+          assign[i] = q.nearest(row.data(), scores.data());
+        }
+      });
+      core::report_work("training", size_t(it) * pieces + piece + 1, steps);
+    }
     // Update, in row order (double sums: the same bits everywhere).
     std::fill(sums.begin(), sums.end(), 0.0);
     std::fill(counts.begin(), counts.end(), size_t(0));

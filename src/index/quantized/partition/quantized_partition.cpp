@@ -51,6 +51,7 @@
 #include <vector>
 
 #include "base/rng.hpp"
+#include "base/work_report.hpp"
 #include "index/quantized/quantized_impl.hpp"
 #include "parallel/thread_pool.hpp"
 
@@ -68,6 +69,7 @@ constexpr uint64_t kRetrainGrowth = 2;
 constexpr size_t kTrainPerList = 40;
 constexpr int kIterations = 8;
 constexpr size_t kAssignChunk = 256;     // rows per task of a parallel assignment
+constexpr size_t kAssignPieces = 16;    // reports over a re-assignment when an observer listens
 constexpr size_t kAutoPerList = 256;     // auto lists: at least this many vectors per list at T
 constexpr double kAutoSqrtFactor = 3.0;  // auto lists: at most this times sqrt(T)
 
@@ -229,19 +231,28 @@ QuantizedIndex::Impl::PartitionPlan QuantizedIndex::Impl::plan_partition(const E
   std::vector<float> norm2(spreads ? total : 0);
   if (!assignment.empty()) {
     const size_t chunks = (total + kAssignChunk - 1) / kAssignChunk;
-    parallel::process_pool().parallel_for(chunks, [&](size_t chunk, size_t) {
-      std::vector<float> x(dim), scores(assign_with->lists());
-      for (size_t i = chunk * kAssignChunk; i < std::min(total, (chunk + 1) * kAssignChunk); ++i) {
-        get(i, x.data());
-        const uint32_t l = assign_with->nearest(x.data(), scores.data());
-        assignment[i] = l;
-        if (spreads) {
-          double n2 = 0.0;
-          for (size_t d = 0; d < dim; ++d) n2 += double(x[d]) * x[d];
-          norm2[i] = float(n2);
+    // A re-training re-assigns every vector: with an observer, in kAssignPieces parts, with a
+    // report after each (base/work_report.hpp); an add that only assigns its own rows reports
+    // nothing (it is as quick as encoding them).
+    const size_t pieces = plan.retrain && core::work_observed() ? std::min(kAssignPieces, chunks) : 1;
+    for (size_t piece = 0; piece < pieces; ++piece) {
+      const size_t first = chunks * piece / pieces, last = chunks * (piece + 1) / pieces;
+      parallel::process_pool().parallel_for(last - first, [&](size_t task, size_t) {
+        std::vector<float> x(dim), scores(assign_with->lists());
+        const size_t chunk = first + task;
+        for (size_t i = chunk * kAssignChunk; i < std::min(total, (chunk + 1) * kAssignChunk); ++i) {
+          get(i, x.data());
+          const uint32_t l = assign_with->nearest(x.data(), scores.data());
+          assignment[i] = l;
+          if (spreads) {
+            double n2 = 0.0;
+            for (size_t d = 0; d < dim; ++d) n2 += double(x[d]) * x[d];
+            norm2[i] = float(n2);
+          }
         }
-      }
-    });
+      });
+      if (plan.retrain) core::report_work("assigning", piece + 1, pieces);
+    }
     for (size_t r = 0; r < n; ++r) plan.row_list[r] = assignment[olds + r];
   }
   if (spreads) {
