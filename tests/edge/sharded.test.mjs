@@ -26,6 +26,8 @@ const COLLECTIONS = {
   flat: { shards: 4, collection: { dim, index: 'flat', fields } },
   hnsw: { shards: 4, collection: { dim, index: 'hnsw', options: { M: 12, efConstruction: 100, seed: 3 }, fields } },
   quant: { shards: 4, collection: { dim, index: 'quantized', options: { bits: 4, seed: 7, lists: 'auto' }, fields } },
+  // Placed by namespace: a query that names one asks its shard alone.
+  byns: { shards: 4, placement: 'namespace', collection: { dim, index: 'flat', fields } },
   // The flat collection's shards addressed by a router that counts 5 of them.
   resharded: { name: 'flat', shards: 5, collection: { dim, index: 'flat', fields } },
 };
@@ -322,6 +324,42 @@ test('a stalled or throwing shard: a partial answer naming it, or SHARD_UNAVAILA
   assert.equal(resharded.body.error, 'LAYOUT_MISMATCH', resharded.body.message);
   const reshardedWrite = await server.post('/resharded/upsert', { records: records.slice(0, 50) });
   assert.equal(reshardedWrite.body.error, 'LAYOUT_MISMATCH');
+});
+
+test("placement 'namespace': a namespace's records on one shard, a query naming it asks that shard alone", async () => {
+  const records = makeRecords(71).map((r, i) => ({ ...r, namespace: `tenant-${i % 6}` }));
+  const all = new Map(records.map((r) => [key(r.id), r]));
+  for (let at = 0; at < records.length; at += 500) {
+    const r = await server.post('/byns/upsert', { records: records.slice(at, at + 500) });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+  }
+  const described = await server.get('/byns/describe');
+  for (const s of described.body.perShard) {
+    const want = records.filter((r) => shardOf(`ns:${r.namespace}`, 4) === s.shard).length;
+    assert.equal(s.size, want, `shard ${s.shard}`);
+  }
+  const vector = records[9].values;
+  for (const namespace of ['tenant-3', 'tenant-5']) {
+    const r = await server.post('/byns/query', { vector, topK: 8, namespace, filter: { lang: { $ne: 'fr' } } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.plan.shards, 1, 'one shard asked');
+    assert.deepEqual(
+      r.body.matches.map((m) => m.id),
+      reference(all, vector, { topK: 8, namespace, filter: { lang: { $ne: 'fr' } } }).map((m) => m.id),
+    );
+  }
+  const everywhere = await server.post('/byns/query', { vector, topK: 5 });
+  assert.equal(everywhere.body.plan.shards, 4);
+  assert.equal(everywhere.body.matches[0].id, records[9].id);
+  // get and delete take the ids' namespace.
+  const id = records[9].id;
+  const got = await server.post('/byns/get', { ids: [id], namespace: 'tenant-3' });
+  assert.equal(got.body[0].id, id);
+  assert.equal((await server.post('/byns/delete', { ids: [id], namespace: 'tenant-3' })).status, 200);
+  assert.deepEqual((await server.post('/byns/get', { ids: [id], namespace: 'tenant-3' })).body, [null]);
+  // Under placement 'id' the option is refused, not ignored.
+  const refused = await server.post('/flat/get', { ids: [id], namespace: 'tenant-3' });
+  assert.equal(refused.body.error, 'INVALID_ARGUMENT', refused.body.message);
 });
 
 test('durability: SIGKILL in a stream of acknowledged upserts, restart on the same disk: every acknowledged write is there, none half-applied', async () => {
