@@ -12,13 +12,13 @@
 import { QuiverError } from '../core/errors.js';
 import {
   COLLECTION_OPTIONS,
-  COLLECTION_RECORD,
   ROUTER_DELETE_OPTIONS,
   ROUTER_GET_OPTIONS,
   ROUTER_OPTIONS,
   ROUTER_QUERY_OPTIONS,
   ROUTER_WRITE_OPTIONS,
   readOptions,
+  readRecord,
 } from '../core/options.js';
 import { idKey, shardOf } from './placement.js';
 import { mergeTopK } from './merge.js';
@@ -165,16 +165,7 @@ export class QuiverRouter {
       throw invalid(`${call}: records must be an array of { id, values, metadata?, namespace? }`);
     const groups = new Map();
     records.forEach((record, i) => {
-      if (typeof record !== 'object' || record === null || Array.isArray(record)) {
-        throw invalid(`${call}: record ${i} must be an object { id, values, metadata?, namespace? }`);
-      }
-      let r;
-      try {
-        r = readOptions(record, COLLECTION_RECORD);
-      } catch (e) {
-        throw new QuiverError(e.code, `${call}: record ${i}: ${e.message.replace(/^a Collection record: /, '')}`);
-      }
-      if (r.id === undefined) throw invalid(`${call}: record ${i} has no id`);
+      const r = readRecord(record, i, call);
       if (r.values === undefined) throw invalid(`${call}: record ${i} has no values`);
       const out = { id: r.id, values: toValues(r.values, this.#collection.dim, call, `record ${i} values`) };
       if (r.metadata !== undefined) out.metadata = r.metadata;

@@ -331,6 +331,25 @@ export const COLLECTION_RECORD = schema('a Collection record', {
   metadata: plainObject('an object'),
   namespace: text(),
 });
+// Record i of an upsert / insert (`call` names it in messages): an object of COLLECTION_RECORD's
+// keys that has an id; its values' shape is the caller's to check. Used by the collection and by
+// the sharded router, so both refuse the same records with the same words.
+export function readRecord(record, i, call) {
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) {
+    throw invalid(
+      `${call}: record ${i} must be an object { id, values, metadata?, namespace? }, got ${describe(record)}`,
+    );
+  }
+  let r;
+  try {
+    r = readOptions(record, COLLECTION_RECORD);
+  } catch (e) {
+    // The schema's own name ('a Collection record: ') gives way to the record's position.
+    throw new QuiverError(e.code, `${call}: record ${i}: ${e.message.replace(/^a Collection record: /, '')}`);
+  }
+  if (r.id === undefined) throw invalid(`${call}: record ${i} has no id`);
+  return r;
+}
 export const COLLECTION_GET_OPTIONS = schema('Collection getByIds()', { returnValues: boolean() });
 // query(): the collection's options plus the search knobs of its kind (SEARCH_OPTIONS but
 // allow: the filter sets the allow list).

@@ -21,9 +21,9 @@ import {
   COLLECTION_INDEX_OPTIONS,
   COLLECTION_OPTIONS,
   COLLECTION_QUERY_OPTIONS,
-  COLLECTION_RECORD,
   FIELD_TYPES,
   readOptions,
+  readRecord,
 } from '../core/options.js';
 import { ADD_SLICE_BYTES, heapAlloc } from '../core/staging.js';
 import { rerankDepth, toBytes } from './index-base.js';
@@ -280,19 +280,7 @@ export function makeCollectionClass(mod, staging, variantName, Base) {
       const texts = new Array(records.length);
       const rows = new Array(records.length);
       records.forEach((record, i) => {
-        if (typeof record !== 'object' || record === null || Array.isArray(record)) {
-          throw invalid(
-            `${call}: record ${i} must be an object { id, values, metadata?, namespace? }, got ${describeValue(record)}`,
-          );
-        }
-        let r;
-        try {
-          r = readOptions(record, COLLECTION_RECORD);
-        } catch (e) {
-          // The schema's own name ('a Collection record: ') gives way to the record's position.
-          throw new QuiverError(e.code, `${call}: record ${i}: ${e.message.replace(/^a Collection record: /, '')}`);
-        }
-        if (r.id === undefined) throw invalid(`${call}: record ${i} has no id`);
+        const r = readRecord(record, i, call);
         const name = `record ${i} (id ${idText(r.id)})`;
         if (r.values === undefined) throw invalid(`${call}: ${name} has no values`);
         const flat = (ArrayBuffer.isView(r.values) || Array.isArray(r.values)) && typeof r.values[0] !== 'object';

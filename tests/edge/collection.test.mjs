@@ -6,20 +6,19 @@
 // requests and answers like the same collection in Node, refused requests with QuiverError codes.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Quiver } from '../../js/index.js';
 import {
   bin,
+  bundleForWorkerd,
   describeRun,
-  freePort,
   installCopy,
   jsonLines,
   project,
   root,
   run,
-  waitUntilListening,
+  serveWorkerd,
 } from './support.mjs';
 
 const fixture = join(root, 'tests', 'edge', 'fixtures', 'collection.mjs');
@@ -75,20 +74,7 @@ test('workerd: a collection behind a fetch handler keeps its records across requ
   const dir = join(app, 'worker');
   mkdirSync(join(dir, 'build'), { recursive: true });
   cpSync(join(root, 'tests', 'edge', 'fixtures', 'collection-worker.mjs'), join(dir, 'worker.mjs'));
-  const built = run(
-    bin.esbuild,
-    [
-      'worker.mjs',
-      '--bundle',
-      '--format=esm',
-      '--platform=browser',
-      '--conditions=workerd,worker',
-      '--external:quiver-vector/wasm/*',
-      '--outfile=build/worker.js',
-    ],
-    { cwd: dir },
-  );
-  assert.equal(built.status, 0, describeRun(built));
+  bundleForWorkerd(dir);
   cpSync(
     join(app, 'node_modules', 'quiver-vector', 'js', 'wasm', 'simd', 'quiver.wasm'),
     join(dir, 'build', 'quiver.wasm'),
@@ -109,13 +95,8 @@ const collectionWorker :Workerd.Worker = (
 );
 `,
   );
-  const port = await freePort();
-  const log = [];
-  const child = spawn(bin.workerd, ['serve', 'config.capnp', '--socket-addr', `http=127.0.0.1:${port}`], { cwd: dir });
-  child.stdout.on('data', (d) => log.push(String(d)));
-  child.stderr.on('data', (d) => log.push(String(d)));
+  const { port, child, log } = await serveWorkerd(dir);
   after(() => child.kill('SIGKILL'));
-  await waitUntilListening(port, child, log);
   const post = async (path, body) => {
     const r = await fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', body: JSON.stringify(body) });
     return { status: r.status, body: await r.json() };

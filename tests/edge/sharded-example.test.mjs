@@ -5,11 +5,10 @@
 // migration).
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Quiver } from '../../js/index.js';
-import { bin, describeRun, freePort, installCopy, project, root, run, waitUntilListening } from './support.mjs';
+import { bin, describeRun, installCopy, project, root, run, serveWorkerd } from './support.mjs';
 
 function app() {
   const dir = project('quiver-sharded-example-', undefined, { link: false });
@@ -35,13 +34,8 @@ test('examples/edge/sharded: built and served as its README says, load.mjs fills
   const dir = app();
   bundle(dir);
   mkdirSync(join(dir, 'data'));
-  const port = await freePort();
-  const log = [];
-  const child = spawn(bin.workerd, ['serve', 'config.capnp', '--socket-addr', `http=127.0.0.1:${port}`], { cwd: dir });
-  child.stdout.on('data', (d) => log.push(String(d)));
-  child.stderr.on('data', (d) => log.push(String(d)));
+  const { port, child, log } = await serveWorkerd(dir);
   after(() => child.kill('SIGKILL'));
-  await waitUntilListening(port, child, log);
 
   const q = await Quiver.init({ variant: 'simd' });
   after(() => q.terminate());

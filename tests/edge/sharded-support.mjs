@@ -2,11 +2,9 @@
 // package installed (its "files"), tests/edge/fixtures/sharded-worker.mjs bundled by esbuild
 // as wrangler would, real Durable Objects with SQLite storage on a local disk. Shared by
 // tests/edge/sharded.test.mjs and bench/sharded (not a test file itself).
-import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bin, describeRun, freePort, installCopy, project, root, run, waitUntilListening } from './support.mjs';
+import { bundleForWorkerd, installCopy, project, root, serveWorkerd } from './support.mjs';
 
 // The app folder with the worker bundled into build/ (once per test file).
 export function buildShardedApp(prefix = 'quiver-sharded-') {
@@ -15,21 +13,7 @@ export function buildShardedApp(prefix = 'quiver-sharded-') {
   const dir = join(app, 'worker');
   mkdirSync(join(dir, 'build'), { recursive: true });
   cpSync(join(root, 'tests', 'edge', 'fixtures', 'sharded-worker.mjs'), join(dir, 'worker.mjs'));
-  const built = run(
-    bin.esbuild,
-    [
-      'worker.mjs',
-      '--bundle',
-      '--format=esm',
-      '--platform=browser',
-      '--conditions=workerd,worker',
-      '--external:quiver-vector/wasm/*',
-      '--external:cloudflare:*',
-      '--outfile=build/worker.js',
-    ],
-    { cwd: dir },
-  );
-  assert.equal(built.status, 0, describeRun(built));
+  bundleForWorkerd(dir, ['cloudflare:*']);
   cpSync(
     join(app, 'node_modules', 'quiver-vector', 'js', 'wasm', 'simd', 'quiver.wasm'),
     join(dir, 'build', 'quiver.wasm'),
@@ -66,13 +50,7 @@ const router :Workerd.Worker = (
 );
 `,
   );
-  const port = await freePort();
-  const log = [];
-  const child = spawn(bin.workerd, ['serve', 'config.capnp', '--socket-addr', `http=127.0.0.1:${port}`], { cwd: dir });
-  child.stdout.on('data', (d) => log.push(String(d)));
-  child.stderr.on('data', (d) => log.push(String(d)));
-  await waitUntilListening(port, child, log);
-  const url = `http://127.0.0.1:${port}`;
+  const { url, child, log } = await serveWorkerd(dir);
   const post = async (path, body) => {
     const r = await fetch(`${url}${path}`, { method: 'POST', body: JSON.stringify(body) });
     const text = await r.text();

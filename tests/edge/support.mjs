@@ -3,7 +3,7 @@
 // user's project does, and a child-process runner that never hangs a test run.
 import { after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -134,4 +134,37 @@ export async function waitUntilListening(port, child, log) {
     if (open) return;
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+// dir/worker.mjs bundled into dir/build/worker.js as wrangler would for workerd (esbuild, the
+// workerd conditions, the .wasm left to the config to bind; `external`: more modules the
+// platform provides, e.g. 'cloudflare:*').
+export function bundleForWorkerd(dir, external = []) {
+  const built = run(
+    bin.esbuild,
+    [
+      'worker.mjs',
+      '--bundle',
+      '--format=esm',
+      '--platform=browser',
+      '--conditions=workerd,worker',
+      '--external:quiver-vector/wasm/*',
+      ...external.map((name) => `--external:${name}`),
+      '--outfile=build/worker.js',
+    ],
+    { cwd: dir },
+  );
+  assert.equal(built.status, 0, describeRun(built));
+}
+
+// `workerd serve config.capnp` in `dir` on a free port, once it listens: { port, url, child,
+// log } (its output collected in log). The caller ends it (child.kill).
+export async function serveWorkerd(dir) {
+  const port = await freePort();
+  const log = [];
+  const child = spawn(bin.workerd, ['serve', 'config.capnp', '--socket-addr', `http=127.0.0.1:${port}`], { cwd: dir });
+  child.stdout.on('data', (d) => log.push(String(d)));
+  child.stderr.on('data', (d) => log.push(String(d)));
+  await waitUntilListening(port, child, log);
+  return { port, url: `http://127.0.0.1:${port}`, child, log };
 }

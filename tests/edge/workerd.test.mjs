@@ -6,20 +6,9 @@
 // pick simd on its own and never eval.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  root,
-  project,
-  installCopy,
-  run,
-  describeRun,
-  bin,
-  freePort,
-  waitUntilListening,
-  writeServedIndex,
-} from './support.mjs';
+import { root, project, installCopy, bundleForWorkerd, serveWorkerd, writeServedIndex } from './support.mjs';
 
 for (const flags of [[], ['nodejs_compat']]) {
   test(`examples/edge/workerd${flags.length ? ` with ${flags}` : ''}: cold start, warm requests, bad requests answered with QuiverError codes`, async (t) => {
@@ -44,34 +33,13 @@ for (const flags of [[], ['nodejs_compat']]) {
     const { dim, query, expected } = await writeServedIndex(join(dir, 'build', 'index.qvr'));
 
     // Build as config.capnp says.
-    const built = run(
-      bin.esbuild,
-      [
-        'worker.mjs',
-        '--bundle',
-        '--format=esm',
-        '--platform=browser',
-        '--conditions=workerd,worker',
-        '--external:quiver-vector/wasm/*',
-        '--outfile=build/worker.js',
-      ],
-      { cwd: dir },
-    );
-    assert.equal(built.status, 0, describeRun(built));
+    bundleForWorkerd(dir);
 
-    const port = await freePort();
-    const log = [];
-    const child = spawn(bin.workerd, ['serve', 'config.capnp', '--socket-addr', `http=127.0.0.1:${port}`], {
-      cwd: dir,
-    });
-    child.stdout.on('data', (d) => log.push(String(d)));
-    child.stderr.on('data', (d) => log.push(String(d)));
+    const { port, child, log } = await serveWorkerd(dir);
     after(() => child.kill('SIGKILL'));
     const base = `http://127.0.0.1:${port}`;
     const post = (body) =>
       fetch(`${base}/search`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) });
-
-    await waitUntilListening(port, child, log);
     let started = performance.now();
     const health = await fetch(`${base}/health`);
     const cold = performance.now() - started;
