@@ -46,12 +46,17 @@ export class QuiverShard extends DurableObject {
   #docs = null; // the collection (null until the shard has a layout)
   #layout = null; // the stored layout, or the layout of the first read before any write
   #stored = false; // whether #layout is in storage
-  #opening = null;
+  #opening = null; // the open in progress or done; null: open again on the next call
   #coldStart = null;
 
   constructor(ctx, env) {
     super(ctx, env);
-    this.#opening = ctx.blockConcurrencyWhile(() => this.#open());
+    this.#startOpening();
+  }
+
+  #startOpening() {
+    this.#opening = this.ctx.blockConcurrencyWhile(() => this.#open());
+    this.#opening.catch(() => {}); // seen by the next call (#ready), not unhandled meanwhile
   }
 
   async #open() {
@@ -92,8 +97,25 @@ export class QuiverShard extends DurableObject {
   // collection made from `layout` if it had none. A layout other than the one it holds is
   // LAYOUT_MISMATCH.
   async #ready(layout) {
-    if (!this.#store) this.#opening = this.ctx.blockConcurrencyWhile(() => this.#open());
-    await this.#opening;
+    if (!this.#opening) this.#startOpening();
+    try {
+      await this.#opening;
+    } catch (e) {
+      // A shard that cannot start (its storage unreadable, its snapshot refused) has failed —
+      // not the caller's input: a plain Error, which the router counts as a shard that did not
+      // answer. The next call tries again.
+      this.#opening = null;
+      throw new Error(
+        `shard ${layout.shard} of '${layout.name}' could not start: ${e.code ? `${e.code}: ` : ''}${e.message}`,
+        { cause: e },
+      );
+    }
+    if (this.#layout && !this.#stored && !sameLayout(this.#layout, layout)) {
+      // Nothing written yet: the empty collection a read made gives way to this layout.
+      this.#docs.dispose();
+      this.#docs = null;
+      this.#layout = null;
+    }
     if (this.#layout) {
       if (!sameLayout(this.#layout, layout)) {
         throw new QuiverError(
@@ -117,6 +139,7 @@ export class QuiverShard extends DurableObject {
     this.#store = null;
     this.#layout = null;
     this.#stored = false;
+    this.#opening = null;
   }
 
   #logged(write) {

@@ -443,3 +443,44 @@ test('durability: SIGKILL in a stream of acknowledged upserts, restart on the sa
     `# ${write - 1} writes acknowledged (${acked.size} ids); the write in flight applied on ${inFlightApplied} of ${byShard.size} shards`,
   );
 });
+
+test('a shard whose snapshot is damaged on disk does not start: the others answer, it is named missing, never a refusal', async () => {
+  const config = { docs: { shards: 4, collection: { dim, index: 'flat', fields } } };
+  const store = tempStore('quiver-sharded-damaged-');
+  let w = await startSharded(dir, store, config);
+  try {
+    const records = makeRecords(5).slice(0, 800);
+    assert.equal((await w.post('/docs/upsert', { records })).status, 200);
+    assert.equal((await w.post('/docs/compact', {})).status, 200);
+    const damaged = await w.post('/docs/fault', { shard: 1, mode: 'damage' });
+    assert.deepEqual(damaged.body, { ok: true });
+    await w.kill();
+    w = await startSharded(dir, store, config);
+    const vector = records[3].values;
+    const partial = await w.post('/docs/query', { vector, topK: 5, onPartial: 'partial' });
+    assert.equal(partial.status, 200, JSON.stringify(partial.body));
+    assert.deepEqual(
+      partial.body.missing.map((m) => [m.shard, m.reason]),
+      [[1, 'error']],
+    );
+    assert.match(partial.body.missing[0].message, /checksum mismatch/i);
+    const others = new Map(records.filter((r) => shardOf(idKey(r.id), 4) !== 1).map((r) => [key(r.id), r]));
+    assert.deepEqual(
+      partial.body.matches.map((m) => m.id),
+      reference(others, vector, { topK: 5 }).map((m) => m.id),
+    );
+    const failed = await w.post('/docs/query', { vector, topK: 5 });
+    assert.equal(failed.status, 503);
+    assert.equal(failed.body.error, 'SHARD_UNAVAILABLE');
+    // A write that needs shard 1 is refused whole in its first step: nothing written anywhere.
+    const fresh = Array.from({ length: 40 }, (_, i) => ({ id: `late-${i}`, values: records[i].values }));
+    const write = await w.post('/docs/upsert', { records: fresh });
+    assert.equal(write.status, 503, JSON.stringify(write.body));
+    assert.equal(write.body.error, 'SHARD_UNAVAILABLE');
+    const onHealthy = fresh.filter((r) => shardOf(idKey(r.id), 4) !== 1).map((r) => r.id);
+    const got = await w.post('/docs/get', { ids: onHealthy });
+    assert.deepEqual(got.body, new Array(onHealthy.length).fill(null));
+  } finally {
+    await w.kill();
+  }
+});
