@@ -23,9 +23,8 @@ bool work_observed() noexcept { return static_cast<bool>(current); }
 
 void report_work(const char* step, size_t done, size_t total) {
   if (current && !current(step, done, total)) {
-    throw Error(ErrorCode::Aborted, std::string("stopped by the caller during ") + step + " (" +
-                                        std::to_string(done) + " of " + std::to_string(total) +
-                                        "); nothing was changed");
+    throw Error(ErrorCode::Aborted, std::string("stopped by the caller during ") + step + " (" + std::to_string(done) +
+                                        " of " + std::to_string(total) + "); nothing was changed");
   }
 }
 

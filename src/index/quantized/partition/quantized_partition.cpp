@@ -69,7 +69,7 @@ constexpr uint64_t kRetrainGrowth = 2;
 constexpr size_t kTrainPerList = 40;
 constexpr int kIterations = 8;
 constexpr size_t kAssignChunk = 256;     // rows per task of a parallel assignment
-constexpr size_t kAssignPieces = 16;    // reports over a re-assignment when an observer listens
+constexpr size_t kAssignPieces = 16;     // reports over a re-assignment when an observer listens
 constexpr size_t kAutoPerList = 256;     // auto lists: at least this many vectors per list at T
 constexpr double kAutoSqrtFactor = 3.0;  // auto lists: at most this times sqrt(T)
 
