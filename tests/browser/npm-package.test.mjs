@@ -21,12 +21,12 @@ let browser;
 before(() => {
   const out = run('npm', ['pack', '--json', '--pack-destination', work], repoRoot);
   const [{ filename, files }] = JSON.parse(out);
-  // Only what ships: the JS (ES modules at js/ and in its subfolders, the CommonJS entry), the types and the three wasm builds
+  // Only what ships: the JS (ES modules at js/ and in its subfolders — cloudflare/ among them — the CommonJS entry), the types and the three wasm builds
   // (npm adds package.json and README).
   for (const { path } of files) {
     assert.match(
       path,
-      /^(package\.json|README\.md|LICENSE|js\/((core|kinds|io|worker)\/)?[\w-]+\.(js|cjs|d\.ts|d\.cts)|js\/wasm\/(simd-mt|simd|baseline)\/quiver\.(mjs|wasm)|examples\/browser\/[\w-]+\.(html|js|mjs|css))$/,
+      /^(package\.json|README\.md|LICENSE|js\/((core|kinds|io|worker|cloudflare)\/)?[\w-]+\.(js|cjs|d\.ts|d\.cts)|js\/wasm\/(simd-mt|simd|baseline)\/quiver\.(mjs|wasm)|examples\/browser\/[\w-]+\.(html|js|mjs|css))$/,
       path,
     );
   }
