@@ -90,3 +90,35 @@ export async function startWorkerd(root, dir, file) {
   }
   return { url: `http://127.0.0.1:${port}/`, stop };
 }
+
+// The workerd config of a sharded collection (quiver-vector/cloudflare): one worker whose module
+// `worker` (a path the config embeds) exports the shard class `className`, the simd .wasm bound
+// by its package name from `wasm`, the class as a SQLite-backed Durable Object namespace bound
+// as SHARDS with its storage in the directory `store`, and `bindings`: { NAME: value } (strings
+// as text bindings, anything else as JSON). Used by bench/sharded and tests/edge/sharded-support.
+export function shardedConfig({ worker, wasm, className, uniqueKey, store, bindings = {} }) {
+  const extra = Object.entries(bindings).map(([name, value]) =>
+    typeof value === 'string'
+      ? `(name = "${name}", text = ${JSON.stringify(value)})`
+      : `(name = "${name}", json = ${JSON.stringify(JSON.stringify(value))})`,
+  );
+  return `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [(name = "main", worker = .router), (name = "store", disk = (path = ${JSON.stringify(store)}, writable = true))],
+  sockets = [(name = "http", address = "127.0.0.1:8787", http = (), service = "main")],
+);
+const router :Workerd.Worker = (
+  modules = [
+    (name = "worker.js", esModule = embed ${JSON.stringify(worker)}),
+    (name = "quiver-vector/wasm/simd/quiver.wasm", wasm = embed ${JSON.stringify(wasm)}),
+  ],
+  durableObjectNamespaces = [(className = "${className}", uniqueKey = "${uniqueKey}", enableSql = true)],
+  durableObjectStorage = (localDisk = "store"),
+  bindings = [
+    (name = "SHARDS", durableObjectNamespace = "${className}"),
+    ${extra.join(',\n    ')}
+  ],
+  compatibilityDate = "2025-01-01",
+);
+`;
+}

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { cpuMeter, gitCommit, machineInfo } from '../common/run-info.mjs';
-import { bundleWorker, freePort, waitOpen } from '../common/workerd-harness.mjs';
+import { bundleWorker, freePort, shardedConfig, waitOpen } from '../common/workerd-harness.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const here = join(root, 'bench', 'sharded');
@@ -98,25 +98,16 @@ if (queries.d !== dim) throw new Error(`${queryPath} has dimension ${queries.d}`
 // --- workerd ---
 bundleWorker(root, here, ['cloudflare:*']);
 function writeConfig(store, shards) {
-  const quiver = JSON.stringify({ name: 'bench', shards, collection, deadlineMs: 600000 });
   writeFileSync(
     join(here, 'build', 'config.capnp'),
-    `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [(name = "main", worker = .router), (name = "store", disk = (path = ${JSON.stringify(store)}, writable = true))],
-  sockets = [(name = "http", address = "127.0.0.1:8787", http = (), service = "main")],
-);
-const router :Workerd.Worker = (
-  modules = [
-    (name = "worker.js", esModule = embed "worker.js"),
-    (name = "quiver-vector/wasm/simd/quiver.wasm", wasm = embed "../../../js/wasm/simd/quiver.wasm"),
-  ],
-  durableObjectNamespaces = [(className = "QuiverShard", uniqueKey = "quiver-bench-sharded", enableSql = true)],
-  durableObjectStorage = (localDisk = "store"),
-  bindings = [(name = "SHARDS", durableObjectNamespace = "QuiverShard"), (name = "QUIVER", json = ${JSON.stringify(quiver)})],
-  compatibilityDate = "2025-01-01",
-);
-`,
+    shardedConfig({
+      worker: 'worker.js',
+      wasm: '../../../js/wasm/simd/quiver.wasm',
+      className: 'QuiverShard',
+      uniqueKey: 'quiver-bench-sharded',
+      store,
+      bindings: { QUIVER: { name: 'bench', shards, collection, deadlineMs: 600000 } },
+    }),
   );
 }
 async function startWorkerd() {

@@ -4,6 +4,7 @@
 // tests/edge/sharded.test.mjs and bench/sharded (not a test file itself).
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { shardedConfig } from '../../bench/common/workerd-harness.mjs';
 import { bundleForWorkerd, installCopy, project, root, serveWorkerd } from './support.mjs';
 
 // The app folder with the worker bundled into build/ (once per test file).
@@ -26,29 +27,16 @@ export function buildShardedApp(prefix = 'quiver-sharded-') {
 // log, child }.
 export async function startSharded(dir, store, collections, { compactLogBytes = 64 << 10 } = {}) {
   mkdirSync(store, { recursive: true });
-  const json = JSON.stringify(JSON.stringify(collections));
   writeFileSync(
     join(dir, 'config.capnp'),
-    `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [(name = "main", worker = .router), (name = "store", disk = (path = ${JSON.stringify(store)}, writable = true))],
-  sockets = [(name = "http", address = "127.0.0.1:8787", http = (), service = "main")],
-);
-const router :Workerd.Worker = (
-  modules = [
-    (name = "worker.js", esModule = embed "build/worker.js"),
-    (name = "quiver-vector/wasm/simd/quiver.wasm", wasm = embed "build/quiver.wasm"),
-  ],
-  durableObjectNamespaces = [(className = "TestShard", uniqueKey = "quiver-sharded-test", enableSql = true)],
-  durableObjectStorage = (localDisk = "store"),
-  bindings = [
-    (name = "SHARDS", durableObjectNamespace = "TestShard"),
-    (name = "COLLECTIONS", json = ${json}),
-    (name = "COMPACT_LOG_BYTES", text = "${compactLogBytes}"),
-  ],
-  compatibilityDate = "2025-01-01",
-);
-`,
+    shardedConfig({
+      worker: 'build/worker.js',
+      wasm: 'build/quiver.wasm',
+      className: 'TestShard',
+      uniqueKey: 'quiver-sharded-test',
+      store,
+      bindings: { COLLECTIONS: collections, COMPACT_LOG_BYTES: String(compactLogBytes) },
+    }),
   );
   const { url, child, log } = await serveWorkerd(dir);
   const post = async (path, body) => {

@@ -9,6 +9,7 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleWorker } from '../../bench/common/workerd-harness.mjs';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const bin = {
@@ -140,21 +141,7 @@ export async function waitUntilListening(port, child, log) {
 // workerd conditions, the .wasm left to the config to bind; `external`: more modules the
 // platform provides, e.g. 'cloudflare:*').
 export function bundleForWorkerd(dir, external = []) {
-  const built = run(
-    bin.esbuild,
-    [
-      'worker.mjs',
-      '--bundle',
-      '--format=esm',
-      '--platform=browser',
-      '--conditions=workerd,worker',
-      '--external:quiver-vector/wasm/*',
-      ...external.map((name) => `--external:${name}`),
-      '--outfile=build/worker.js',
-    ],
-    { cwd: dir },
-  );
-  assert.equal(built.status, 0, describeRun(built));
+  bundleWorker(root, dir, external);
 }
 
 // `workerd serve config.capnp` in `dir` on a free port, once it listens: { port, url, child,
