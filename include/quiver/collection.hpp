@@ -109,11 +109,12 @@ struct Match {
 struct QueryPlan {
   // "unfiltered": the index searched every vector (no filter, or one every vector passes);
   // "prefilter": the filter was evaluated on the column indexes first and the index searched
-  // only the matching vectors, given as an allow list (flat: scored exactly; partitioned
+  // only the matching vectors, given as an allow bitmap (flat: scored exactly; partitioned
   // quantised: lists scanned until enough matches were scored; HNSW: the matches scored exactly,
   // when they are at most 1/16 of the vectors); "filtered-walk": HNSW walked its graph testing
   // each node against the matching rows; "filtered-walk+allow-list": that walk came back short
-  // of min(top_k, matching) and the query ran again with the allow list; "empty": nothing
+  // of min(top_k, matching) and the query ran again with the allow bitmap, which HNSW fills
+  // exactly; "empty": nothing
   // matched.
   std::string strategy;
   size_t matching = 0;  // vectors the filter (and namespace) admits

@@ -22,7 +22,8 @@ struct FlatIndexOptions {
 
 // Per-call options of search and search_batch: the shared ones (quiver/search_params.hpp),
 // nothing of its own. An allow list's ids are scored one by one instead of scanning every
-// row; `rerank` changes nothing (every distance is exact already).
+// row, an allow bitmap's rows likewise (each row's id tested in turn); `rerank` changes
+// nothing (every distance is exact already).
 struct FlatSearchParams : SearchParams {};
 
 // Threads: any number of threads may search (search, search_batch) and read (size, contains,

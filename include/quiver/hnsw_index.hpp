@@ -117,7 +117,7 @@ struct HnswIndexOptions {
 
 // Per-call options: the shared ones (quiver/search_params.hpp: allow, predicate, rerank) and
 // the beam width.
-// * allow: the graph is still traversed through every node; when the allowed ids are few
+// * allow / allow_bits: the graph is still traversed through every node; when the allowed ids are few
 //   (under 1/16 of the index, or at most the beam width) they are scored exactly instead,
 //   which is both faster and exact.
 // * rerank: unset re-scores the whole final beam when sq8 storage keeps f32 vectors (the

@@ -59,11 +59,15 @@ struct QuantizedIndexOptions {
 //   exact distances from the kept f32 vectors (an index without them ranks by the refine plane;
 //   one with neither rejects r >= 1); the best k are returned. So r >= 1 never ranks from worse
 //   candidates than 0.
-// * allow: blocks of 32 vectors without an allowed id are skipped. A partitioned search goes
-//   on past `probes` lists until it has scored as many allowed vectors as the unfiltered search
-//   scores (the sizes of its `probes` lists, at least 8192) or every allowed one: so a small
-//   allow-list is scored exactly, and a larger one costs about 1 / (allowed share) of an
-//   unfiltered search — recall under a filter is that of the unfiltered search.
+// * allow / allow_bits: blocks of 32 vectors without an allowed id are skipped. A partitioned
+//   search admitting a share s of the vectors goes on past `probes` lists until it has scored
+//   min(1, 2 s) times as many allowed vectors as the unfiltered search scans (the sizes of its
+//   `probes` lists, at least 8192), at least 1024 of them, or every allowed one: a small
+//   allow set is scored exactly, a larger one costs about twice an unfiltered search, and
+//   recall under a filter is about that of the unfiltered search (the filtered top k lie
+//   further out, among the unfiltered top k / s; measured in bench/filtered). An allow bitmap
+//   admitting more than 1/32 of the vectors is tested block by block as the search reaches
+//   them (no set-up per allowed id).
 struct QuantizedSearchParams : SearchParams {
   // Score the codes with float tables instead of 8-bit ones (slow; the reference that the
   // 8-bit tables are measured against).

@@ -23,8 +23,19 @@ struct SearchParams {
   const uint64_t* allow = nullptr;
   size_t allow_count = 0;
 
+  // If non-null, an allow bitmap over ids instead: only ids whose bit is set (bit id % 64 of
+  // allow_bits[id / 64]) can be returned, and no id at or past allow_bits_size. The same
+  // answers as an allow list of those ids, for filters that admit many: an allow list costs a
+  // lookup per listed id before the search starts, the bitmap nothing — each kind tests the
+  // bit of a vector when it reaches it. Its set bits count as the allowed ids where a kind
+  // counts them (the partitioned index's stop rule, HNSW's exact scoring of a few), so bits of
+  // ids the index does not hold make a search slower, never wrong. Setting both allow and
+  // allow_bits, or allow_bits == nullptr with allow_bits_size > 0, is Error(InvalidArgument).
+  const uint64_t* allow_bits = nullptr;
+  size_t allow_bits_size = 0;
+
   // If non-null, only ids for which predicate(predicate_ctx, id) is true can be returned
-  // (combined with `allow`: both must admit an id). A C++ filter with no per-call setup, called
+  // (combined with `allow` or `allow_bits`: both must admit an id). A C++ filter with no per-call setup, called
   // only for ids about to enter the results (at most once per id per search). It may run on
   // several threads at once (search_batch, concurrent searches), must not throw and must not
   // call this index's add / remove / compact. An approximate index still traverses rejected

@@ -251,23 +251,19 @@ QueryResult Collection::Impl::query(const float* vector, const QueryOptions& o) 
     result.plan.strategy = "unfiltered";
   }
 
-  // The plan. The flat and quantised kinds take the matching rows as an allow list: the flat
-  // kind then scores exactly those, the partitioned kind scans lists until it has scored enough
-  // of them. A graph walks its edges and tests each node it reaches, so for HNSW an allow list
-  // costs its set-up (a lookup per matching row, per query) for nothing unless the matches are
-  // few enough to score exactly (the rule HNSW applies to an allow list: at most 1/16 of the
-  // vectors); otherwise the walk tests the row bitmap directly ("filtered-walk"), and when it
-  // comes back short of min(k, matching) — the matches are too sparse around the query for the
-  // beam — the query runs again with the allow list, which fills the result exactly.
+  // The plan. Row r of the collection is id r of its index, so the matching rows go to the
+  // index as they are, an allow bitmap (no set-up per matching row: each kind tests the bit of
+  // a vector it reaches, quiver/search_params.hpp). The flat kind scores exactly the matching
+  // rows, the partitioned kind scans lists until it has scored enough of them (the
+  // unpartitioned one skips blocks with none), and HNSW scores them exactly when few (at most
+  // 1/16 of the vectors). When more match, HNSW walks its graph testing each node it reaches
+  // against the rows ("filtered-walk", a predicate: no exact fallback inside the index), and
+  // when the walk comes back short of min(k, matching) — the matches are too sparse around the
+  // query for the beam — the query runs again with the bitmap, which HNSW fills exactly.
   AnySearchParams p = o.search;
-  std::vector<uint64_t> allow;
-  const auto use_allow_list = [&] {
-    allow.reserve(matching);
-    for (size_t w = 0; w < rows.words.size(); ++w)
-      for (uint64_t bits = rows.words[w]; bits != 0; bits &= bits - 1)
-        allow.push_back(w * 64 + size_t(__builtin_ctzll(bits)));
-    p.allow = allow.data();
-    p.allow_count = allow.size();
+  const auto use_allow_bits = [&] {
+    p.allow_bits = rows.words.data();
+    p.allow_bits_size = rows.rows;
     p.predicate = nullptr;
   };
   const bool walk = filtered && index->kind() == IndexKind::hnsw && matching * 16 > size;
@@ -279,12 +275,12 @@ QueryResult Collection::Impl::query(const float* vector, const QueryOptions& o) 
     p.predicate_ctx = &rows;
     result.plan.strategy = "filtered-walk";
   } else if (filtered) {
-    use_allow_list();
+    use_allow_bits();
   }
   std::vector<Neighbor> found(k);
   size_t got = index->search(vector, k, found.data(), p);
   if (walk && got < k) {
-    use_allow_list();
+    use_allow_bits();
     got = index->search(vector, k, found.data(), p);
     result.plan.strategy = "filtered-walk+allow-list";
   }
@@ -308,9 +304,10 @@ QueryResult Collection::Impl::query(const float* vector, const QueryOptions& o) 
 QueryResult Collection::query(const float* vector, size_t values, const QueryOptions& options) const {
   core::check_k(options.top_k);
   core::check_query_size(values, impl_->options.dim);
-  if (options.search.allow != nullptr || options.search.allow_count != 0 || options.search.predicate != nullptr)
+  if (options.search.allow != nullptr || options.search.allow_count != 0 || options.search.allow_bits != nullptr ||
+      options.search.allow_bits_size != 0 || options.search.predicate != nullptr)
     throw Error(ErrorCode::InvalidArgument,
-                "a collection query sets the index's allow list and predicate itself (use a filter)");
+                "a collection query sets the index's allow set and predicate itself (use a filter)");
   if (options.return_values && !impl_->index->has_vectors()) throw_no_vectors(impl_->index->kind());
   core::check_vectors(vector, 1, impl_->options.dim, impl_->options.metric, "the query");
   core::ReadLock guard(impl_->lock);

@@ -195,6 +195,92 @@ void hnsw_case(HnswStorage storage, bool keep, const std::string& kind) {
 }
 
 TEST(FilteredRecall, HnswAtDefaults) { hnsw_case(HnswStorage::f32, true, "HNSW f32"); }
+
+// The allow bitmap (SearchParams::allow_bits) gives the allow list's answers — ids and
+// distances — in every kind, at every share: below 1/32 of the vectors the partitioned index
+// sets its mask up front from the bitmap, above it tests each reached block's ids; HNSW scores
+// a few exactly and walks for many. Bits of ids the index does not hold change no answer's
+// correctness (only the allowed count the stop rules read).
+std::vector<uint64_t> to_bits(const std::vector<uint64_t>& ids, size_t size) {
+  std::vector<uint64_t> bits((size + 63) / 64, 0);
+  for (uint64_t id : ids) bits[id / 64] |= uint64_t(1) << (id % 64);
+  return bits;
+}
+
+template <class Params, class Index>
+void expect_bits_answer_as_the_list(const test::Workload& w, const Index& index, const std::string& kind) {
+  const uint64_t size = *std::max_element(w.ids.begin(), w.ids.end()) + 1;
+  for (Shape shape : {Shape::random, Shape::region}) {
+    for (double share : {0.002, 0.01, 0.10, 0.50}) {
+      const std::vector<uint64_t> allow = allow_list(w, share, shape, 2000 + uint64_t(share * 1000));
+      const std::vector<uint64_t> bits = to_bits(allow, size);
+      const std::string what = kind + (shape == Shape::random ? ", random " : ", region ") + std::to_string(share);
+      for (size_t q = 0; q < std::min<size_t>(w.nq(), 12); ++q) {
+        const float* query = w.queries.data() + q * w.dim;
+        Params listed, bitmap;
+        listed.allow = allow.data();
+        listed.allow_count = allow.size();
+        bitmap.allow_bits = bits.data();
+        bitmap.allow_bits_size = size;
+        std::vector<Neighbor> a(kK), b(kK);
+        a.resize(index.search(query, kK, a.data(), listed));
+        b.resize(index.search(query, kK, b.data(), bitmap));
+        ASSERT_EQ(a.size(), b.size()) << what << ", query " << q;
+        for (size_t i = 0; i < a.size(); ++i) {
+          EXPECT_EQ(a[i].id, b[i].id) << what << ", query " << q << ", rank " << i;
+          EXPECT_EQ(a[i].distance, b[i].distance) << what << ", query " << q << ", rank " << i;
+        }
+      }
+    }
+  }
+}
+
+TEST(FilteredRecall, AllowBitsAnswerAsTheAllowListInEveryKind) {
+  const test::Workload& wp = workload(kPartitionedRows, kPartitionedDim);
+  expect_bits_answer_as_the_list<QuantizedSearchParams>(wp, partitioned(wp), "partitioned");
+  const test::Workload& w = workload(kRows, kDim);
+  FlatIndex flat({w.dim, Metric::cosine});
+  flat.add(w.ids, w.base);
+  expect_bits_answer_as_the_list<FlatSearchParams>(w, flat, "flat");
+  QuantizedIndexOptions qo;
+  qo.dim = kDim;
+  qo.metric = Metric::cosine;
+  QuantizedIndex full(qo);
+  full.add(w.ids, w.base);
+  expect_bits_answer_as_the_list<QuantizedSearchParams>(w, full, "quantised full scan");
+  HnswIndexOptions ho;
+  ho.dim = kDim;
+  ho.metric = Metric::cosine;
+  HnswIndex hnsw(ho);
+  hnsw.add(w.ids, w.base);
+  expect_bits_answer_as_the_list<HnswSearchParams>(w, hnsw, "HNSW");
+}
+
+// A bitmap with bits past the index's ids (ids it does not hold) still returns only admitted
+// ids, min(k, admitted ids held) of them.
+TEST(FilteredRecall, AllowBitsNamingAbsentIdsReturnOnlyAdmittedIds) {
+  const test::Workload& wp = workload(kPartitionedRows, kPartitionedDim);
+  const QuantizedIndex& index = partitioned(wp);
+  const uint64_t size = *std::max_element(wp.ids.begin(), wp.ids.end()) + 1;
+  const std::vector<uint64_t> allow = allow_list(wp, 0.10, Shape::random, 77);
+  std::vector<uint64_t> named = allow;
+  for (uint64_t id = 0; id < size; ++id)
+    if (id % 97 == 0 && !index.contains(id)) named.push_back(id);  // absent ids, admitted
+  const std::vector<uint64_t> bits = to_bits(named, size + 64);
+  const std::vector<uint64_t> sorted = [&] {
+    std::vector<uint64_t> v = allow;
+    std::sort(v.begin(), v.end());
+    return v;
+  }();
+  for (size_t q = 0; q < 6; ++q) {
+    QuantizedSearchParams p;
+    p.allow_bits = bits.data();
+    p.allow_bits_size = size + 64;
+    std::vector<Neighbor> out(kK);
+    ASSERT_EQ(index.search(wp.queries.data() + q * wp.dim, kK, out.data(), p), kK);
+    for (const Neighbor& n : out) EXPECT_TRUE(std::binary_search(sorted.begin(), sorted.end(), n.id)) << n.id;
+  }
+}
 TEST(FilteredRecall, HnswSq8CodesOnlyAtDefaults) { hnsw_case(HnswStorage::sq8, false, "HNSW sq8, codes only"); }
 
 }  // namespace

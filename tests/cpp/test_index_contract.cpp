@@ -403,6 +403,57 @@ TEST_P(SearchParamsContract, PredicateAdmitsWhatTheEquivalentAllowListAdmits) {
   }
 }
 
+// Every kind takes the allow bitmap and answers as the equivalent allow list, in the exact
+// path (a beam as wide as the index) and the walk (HNSW at ef = k); a bitmap and a list together,
+// or a null bitmap with a size, is one error in every kind.
+TEST_P(SearchParamsContract, AllowBitsAdmitWhatTheEquivalentAllowListAdmits) {
+  const uint64_t size = ids_.back() + 1;
+  for (size_t every : {size_t(2), size_t(17)}) {
+    std::vector<uint64_t> listed;
+    std::vector<uint64_t> bits((size + 63) / 64, 0);
+    for (size_t i = 0; i < kRows; i += every) {
+      listed.push_back(ids_[i]);
+      bits[ids_[i] / 64] |= uint64_t(1) << (ids_[i] % 64);
+    }
+    for (size_t q = 0; q < 6; ++q) {
+      for (size_t ef : {kK, kRows}) {
+        SearchParams a, b;
+        a.allow = listed.data();
+        a.allow_count = listed.size();
+        b.allow_bits = bits.data();
+        b.allow_bits_size = size;
+        const auto x = run(*index_, q, a, ef), y = run(*index_, q, b, ef);
+        ASSERT_EQ(x.size(), std::min(kK, listed.size())) << "every " << every << ", query " << q;
+        ASSERT_EQ(y.size(), x.size()) << "every " << every << ", query " << q;
+        for (size_t i = 0; i < x.size(); ++i) {
+          EXPECT_EQ(x[i].id, y[i].id) << "every " << every << ", query " << q << ", ef " << ef;
+          EXPECT_EQ(x[i].distance, y[i].distance) << "every " << every << ", query " << q << ", ef " << ef;
+        }
+      }
+    }
+    // A bitmap that ends before an id admits nothing past its end.
+    SearchParams short_bits;
+    short_bits.allow_bits = bits.data();
+    short_bits.allow_bits_size = ids_[kRows / 2];
+    for (const Neighbor& n : run(*index_, 0, short_bits, kRows)) EXPECT_LT(n.id, ids_[kRows / 2]);
+  }
+  std::vector<uint64_t> bits((size + 63) / 64, ~uint64_t(0));
+  const uint64_t one = ids_[0];
+  SearchParams both;
+  both.allow = &one;
+  both.allow_count = 1;
+  both.allow_bits = bits.data();
+  both.allow_bits_size = size;
+  Failure f = failure_of([&] { run(*index_, 0, both); });
+  EXPECT_EQ(f.code, ErrorCode::InvalidArgument);
+  EXPECT_NE(f.message.find("allow and allow_bits are both set"), std::string::npos) << f.message;
+  SearchParams null_bits;
+  null_bits.allow_bits_size = 64;
+  f = failure_of([&] { run(*index_, 0, null_bits); });
+  EXPECT_EQ(f.code, ErrorCode::InvalidArgument);
+  EXPECT_NE(f.message.find("allow_bits is null"), std::string::npos) << f.message;
+}
+
 // One error, one message, in every kind that cannot re-score; the rest accept any depth.
 TEST_P(SearchParamsContract, RerankWithoutKeptVectorsIsOneErrorInEveryKind) {
   for (size_t r : {size_t(1), size_t(4), kRerankAll}) {

@@ -17,8 +17,22 @@ enum class Rescoring {
   impossible,     // approximate distances, no f32 vectors: a depth r >= 1 is rejected
 };
 
-// allow == nullptr with allow_count > 0 is Error(InvalidArgument). Every kind calls this.
+// allow == nullptr with allow_count > 0, allow_bits == nullptr with allow_bits_size > 0, and
+// both an allow list and an allow bitmap are Error(InvalidArgument). Every kind calls this.
 void check_search_params(const SearchParams& p);
+
+// Whether a search is limited to a set of ids it can count: an allow list or an allow bitmap
+// (a predicate cannot be counted).
+inline bool has_allow_set(const SearchParams& p) noexcept { return p.allow != nullptr || p.allow_bits != nullptr; }
+
+// The allow bitmap's test: false past its end (so for kNoId, a dead slot's id, too).
+inline bool bits_admit(const SearchParams& p, uint64_t id) noexcept {
+  return id < p.allow_bits_size && ((p.allow_bits[id >> 6] >> (id & 63)) & 1u) != 0;
+}
+
+// The allow bitmap's set bits below allow_bits_size: at least the ids it admits that an index
+// holds (more when it names ids the index does not have).
+size_t allow_bits_count(const SearchParams& p) noexcept;
 
 // The rerank depth a search runs with: p.rerank, or `kind_default` when unset (0 = off,
 // kRerankAll = every candidate). Throws Error(InvalidArgument) "rerank needs <missing>" in

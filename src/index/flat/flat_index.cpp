@@ -138,8 +138,24 @@ struct FlatIndex::Impl {
     return top.finish();
   }
 
+  // Scores only the rows whose id the allow bitmap admits, in row order.
+  size_t scan_bits(const float* query, size_t k, Neighbor* out, const FlatSearchParams& p) const {
+    core::TopK top(out, k);
+    if (metric == Metric::cosine) query = unit_query(query);
+    for (uint32_t slot = 0; slot < count; ++slot) {
+      const uint64_t id = slots.id_at(slot);
+      if (!index::bits_admit(p, id)) continue;
+      if (p.predicate != nullptr && !p.predicate(p.predicate_ctx, id)) continue;
+      float d;
+      score(query, rows.row(slot), 1, &d);
+      top.push(id, d);
+    }
+    return top.finish();
+  }
+
   size_t search_one(const float* query, size_t k, Neighbor* out, const FlatSearchParams& p) const {
-    return p.allow != nullptr ? scan_allowed(query, k, out, p) : scan(query, k, out, p);
+    if (p.allow != nullptr) return scan_allowed(query, k, out, p);
+    return p.allow_bits != nullptr ? scan_bits(query, k, out, p) : scan(query, k, out, p);
   }
 
   // Scores every row against `query` and keeps the best k in `out` (those the predicate admits).

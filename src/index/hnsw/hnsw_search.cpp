@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "base/topk.hpp"
+#include "index/common/search_params.hpp"
 #include "index/hnsw/hnsw_search.hpp"
 
 namespace quiver::hnsw {
@@ -43,9 +44,24 @@ size_t Graph::search_one(const float* query, size_t k, Neighbor* out, const Hnsw
   auto final_dist = [&](uint32_t slot, float approx) { return rescore ? exact_dist(qf, kept(slot)) : approx; };
   core::TopK best(out, k);
 
-  const bool filtered = p.allow != nullptr;
+  const bool filtered = p.allow != nullptr;   // an allow list, marked per slot below
+  const bool bits = p.allow_bits != nullptr;  // an allow bitmap, tested per node reached
+  const uint8_t* dead = deleted.data();
+  const uint64_t* ids = slots.slot_ids();
   size_t allowed = 0;
-  if (filtered) {
+  if (bits) {
+    allowed = std::min(index::allow_bits_count(p), live());
+    if (allowed == 0) return 0;
+    if (allowed <= ef || allowed * 16 <= live()) {
+      // Few allowed ids, as for an allow list: every admitted node scored exactly.
+      for (uint32_t s = 0; s < used; ++s) {
+        if (dead[s] != 0 || !index::bits_admit(p, ids[s])) continue;
+        if (p.predicate != nullptr && !p.predicate(p.predicate_ctx, ids[s])) continue;
+        best.push(ids[s], rescore ? final_dist(s, 0.0f) : dist(q, pt(s)));
+      }
+      return best.finish();
+    }
+  } else if (filtered) {
     c.reserve_allowed(used);
     c.next_allow_epoch();
     for (size_t i = 0; i < p.allow_count; ++i) {
@@ -83,13 +99,16 @@ size_t Graph::search_one(const float* query, size_t k, Neighbor* out, const Hnsw
     return nbr_codes ? search_coded(q, ep, ep_dist, ef, c, eligible, estimate)
                      : search_layer(q, ep, ep_dist, ef, 0, c, eligible);
   };
-  const uint8_t* dead = deleted.data();
   size_t nt;
-  if (filtered || p.predicate != nullptr) {
+  if (bits) {
+    nt = level0([&](uint32_t s) {
+      return dead[s] == 0 && index::bits_admit(p, ids[s]) &&
+             (p.predicate == nullptr || p.predicate(p.predicate_ctx, ids[s]));
+    });
+  } else if (filtered || p.predicate != nullptr) {
     // Cheapest test first: the predicate runs only for live nodes the allow list admits.
     const uint16_t* allow = c.allowed.data();
     const uint16_t allow_epoch = c.allow_epoch;
-    const uint64_t* ids = slots.slot_ids();
     nt = level0([&](uint32_t s) {
       return dead[s] == 0 && (!filtered || allow[s] == allow_epoch) &&
              (p.predicate == nullptr || p.predicate(p.predicate_ctx, ids[s]));
@@ -102,11 +121,14 @@ size_t Graph::search_one(const float* query, size_t k, Neighbor* out, const Hnsw
   // the beam met k eligible nodes (seen with 99.75 % of the nodes removed and not compacted).
   // Score every eligible node exactly instead, so an unfiltered search returns min(k, size)
   // results and an allow-list min(k, allowed). (Not for a predicate: it cannot be counted.)
-  const size_t eligible_count = filtered ? allowed : live();
+  // (An allow bitmap's count may include ids the index does not hold: then the walk may come
+  // back "short" of a count it could never reach, and this exact scan returns the true answer.)
+  const size_t eligible_count = filtered || bits ? allowed : live();
   if (p.predicate == nullptr && nt < std::min(k, eligible_count)) {
     for (uint32_t s = 0; s < used; ++s) {
-      if (dead[s] != 0 || (filtered && c.allowed[s] != c.allow_epoch)) continue;
-      best.push(slots.id_at(s), rescore ? final_dist(s, 0.0f) : dist(q, pt(s)));
+      if (dead[s] != 0 || (filtered && c.allowed[s] != c.allow_epoch) || (bits && !index::bits_admit(p, ids[s])))
+        continue;
+      best.push(ids[s], rescore ? final_dist(s, 0.0f) : dist(q, pt(s)));
     }
     return best.finish();
   }

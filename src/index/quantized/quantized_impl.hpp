@@ -90,6 +90,9 @@ inline constexpr size_t kMaxLists = QuantizedIndexOptions::kMaxLists;
 size_t auto_lists(size_t t);
 // A search at the default probes scans at least this many vectors (all of a smaller index).
 inline constexpr size_t kDefaultMinScanned = 8192;
+// A filtered partitioned search scores at least this many allowed vectors (or all of them):
+// below it scoring every one costs little (blocks without one are skipped) and is exact.
+inline constexpr size_t kMinAllowedScored = 1024;
 
 }  // namespace quantized
 
@@ -254,7 +257,10 @@ struct QuantizedIndex::Impl {
                         const quantized::Candidate& c) const;
   float float_score(uint32_t slot, const float* ft) const;
   // Sets (on) or clears the allow-list's bits; returns the distinct allowed slots.
+  bool masked_up_front(const QuantizedSearchParams& p) const;
   size_t set_allow_mask(const QuantizedSearchParams& p, quantized::Scratch& s, bool on) const;
+  uint32_t bits_mask(const QuantizedSearchParams& p, size_t first, size_t n) const;
+  uint32_t bits_mask(const QuantizedSearchParams& p, const uint32_t* slot_of, size_t n) const;
 };
 
 }  // namespace quiver
