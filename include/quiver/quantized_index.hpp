@@ -60,12 +60,12 @@ struct QuantizedIndexOptions {
 //   one with neither rejects r >= 1); the best k are returned. So r >= 1 never ranks from worse
 //   candidates than 0.
 // * allow / allow_bits: blocks of 32 vectors without an allowed id are skipped. A partitioned
-//   search admitting a share s of the vectors goes on past `probes` lists until it has scored
-//   min(1, 2 s) times as many allowed vectors as the unfiltered search scans (the sizes of its
-//   `probes` lists, at least 8192), at least 1024 of them, or every allowed one: a small
-//   allow set is scored exactly, a larger one costs about twice an unfiltered search, and
-//   recall under a filter is about that of the unfiltered search (the filtered top k lie
-//   further out, among the unfiltered top k / s; measured in bench/filtered). An allow bitmap
+//   search goes on past `probes` lists until it has scored as many allowed vectors as the
+//   unfiltered search scans (N: the sizes of its `probes` lists, at least 8192), or the blocks
+//   holding an allowed vector held 2 N vectors (with at least 1024 allowed scored), or every
+//   allowed one was: a small allow set is scored exactly, a larger one costs one to two
+//   unfiltered searches, and recall under a filter is about that of the unfiltered search (the
+//   filtered top k lie further out; measured in bench/filtered). An allow bitmap
 //   admitting more than 1/32 of the vectors is tested block by block as the search reaches
 //   them (no set-up per allowed id).
 struct QuantizedSearchParams : SearchParams {
