@@ -235,25 +235,25 @@ void expect_bits_answer_as_the_list(const test::Workload& w, const Index& index,
   }
 }
 
+// An index of `w` under cosine, built from a kind's default options.
+template <class Index, class Options>
+Index cosine_index(const test::Workload& w) {
+  Options o;
+  o.dim = w.dim;
+  o.metric = Metric::cosine;
+  Index index(o);
+  index.add(w.ids, w.base);
+  return index;
+}
+
 TEST(FilteredRecall, AllowBitsAnswerAsTheAllowListInEveryKind) {
   const test::Workload& wp = workload(kPartitionedRows, kPartitionedDim);
   expect_bits_answer_as_the_list<QuantizedSearchParams>(wp, partitioned(wp), "partitioned");
   const test::Workload& w = workload(kRows, kDim);
-  FlatIndex flat({w.dim, Metric::cosine});
-  flat.add(w.ids, w.base);
-  expect_bits_answer_as_the_list<FlatSearchParams>(w, flat, "flat");
-  QuantizedIndexOptions qo;
-  qo.dim = kDim;
-  qo.metric = Metric::cosine;
-  QuantizedIndex full(qo);
-  full.add(w.ids, w.base);
-  expect_bits_answer_as_the_list<QuantizedSearchParams>(w, full, "quantised full scan");
-  HnswIndexOptions ho;
-  ho.dim = kDim;
-  ho.metric = Metric::cosine;
-  HnswIndex hnsw(ho);
-  hnsw.add(w.ids, w.base);
-  expect_bits_answer_as_the_list<HnswSearchParams>(w, hnsw, "HNSW");
+  expect_bits_answer_as_the_list<FlatSearchParams>(w, cosine_index<FlatIndex, FlatIndexOptions>(w), "flat");
+  expect_bits_answer_as_the_list<QuantizedSearchParams>(w, cosine_index<QuantizedIndex, QuantizedIndexOptions>(w),
+                                                        "quantised full scan");
+  expect_bits_answer_as_the_list<HnswSearchParams>(w, cosine_index<HnswIndex, HnswIndexOptions>(w), "HNSW");
 }
 
 // A bitmap with bits past the index's ids (ids it does not hold) still returns only admitted
