@@ -256,9 +256,11 @@ struct QuantizedIndex::Impl {
   float refine_distance(const quantized::QueryTables& t, const float* rotated_query,
                         const quantized::Candidate& c) const;
   float float_score(uint32_t slot, const float* ft) const;
-  // Sets (on) or clears the allow-list's bits; returns the distinct allowed slots.
+  // Whether the allow set becomes a mask before the scan (an allow list; a sparse bitmap).
   bool masked_up_front(const QuantizedSearchParams& p) const;
+  // Sets (on) or clears the allow set's bits; returns the distinct allowed slots.
   size_t set_allow_mask(const QuantizedSearchParams& p, quantized::Scratch& s, bool on) const;
+  // A block's allow word made from an allow bitmap as the scan reaches it.
   uint32_t bits_mask(const QuantizedSearchParams& p, size_t first, size_t n) const;
   uint32_t bits_mask(const QuantizedSearchParams& p, const uint32_t* slot_of, size_t n) const;
 };
