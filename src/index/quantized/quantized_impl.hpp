@@ -257,7 +257,7 @@ struct QuantizedIndex::Impl {
                         const quantized::Candidate& c) const;
   float float_score(uint32_t slot, const float* ft) const;
   // Whether the allow set becomes a mask before the scan (an allow list; a sparse bitmap).
-  bool masked_up_front(const QuantizedSearchParams& p) const;
+  bool masked_up_front(const QuantizedSearchParams& p, size_t bits_count) const;
   // Sets (on) or clears the allow set's bits; returns the distinct allowed slots.
   size_t set_allow_mask(const QuantizedSearchParams& p, quantized::Scratch& s, bool on) const;
   // A block's allow word made from an allow bitmap as the scan reaches it.

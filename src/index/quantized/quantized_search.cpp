@@ -136,8 +136,9 @@ float QuantizedIndex::Impl::exact_distance(const float* query, uint32_t slot) co
 // list; for an allow bitmap when it admits at most 1/32 of the vectors — then looking up its
 // ids costs less than testing every vector's id in the blocks the search reaches (which, with
 // so few allowed, is most of them: the stop rule scores every allowed vector).
-bool QuantizedIndex::Impl::masked_up_front(const QuantizedSearchParams& p) const {
-  return p.allow != nullptr || (p.allow_bits != nullptr && index::allow_bits_count(p) * 32 <= live());
+// `bits_count` is index::allow_bits_count(p), counted once by the caller.
+bool QuantizedIndex::Impl::masked_up_front(const QuantizedSearchParams& p, size_t bits_count) const {
+  return p.allow != nullptr || (p.allow_bits != nullptr && bits_count * 32 <= live());
 }
 
 size_t QuantizedIndex::Impl::set_allow_mask(const QuantizedSearchParams& p, Scratch& s, bool on) const {
@@ -234,7 +235,7 @@ void QuantizedIndex::Impl::search_many(const float* const* queries, size_t nq, s
     t[i] = build_tables(queries[i], s.lanes[i], s.rot_tmp.data(), needs_float_tables(p));
     table_ptrs[i] = s.lanes[i].tables.data();
   }
-  const bool filtered = masked_up_front(p);
+  const bool filtered = masked_up_front(p, index::allow_bits_count(p));
   const bool bits = !filtered && p.allow_bits != nullptr;  // tested block by block
   if (filtered) set_allow_mask(p, s, true);
 
@@ -340,7 +341,8 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
                                                 const QuantizedSearchParams& p, Scratch& s) const {
   const size_t depth = candidate_depth(k, p);
   const size_t nlists = ivf.lists();
-  const bool listed = masked_up_front(p);  // else an allow bitmap tested block by block
+  const size_t bits_count = index::allow_bits_count(p);  // 0 without a bitmap
+  const bool listed = masked_up_front(p, bits_count);    // else an allow bitmap tested block by block
   const bool filtered = index::has_allow_set(p);
   s.reserve(dim, subq, groups, depth, listed ? blocks() : 0);  // the allow mask, only if used
   s.reserve_lists(nlists);
@@ -386,7 +388,7 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
     for (size_t l = 0; l < nlists; ++l) base[l + 1] = base[l] + uint32_t(ivf.blocks(l));
     allowed_total = set_allow_mask(p, s, true);
   } else if (filtered) {
-    allowed_total = std::min(index::allow_bits_count(p), live());
+    allowed_total = std::min(bits_count, live());
   }
 
   // The default (probes 0) also scans at least quantized::kDefaultMinScanned vectors: on a
