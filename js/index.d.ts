@@ -176,7 +176,11 @@ export interface QuantizedSearchOptions {
   rerank?: RerankDepth;
   /** Only these ids may be returned. */
   allow?: Ids;
-  /** Partitioned index: lists to scan, nearest first (0 or absent: defaultProbes, and at least 8192 vectors). */
+  /**
+   * Partitioned index: lists to scan, nearest first. 0 or absent: adaptive per query (stops once
+   * its answer settled and the next list is clearly further; with `allow`/`allowBits`,
+   * `defaultProbes` lists and at least 8192 vectors).
+   */
   probes?: number;
 }
 export interface HnswSearchOptions {
@@ -242,7 +246,7 @@ export interface QuantizedIndex extends Index {
   readonly listsOption: number | 'auto';
   /** Lists the index is split into now: 0 unpartitioned, 1 until trained. */
   readonly lists: number;
-  /** Probes a search uses when it does not say. */
+  /** The probe count a filtered search (allow set) budgets from when it does not say; unfiltered searches adapt. */
   readonly defaultProbes: number;
   search(query: Vectors, k?: number, options?: QuantizedSearchOptions): SearchResult;
   searchBatch(queries: Vectors, k?: number, options?: QuantizedSearchOptions): BatchSearchResult;

@@ -23,11 +23,14 @@
 //                              are trained at fixed sizes (4,096 * 2^j) on the first rows, so any
 //                              batching builds the same index; bench/ivf/run.mjs passes the npm
 //                              package's slice (what one JS add() becomes), as the wasm runs add
+//   QUIVER_IVF_INDEX_FILE      an index file: loaded instead of building when it exists, else
+//                              written after the build (for sweeps of one index; no build rows)
 //   QUIVER_BENCH_SECONDS       minimum measured time per one-query-per-call figure (default 1)
 //   QUIVER_BENCH_ISAS          ISA levels (default: the best one)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <set>
 #include <string>
@@ -98,7 +101,10 @@ int main() {
 
   for (Isa isa : isas) {
     std::unique_ptr<QuantizedIndex> index;
-    for (size_t threads : build_threads) {
+    const std::string index_file = env("QUIVER_IVF_INDEX_FILE", "");
+    const bool cached = !index_file.empty() && std::ifstream(index_file).good();
+    if (cached) index = std::make_unique<QuantizedIndex>(QuantizedIndex::load_file(index_file));
+    for (size_t threads : cached ? std::vector<size_t>{} : build_threads) {
       index.reset();
       QuantizedIndexOptions o{w.dim, metric, bits};
       o.keep_vectors = false;
@@ -133,6 +139,7 @@ int main() {
           double(index->memory_bytes()) / double(w.n), index->code_bytes_per_vector(), peak);
       std::fflush(stdout);
     }
+    if (!cached && !index_file.empty()) index->save(index_file);
     // The sweep, in ascending probes, each value once. "default" searches with probes = 0 (the
     // index's default_probes() lists, and more until 8,192 vectors were scanned) and replaces
     // an explicit value equal to default_probes().
@@ -151,8 +158,12 @@ int main() {
       const bool is_default = wants_default && p == index->default_probes();
       QuantizedSearchParams params;
       params.probes = is_default ? 0 : p;
+      QuantizedSearchStats stats;
+      params.stats = &stats;
       for (size_t q = 0; q < w.nq; ++q) index->search(w.queries.data() + q * w.dim, kK, out.data() + q * kK, params);
+      params.stats = nullptr;
       const double r = recall(w, out);
+      const double per_query = 1.0 / double(std::max<uint64_t>(1, stats.queries));
       const Timing t = time_queries(w, min_seconds, [&](size_t q) {
         index->search(w.queries.data() + q * w.dim, kK, out.data() + q * kK, params);
       });
@@ -163,9 +174,12 @@ int main() {
       std::printf(
           "{\"kind\":\"ivf_search\",\"target\":\"native\",\"variant\":\"native\",\"isa\":\"%s\",\"workload\":\"%s\","
           "\"rows\":%zu,\"queries\":%zu,\"lists\":%zu,\"probes\":%zu,\"default\":%s,\"recall\":%.4f,\"qps\":%.1f,"
-          "\"mean_us\":%.2f,\"p99_us\":%.2f,\"batch_threads\":%zu,\"batch_qps\":%.1f,\"batch_recall\":%.4f}\n",
+          "\"mean_us\":%.2f,\"p99_us\":%.2f,\"batch_threads\":%zu,\"batch_qps\":%.1f,\"batch_recall\":%.4f,"
+          "\"lists_per_query\":%.2f,\"vectors_per_query\":%.0f,\"bytes_per_query\":%.0f}\n",
           isa_name(isa), workload.c_str(), w.n, w.nq, index->lists(), p, is_default ? "true" : "false", r, t.qps,
-          t.mean_us, t.p99_us, pool_workers, double(w.nq) / batch_s, recall(w, out));
+          t.mean_us, t.p99_us, pool_workers, double(w.nq) / batch_s, recall(w, out),
+          double(stats.lists_probed) * per_query, double(stats.vectors_scanned) * per_query,
+          double(stats.bytes_scanned) * per_query);
       std::fflush(stdout);
     }
   }

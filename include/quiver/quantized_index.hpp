@@ -68,16 +68,37 @@ struct QuantizedIndexOptions {
 //   filtered top k lie further out; measured in bench/filtered). An allow bitmap
 //   admitting more than 1/32 of the vectors is tested block by block as the search reaches
 //   them (no set-up per allowed id).
+// What searches read, summed over every query of the calls that were given it
+// (QuantizedSearchParams::stats). The counts are added once a query, atomically, so the
+// workers of a search_batch may share one; they are the same on every ISA and target (the
+// same lists are probed and the same blocks scanned everywhere).
+struct QuantizedSearchStats {
+  uint64_t queries = 0;
+  uint64_t lists_probed = 0;     // partitioned: lists scanned; unpartitioned: 0
+  uint64_t vectors_scanned = 0;  // vector positions the fast-scan kernel scored (32 per block reached)
+  // Bytes the query read from the index: the fast-scan blocks it scored (codes, offsets and
+  // scales), the coarse centroids it scored (partitioned), and the refine-plane rows of the
+  // candidates it re-scored. Not the tables built from the query, not the ids of the results.
+  uint64_t bytes_scanned = 0;
+};
+
 struct QuantizedSearchParams : SearchParams {
   // Score the codes with float tables instead of 8-bit ones (slow; the reference that the
   // 8-bit tables are measured against).
   bool float_tables = false;
-  // Partitioned index: how many lists to scan, nearest centroid first (0: the index's default,
-  // QuantizedIndex::default_probes() lists and at least 8192 vectors). More lists are scanned
+  // Partitioned index: how many lists to scan, nearest centroid first. 0 (the default): without
+  // an allow set, adaptive per query — the search stops once its best estimates stopped
+  // changing for a while (5 lists, and 1.5x the lists it took to the last change) and the next
+  // list's centroid is further than 1.1x the nearest one's squared distance (not under ip),
+  // after at least 2,048 vectors; recall@10 0.95-0.97 on the benchmarks' 100k and 1M sets with
+  // no tuning (docs/quantized.md). With an allow set: default_probes() lists and at least 8192
+  // vectors, then the allow-set rule above. A count p > 0 scans p lists. More lists are scanned
   // under an allow-list (above), and while the ones probed hold fewer than the candidates the
   // search needs (tiny lists, a predicate), so a search returns min(k, allowed vectors)
   // results like the unpartitioned index. Ignored otherwise.
   size_t probes = 0;
+  // When set, each query searched adds what it read to *stats (above); nothing else changes.
+  QuantizedSearchStats* stats = nullptr;
 };
 
 // Threads: any number of threads may search (search, search_batch) and read (size, contains,
@@ -116,9 +137,10 @@ class QuantizedIndex {
 
   // Partitions. lists_option(): QuantizedIndexOptions::lists as given. lists(): the lists the
   // index is split into now (0 when not partitioned; 1 while partitioned but not yet
-  // trained). default_probes(): the probes a search uses when the call does not say:
-  // round(1.5 * sqrt(lists())), at least 8, at most lists() — and such a search goes on to
-  // further lists until it has scanned at least 8192 vectors (all of a smaller index). centroids(): lists() x dim
+  // trained). default_probes(): the probe count a *filtered* search (allow / allow_bits) at
+  // probes 0 budgets from: round(1.5 * sqrt(lists())), at least 8, at most lists(), and at
+  // least 8192 vectors (an unfiltered search at probes 0 stops adaptively instead; see
+  // QuantizedSearchParams::probes). centroids(): lists() x dim
   // floats in the rotated space of the codes (empty before training). list_of(id): the list holding `id` (0 when not
   // partitioned); throws UnknownId.
   size_t lists_option() const noexcept;

@@ -132,8 +132,9 @@ TEST(KindRegistry, KnobsAreCheckedByTheKindThatTakesThem) {
 
   o.knobs = {{"bits", "2"}, {"lists", "auto"}, {"refine_bits", "3"}, {"keep_vectors", "false"}, {"seed", "9"}};
   const std::unique_ptr<AnyIndex> q = index_kind(IndexKind::quantized).create(o);
-  EXPECT_EQ(q->describe(),
-            "2 bits, seed 9, codes only (no rerank), refine plane 3 bits, 1 lists (auto), 1 probes by default");
+  EXPECT_EQ(
+      q->describe(),
+      "2 bits, seed 9, codes only (no rerank), refine plane 3 bits, 1 lists (auto), adaptive probes (filtered: 1)");
   o.knobs = {{"M", "8"}, {"storage", "sq8"}, {"ef_search", "33"}};
   const std::unique_ptr<AnyIndex> h = index_kind(IndexKind::hnsw).create(o);
   EXPECT_NE(h->describe().find("M 8, efConstruction 200, efSearch 33"), std::string::npos) << h->describe();

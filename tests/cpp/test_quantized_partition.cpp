@@ -58,10 +58,11 @@ TEST(QuantizedPartition, TrainsOnceLargeEnoughThenProbesFewLists) {
   EXPECT_EQ(flat.list_of(d.ids[5]), 0u);
 }
 
-// probes 0 = default_probes() lists, and at least 8192 vectors: on an index of fewer vectors
-// that is the full scan (the same answers as the unpartitioned index); an explicit count is
-// taken as given.
-TEST(QuantizedPartition, DefaultProbesScanAtLeastEightThousandVectors) {
+// probes 0 on a small index (4,000 vectors in 64 lists of ~62): the adaptive default scans at
+// least 2,048 vectors and goes on until its answer settled — here the full scan's answers (the
+// unpartitioned index's); an explicit count is taken as given. (The rule itself:
+// test_quantized_partition_adaptive.cpp.)
+TEST(QuantizedPartition, DefaultSearchOfASmallIndexAnswersAsTheFullScan) {
   const Data d = clustered(4000, 20, 16);
   QuantizedIndex part(options(d.dim, Metric::l2, 64, false));
   QuantizedIndex full(options(d.dim, Metric::l2, 0, false));

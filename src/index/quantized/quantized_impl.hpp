@@ -67,6 +67,7 @@ struct Scratch {
   std::vector<float> list_scores;
   std::vector<uint32_t> list_order;
   std::vector<uint32_t> block_base;
+  std::vector<float> settle;
 
   void reserve(size_t dim, size_t subq, size_t groups, size_t cand, size_t blocks);
   void reserve_lists(size_t lists);
@@ -249,6 +250,10 @@ struct QuantizedIndex::Impl {
   // The scan's candidates (lane.candidates[0, found)) re-scored in place by the codes' better
   // estimate (refine plane or float tables), then the best k * rerank of them exactly when the
   // call asks for it; writes the best k to out, returns the count.
+  size_t rescore_bytes(size_t found, size_t k, const QuantizedSearchParams& p) const;
+  void add_stats(const QuantizedSearchParams& p, size_t lists, size_t vectors, size_t bytes) const;
+  // Bytes the scan reads for one block: its codes and its vectors' offsets and scales.
+  size_t block_scan_bytes() const noexcept { return block_bytes() + 2 * quant::kBlockVectors * sizeof(float); }
   size_t rescore(const float* query, const quantized::QueryTables& t, quantized::QueryLane& lane, size_t found,
                  size_t k, const QuantizedSearchParams& p, Neighbor* out) const;
   float exact_distance(const float* query, uint32_t slot) const;

@@ -16,12 +16,12 @@ QuantizedSearchParams kind_params(const QuantizedIndex&, const AnySearchParams& 
 }
 
 std::string describe(const QuantizedIndex& index) {
-  std::string lists;  // partitions: "N lists (option), P probes by default"
+  std::string lists;  // partitions: "N lists (option), adaptive probes (filtered: P)"
   if (index.lists_option() != 0) {
     lists = ", " + std::to_string(index.lists()) + " lists (" +
             (index.lists_option() == QuantizedIndexOptions::kAutoLists ? std::string("auto")
                                                                        : std::to_string(index.lists_option())) +
-            "), " + std::to_string(index.default_probes()) + " probes by default";
+            "), adaptive probes (filtered: " + std::to_string(index.default_probes()) + ")";
   }
   return std::to_string(index.bits()) + " bits, seed " + std::to_string(index.seed()) +
          (index.keeps_vectors() ? ", f32 vectors kept for rerank" : ", codes only (no rerank)") +

@@ -105,6 +105,77 @@ class PartitionCandidates {
   Before before_;
 };
 
+// The adaptive default of a partitioned search (probes 0, no allow set): a fixed probe count
+// cannot know when a query's answer is settled — at 1,000,000 x 384 the old default (68 of
+// 2,048 lists) reached recall 0.982 at a quarter of the speed of 20 probes (0.955), a query
+// whose neighbours all lie in its first list scanned 67 more, and on data whose topics are many
+// and skewed 68 lists were just enough. So the search watches its own answer and the geometry
+// around the query, and stops once both say the rest cannot matter:
+//  - settled: it tracks the best kSettleDepth (at least k) estimates seen and the last list that
+//    changed them; kSettleLists lists, and kSettleGrowth times as many as it took to reach that
+//    change, went by without one (the patience grows with the depth of the last change, so a
+//    long tail is followed);
+//  - outside the ball: the next list's centroid is further than (1 + kSettleBall) times the
+//    nearest centroid's squared distance (SPANN's query-aware pruning). Where the query sits
+//    among many lists at about the same distance — a big diffuse topic, neighbours straddling
+//    lists, answers arriving rarely but steadily — the patience alone stopped too early (at
+//    10,000 topics: recall 0.929 against 0.953 with the ball); where its lists stand apart the
+//    ball is small and the patience decides. (Not under inner product, whose centroid scores
+//    are not distances: there the patience alone.)
+// Measured in one sitting natively (mean lists, recall@10, vectors scanned a query; the fixed
+// counts for comparison), embedding-like 384-d, cosine, 4-bit codes + 3-bit refine plane:
+//   1,000,000, 1,000 topics: 24.7 lists, 0.968, 20,804 (probes 20: 0.955, 22,572; 24: 0.963, 27,014)
+//   1,000,000, 10,000 topics: 65.0 lists, 0.953, 63,338 (probes 64: 0.948, 93,318; 68: 0.950, 99,003)
+//   100,000: 16.1 lists, 0.974, 12,378 (probes 16: 0.965, 14,462); clustered 100,000: 8.4 lists,
+//   0.964, the codes' limit (probes 4: 0.953, 1,802).
+// A ball of 0.05 gave 0.921 where a fixed count of as many lists gave 0.936 (the test's
+// embedding-like set, quantized_partition_adaptive), 0.2 scanned 1.9x the vectors at 10,000
+// topics for 0.972. The estimates are the 8-bit scan's, before re-scoring: noise in them only
+// prolongs the search.
+constexpr size_t kSettleDepth = 10;    // estimates watched (at least k)
+constexpr size_t kSettleLists = 5;     // lists without a change before the search may stop...
+constexpr double kSettleGrowth = 1.5;  // ... and at least this times the lists up to the last change
+constexpr double kSettleBall = 0.1;    // lists within (1 + this) x the nearest squared distance: probed
+// An adaptive search scans at least this many vectors (all of a smaller index): with tiny lists
+// a few lists without a change say little.
+constexpr size_t kAdaptiveMinScanned = 2048;
+
+// The watch itself: a max-heap of the best `depth` estimates (in scratch: no allocation once
+// warm) and the number of lists probed up to the last one that changed it.
+class SettleWatch {
+ public:
+  SettleWatch(std::vector<float>& heap, size_t depth) : depth_(depth) {
+    if (heap.size() < depth) heap.resize(depth);
+    heap_ = heap.data();
+  }
+  // An estimate of the i-th probed list's scan.
+  void offer(float d, size_t i) noexcept {
+    if (std::isnan(d)) return;  // as +inf: never enters
+    if (size_ < depth_) {
+      heap_[size_++] = d;
+      std::push_heap(heap_, heap_ + size_);
+    } else if (d < heap_[0]) {
+      std::pop_heap(heap_, heap_ + size_);
+      heap_[size_ - 1] = d;
+      std::push_heap(heap_, heap_ + size_);
+    } else {
+      return;
+    }
+    changed_through_ = i + 1;
+  }
+  // Before probing the i-th list (0-based): whether the lists since the last change are enough.
+  bool settled(size_t i) const noexcept {
+    const size_t quiet = i - changed_through_;
+    return quiet >= kSettleLists && double(quiet) >= kSettleGrowth * double(changed_through_);
+  }
+
+ private:
+  float* heap_;
+  size_t depth_;
+  size_t size_ = 0;
+  size_t changed_through_ = 0;
+};
+
 constexpr size_t kRefineFactor = 2;  // 8-bit candidates per result, re-scored in float
 // Candidates per result re-scored from the refine plane when the call gives no depth: the
 // fast-scan codes alone rank the true top 10 inside their top 40 (recall ~0.999 on the
@@ -241,6 +312,7 @@ void QuantizedIndex::Impl::search_many(const float* const* queries, size_t nq, s
 
   const size_t nblocks = blocks();
   const size_t used = slots.used();
+  size_t blocks_scored = 0;
   float dist[quant::kMaxQueriesPerPass * kBlockVectors];
   uint32_t hits[quant::kMaxQueriesPerPass];
   quant::BlockScoring bs[quant::kMaxQueriesPerPass];
@@ -253,6 +325,7 @@ void QuantizedIndex::Impl::search_many(const float* const* queries, size_t nq, s
       allowed = bits_mask(p, base, std::min(kBlockVectors, used - base));
     }
     if (allowed == 0) continue;  // no allowed id in this block
+    ++blocks_scored;
     // A block's 32 offsets and scales never straddle two chunks (kSlotsPerScalarChunk is a
     // multiple of 32).
     const float* off = offset.row(base);
@@ -294,6 +367,7 @@ void QuantizedIndex::Impl::search_many(const float* const* queries, size_t nq, s
   for (size_t i = 0; i < nq; ++i) {
     const size_t found = tops[i].finish();
     counts[i] = rescore(queries[i], t[i], s.lanes[i], found, k, p, outs[i]);
+    add_stats(p, 0, blocks_scored * kBlockVectors, blocks_scored * block_scan_bytes() + rescore_bytes(found, k, p));
   }
 }
 
@@ -335,6 +409,26 @@ size_t QuantizedIndex::Impl::rescore(const float* query, const QueryTables& t, q
     for (size_t c = 0; c < found; ++c) best.push(cand[c].id, cand[c].distance);
   }
   return best.finish();
+}
+
+// Bytes the re-scoring of `found` candidates reads: refine-plane rows, and the kept vectors of
+// an exact rerank (rescore, above).
+size_t QuantizedIndex::Impl::rescore_bytes(size_t found, size_t k, const QuantizedSearchParams& p) const {
+  const size_t rerank = p.rerank.value_or(0);
+  size_t bytes = 0;
+  if (refine_codec.enabled() && (rerank > 0 || !p.float_tables))
+    bytes += found * (refine.row_bytes() + sizeof(float));  // row and scale
+  if (rerank > 0 && keep_vectors) bytes += std::min(found, index::rerank_candidates(k, rerank)) * dim * sizeof(float);
+  return bytes;
+}
+
+// Adds one query's counts to p.stats (QuantizedSearchStats), if the call gave one.
+void QuantizedIndex::Impl::add_stats(const QuantizedSearchParams& p, size_t lists, size_t vectors, size_t bytes) const {
+  if (p.stats == nullptr) return;
+  __atomic_fetch_add(&p.stats->queries, uint64_t(1), __ATOMIC_RELAXED);
+  __atomic_fetch_add(&p.stats->lists_probed, uint64_t(lists), __ATOMIC_RELAXED);
+  __atomic_fetch_add(&p.stats->vectors_scanned, uint64_t(vectors), __ATOMIC_RELAXED);
+  __atomic_fetch_add(&p.stats->bytes_scanned, uint64_t(bytes), __ATOMIC_RELAXED);
 }
 
 size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Neighbor* out,
@@ -391,16 +485,19 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
     allowed_total = std::min(bits_count, live());
   }
 
-  // The default (probes 0) also scans at least quantized::kDefaultMinScanned vectors: on a
-  // small index the lists are few vectors each and round(1.5 sqrt(lists)) of them miss too many
-  // neighbours, while scanning a few thousand codes costs little.
+  // Probes 0: unfiltered, the adaptive rule (SettleWatch); with an allow set, the budget below
+  // from default_probes() lists and at least quantized::kDefaultMinScanned vectors (on a small
+  // index the lists are few vectors each, while scanning a few thousand codes costs little).
+  const bool adaptive = p.probes == 0 && !filtered;
   const size_t probes = std::min(p.probes > 0 ? p.probes : default_probes(), nlists);
   const size_t min_scanned = p.probes > 0 ? 0 : quantized::kDefaultMinScanned;
-  sort_through(probes - 1);
-  // When to stop (past `probes` lists, and never before the candidates are full):
-  //  - unfiltered (or a predicate only): once min_scanned vectors were scanned;
+  sort_through((adaptive ? std::min(kSettleLists, nlists) : probes) - 1);
+  // When to stop (never before the candidates are full):
+  //  - unfiltered (or a predicate only) at probes 0: once the answer settled (SettleWatch) and
+  //    kAdaptiveMinScanned vectors were scanned;
+  //  - unfiltered at probes p > 0: after p lists;
   //  - with an allow set (list or bitmap), N being what the unfiltered search scans (the sizes
-  //    of the `probes` nearest lists, at least min_scanned): once as many *allowed* vectors
+  //    of the `probes` nearest lists, at least min_scanned), past `probes` lists: once as many *allowed* vectors
   //    were scored as N, or the blocks that held an allowed vector held 2 N vectors (and at
   //    least kMinAllowedScored allowed ones were scored), or every allowed vector was.
   //    Where the allowed vectors are spread evenly (a share s everywhere) the filtered top k
@@ -421,6 +518,19 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
     block_target = 2 * allowed_target;
     allowed_target = std::min(allowed_target, allowed_total);
   }
+  // The ball of the adaptive rule (kSettleBall): squared distances to the centroids are the
+  // scores plus |q|^2 (l2_scores leaves it out; the rotation keeps the norm).
+  double q2 = 0.0;
+  if (adaptive) {
+    for (size_t d = 0; d < dim; ++d) q2 += double(lane.rotated[d]) * lane.rotated[d];
+  }
+  const auto outside_ball = [&](size_t i) {
+    if (metric == Metric::ip || i >= nlists || !coarse.trained()) return true;
+    sort_through(i);
+    const double first = std::max(0.0, double(score[order[0]]) + q2), next = double(score[order[i]]) + q2;
+    return next > (1.0 + kSettleBall) * first;
+  };
+  SettleWatch settle(s.settle, adaptive ? std::max(k, kSettleDepth) : 0);
   size_t in_allowed_blocks = 0;  // vectors in the blocks that held an allowed one
   size_t scanned = 0, allowed_scanned = 0;
   float dist[kBlockVectors];
@@ -429,6 +539,7 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
   // every block stalled. So while one block is scored the next one is fetched: this list's
   // next block, else the next probed list's first. (Nothing in wasm, which has no prefetch.)
   const size_t block_span = block_bytes() + 3 * kBlockVectors * sizeof(float);
+  size_t lists_probed = 0, blocks_scored = 0;
   const auto fetch_block = [block_span](const uint8_t* bytes) {
     for (size_t at = 0; at < block_span; at += 64) __builtin_prefetch(bytes + at);
   };
@@ -437,11 +548,14 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
                        (i >= probes && top.threshold() < INFINITY &&
                         (allowed_scanned >= allowed_target ||
                          (in_allowed_blocks >= block_target && allowed_scanned >= quantized::kMinAllowedScored)))
-                 : i >= probes && scanned >= min_scanned && top.threshold() < INFINITY) {
+        : adaptive
+            ? scanned >= kAdaptiveMinScanned && top.threshold() < INFINITY && settle.settled(i) && outside_ball(i)
+            : i >= probes && scanned >= min_scanned && top.threshold() < INFINITY) {
       break;
     }
     sort_through(i);
     const uint32_t l = order[i];
+    ++lists_probed;
     scanned += ivf.size(l);
     const size_t nblocks = ivf.blocks(l);
     for (size_t b = 0; b < nblocks; ++b) {
@@ -453,9 +567,10 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
         allowed_scanned += size_t(__builtin_popcount(allowed));
         in_allowed_blocks += in_block;
       }
+      ++blocks_scored;
       if (b + 1 < nblocks) {
         fetch_block(ivf.codes(l, b + 1));
-      } else if (i + 1 < sorted && i + 1 < probes && ivf.blocks(order[i + 1]) > 0) {
+      } else if (i + 1 < sorted && (adaptive || i + 1 < probes) && ivf.blocks(order[i + 1]) > 0) {
         fetch_block(ivf.codes(order[i + 1], 0));
       }
       const float* off = ivf.offsets(l, b);
@@ -482,11 +597,16 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
         hits &= hits - 1;
         if (p.predicate != nullptr && !p.predicate(p.predicate_ctx, slots.id_at(slot_of[v]))) continue;
         top.push({0, dist[v], slot_of[v], v, codes_of_block, off[v]});
+        if (adaptive) settle.offer(dist[v], i);
       }
     }
   }
   if (listed) set_allow_mask(p, s, false);
-  return rescore(query, t, lane, top.finish(), k, p, out);
+  const size_t found = top.finish();
+  const size_t coarse_bytes = coarse.trained() ? nlists * (dim + 1) * sizeof(float) : 0;
+  add_stats(p, lists_probed, blocks_scored * kBlockVectors,
+            blocks_scored * block_scan_bytes() + coarse_bytes + rescore_bytes(found, k, p));
+  return rescore(query, t, lane, found, k, p, out);
 }
 
 size_t QuantizedIndex::Impl::search_one(const float* query, size_t k, Neighbor* out, const QuantizedSearchParams& p,
