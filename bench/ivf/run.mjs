@@ -92,13 +92,26 @@ const WORKLOADS = [
     flatQueries: 20,
     chromiumFlat: false,
   },
+  {
+    // The same law with 10,000 Zipf-sized topics instead of 1,000: big topics make big lists
+    // and a query's neighbours straddle many of them (issue 28's hard set).
+    part: '1m',
+    name: 'embedding-1m-t10000',
+    kind: 'embedding',
+    clusters: 10000,
+    rows: quick ? 20000 : 1000000,
+    queries: quick ? 100 : 1000,
+    probes: [16, 24, 32, 48, 64, 96, 128, 'default'],
+    flatQueries: 20,
+    chromiumFlat: false,
+  },
 ].filter((w) => parts.includes(w.part) && (!onlyWorkloads.length || onlyWorkloads.includes(w.name)));
 
 // Writes the workload files once (quiver gen: base, queries, exact top-10 under the index's
 // metric — the clustered rows are not unit length, so l2 and cosine neighbours differ); returns
 // their paths.
 function ensureWorkload(w) {
-  const stem = `${w.kind}-${w.rows}x384-q${w.queries}-${INDEX.metric}`;
+  const stem = `${w.kind}-${w.rows}x384-q${w.queries}-${INDEX.metric}${w.clusters ? `-t${w.clusters}` : ''}`;
   const files = {
     base: `${cacheDir}/${stem}.base.fbin`,
     queries: `${cacheDir}/${stem}.queries.fbin`,
@@ -127,6 +140,7 @@ function ensureWorkload(w) {
         '10',
         '--metric',
         INDEX.metric,
+        ...(w.clusters ? ['--clusters', String(w.clusters)] : []),
         '--json',
         '-q',
       ],

@@ -52,7 +52,7 @@ function synthetic() {
     builds: [
       { threads: 1, build_s: 200, memory_bytes: 380e6, heap_growth_bytes: 400e6, lists: 1000, default_probes: 47 },
     ],
-    ivf: [ivf(16, 0.9, 3000), ivf(47, 0.955, 1500, true), ivf(96, 0.98, 800)],
+    ivf: [ivf(16, 0.9, 3000), ivf(47, 0.955, 1500, true), ivf(48, 0.956, 1500), ivf(96, 0.98, 800)],
     flat: { qps: 10, recall: 1, bytes_per_vector: 1536 },
     hnsw: null,
   };
@@ -80,14 +80,14 @@ function synthetic() {
   };
 }
 
-test('the report: summary at the first probes reaching 0.95, the sweep, the goals', () => {
+test('the report: summary at the first probes reaching 0.95 and the adaptive default, the sweep, the goals', () => {
   const { markdown, svg } = renderIvfReport(synthetic(), 'ivf-test');
   assert.match(markdown, /\| wasm simd \(Node\) \| 200\.00 \(1\) \| 1000 \| 380\.0 \|/);
-  assert.match(markdown, /\| 47 \/ 0\.955 \/ 1,500 \| 10\.0 \| 150\.0 \|/); // first probes >= 0.95, flat, x flat
-  assert.match(markdown, /\| 47 \(default\) \| 0\.955: 1,500; 3,000 \|/);
+  assert.match(markdown, /\| 48 \/ 0\.956 \/ 1,500 \| 10\.0 \| 150\.0 \|/); // first probes >= 0.95, flat, x flat
+  assert.match(markdown, /\| default \(adaptive\) \| 0\.955: 1,500; 3,000 \|/);
   assert.match(
     markdown,
-    /380\.0 B\/vector \(≤ 400: met\); 1,500 QPS one thread \(≥ 1,000: met\); 150\.0× flat \(≥ 100: met\)/,
+    /380\.0 B\/vector \(≤ 400: met\); default recall 0\.955 \(≥ 0\.95: met\), 1\.00× slower than the best setting \(≤ 1\.3: met\); 1,500 QPS one thread at ≥ 0\.95 \(≥ 3,000: \*\*missed\*\*\); 150\.0× flat \(≥ 100: met\)/,
   );
   assert.match(svg, /^<svg/);
   const slow = synthetic();
@@ -96,6 +96,6 @@ test('the report: summary at the first probes reaching 0.95, the sweep, the goal
   const m2 = renderIvfReport(slow, 'ivf-test').markdown;
   assert.match(
     m2,
-    /425\.8 B\/vector \(≤ 400: \*\*missed\*\*\); 900 QPS one thread \(≥ 1,000: \*\*missed\*\*\); 90\.0× flat \(≥ 100: \*\*missed\*\*\)/,
+    /425\.8 B\/vector \(≤ 400: \*\*missed\*\*\); default recall 0\.955 \(≥ 0\.95: met\), 1\.67× slower than the best setting \(≤ 1\.3: \*\*missed\*\*\); 1,500 QPS one thread at ≥ 0\.95 \(≥ 3,000: \*\*missed\*\*\); 150\.0× flat \(≥ 100: met\)/,
   );
 });
