@@ -26,10 +26,12 @@ if [ ! -f "$pkg/package.json" ] || ! grep -q "\"version\": \"$binaryen_version\"
   (cd "$dir/binaryen" && npm install --no-save --no-audit --no-fund --loglevel=error "binaryen@$binaryen_version" >&2)
 fi
 mkdir -p "$dir/bin"
-# binaryen's npm build is wasm run by Node: shims with the names emcc runs (wasm-opt after the
-# link, wasm-metadce at -O3 for the module's JS/wasm dead-code pass).
+# binaryen's npm build is wasm run by Node: wrappers with the names emcc runs (wasm-opt after
+# the link, wasm-metadce at -O3 for the module's JS/wasm dead-code pass), through
+# binaryen-shim.mjs (which translates one output format for emcc 3.1.6).
+shim="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/binaryen-shim.mjs"
 for tool in wasm-opt wasm-metadce; do
-  printf '#!/bin/sh\nexec node %s/bin/%s "$@"\n' "$pkg" "$tool" >"$dir/bin/$tool.new"
+  printf '#!/bin/sh\nexec node %s %s %s "$@"\n' "$shim" "$pkg" "$tool" >"$dir/bin/$tool.new"
   chmod +x "$dir/bin/$tool.new"
   mv "$dir/bin/$tool.new" "$dir/bin/$tool"
 done

@@ -161,26 +161,27 @@ uint32_t dot_u8(const uint8_t* a, const uint8_t* b, size_t d) {
 }
 
 // dot_u8 of one query against n rows, four at a time, for ISAs without prefetch (wasm): the
-// query's codes are loaded and prepared once per step for four rows, and the four rows' loads
-// are independent, so they overlap. Needs V's gather ops (u8_dot_query / _row / _total and the
-// query's bias, which is 0 unless V's row step computes a shifted sum; see vec_wasm128.hpp).
+// query's codes are loaded and widened once per step for four rows, and the four rows' loads
+// are independent, so they overlap. Needs V's widening ops (u8_widen_low/high, u16_dot).
 // Integer sums are exact in any order: the same results as dot_u8 row by row.
 template <class V>
 void dot_u8_gather4(const uint8_t* q, const uint8_t* const* rows, size_t n, size_t d, uint32_t* out) {
-  using Acc = typename V::U8DotAcc;
-  const size_t simd_d = d - d % V::kBytes;
-  const uint32_t bias = V::u8_dot_query_bias(q, simd_d);
+  using U16 = typename V::U16;
+  using U32 = typename V::U32;
   size_t r = 0;
   for (; r + 4 <= n; r += 4) {
     const uint8_t* b[4] = {rows[r], rows[r + 1], rows[r + 2], rows[r + 3]};
-    Acc s[4] = {V::u8_dot_zero(), V::u8_dot_zero(), V::u8_dot_zero(), V::u8_dot_zero()};
+    U32 s[4] = {V::u32_zero(), V::u32_zero(), V::u32_zero(), V::u32_zero()};
     size_t i = 0;
-    for (; i < simd_d; i += V::kBytes) {
-      const typename V::U8DotQuery vq = V::u8_dot_query(V::u8_loadu(q + i));
-      for (int k = 0; k < 4; ++k) V::u8_dot_row(s[k], vq, V::u8_loadu(b[k] + i));
+    for (; i + V::kBytes <= d; i += V::kBytes) {
+      const typename V::U8 vq = V::u8_loadu(q + i);
+      const U16 ql = V::u8_widen_low(vq), qh = V::u8_widen_high(vq);
+      for (int k = 0; k < 4; ++k) {
+        const typename V::U8 v = V::u8_loadu(b[k] + i);
+        s[k] = V::u32_add(s[k], V::u32_add(V::u16_dot(ql, V::u8_widen_low(v)), V::u16_dot(qh, V::u8_widen_high(v))));
+      }
     }
-    uint32_t t[4];
-    for (int k = 0; k < 4; ++k) t[k] = V::u8_dot_total(s[k]) + bias;
+    uint32_t t[4] = {V::u32_hsum(s[0]), V::u32_hsum(s[1]), V::u32_hsum(s[2]), V::u32_hsum(s[3])};
     for (; i < d; ++i) {
       const uint32_t x = q[i];
       for (int k = 0; k < 4; ++k) t[k] += x * b[k][i];

@@ -6,9 +6,12 @@
 // QUIVER_WASM_RELAXED_SIMD (the relaxed-simd variant, compiled by clang-19 with -mrelaxed-simd)
 // swaps in relaxed instructions only where their result is fully determined, so that the
 // variant's answers are the simd variant's bit for bit: the swizzle of lookups whose indices are
-// nibbles (< 16, where relaxed and plain agree) and the i8 x i7 dot product of the gather kernel
-// (exact while the second operand is in 0..127). Relaxed madd is not used: fused or not is the
-// engine's choice, and the float kernels must round as the simd variant does.
+// nibbles (< 16, where relaxed and plain agree). Relaxed madd is not used: fused or not is the
+// engine's choice, and the float kernels must round as the simd variant does. Nor is
+// i32x4.relaxed_dot_i8x16_i7x16_add, exact by the spec for a 0..127 second operand (the u8 dot
+// as centred rows times the query's 7-bit halves): Node 20's baseline compiler (Liftoff,
+// V8 11.3) computes it wrongly (8 a b per lane for splats a and b, the accumulator dropped)
+// while its optimising tier is right, so answers would change as functions tier up.
 #pragma once
 
 #include <wasm_simd128.h>
@@ -77,51 +80,6 @@ struct Wasm128 {
     s1 = wasm_i32x4_add(s1, u16_dot(u8_widen_high(va), u8_widen_high(vb)));
   }
   static constexpr bool kU8MaskedTail = false;
-
-  // ---- one query's codes against several rows (dot_u8_gather4): the query's part of a step is
-  // prepared once for all rows, then each row is added into its own accumulator.
-#if defined(QUIVER_WASM_RELAXED_SIMD)
-  // Relaxed: the row as signed bytes r - 128 (one XOR) times the query split into 7-bit halves
-  // q = low7 + 128 high1, both in 0..127 where i32x4.relaxed_dot_i8x16_i7x16_add is exact (its
-  // i16 pair sums, <= 2 x 128 x 127, cannot saturate). dot = sum (r - 128) q + 128 sum q: the
-  // second term is the query's bias, once per call.
-  struct U8DotQuery {
-    v128_t low7, high1;
-  };
-  struct U8DotAcc {
-    v128_t low, high;  // sum (r - 128) low7, sum (r - 128) high1: each lane |.| < 2^28 at d <= 65536
-  };
-  static U8DotQuery u8_dot_query(U8 q) {
-    // high1 by a 16-bit shift: each byte's bit 7 lands in its bit 0; the mask drops the rest.
-    return {wasm_v128_and(q, wasm_i8x16_splat(0x7F)), wasm_v128_and(wasm_u16x8_shr(q, 7), wasm_i8x16_splat(1))};
-  }
-  static U8DotAcc u8_dot_zero() { return {wasm_i32x4_splat(0), wasm_i32x4_splat(0)}; }
-  static void u8_dot_row(U8DotAcc& acc, const U8DotQuery& q, U8 row) {
-    const v128_t centred = wasm_v128_xor(row, wasm_i8x16_splat(int8_t(0x80)));
-    acc.low = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(centred, q.low7, acc.low);
-    acc.high = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(centred, q.high1, acc.high);
-  }
-  // Modulo 2^32 (unsigned), like the exact sum it becomes once the bias is added.
-  static uint32_t u8_dot_total(const U8DotAcc& acc) { return u32_hsum(acc.low) + 128u * u32_hsum(acc.high); }
-  static uint32_t u8_dot_query_bias(const uint8_t* q, size_t n) {
-    uint32_t sum = 0;
-    for (size_t i = 0; i < n; ++i) sum += q[i];
-    return 128u * sum;
-  }
-#else
-  // Both sides widened to 16 bits, and i32x4.dot_i16x8.
-  struct U8DotQuery {
-    U16 low, high;
-  };
-  using U8DotAcc = U32;
-  static U8DotQuery u8_dot_query(U8 q) { return {u8_widen_low(q), u8_widen_high(q)}; }
-  static U8DotAcc u8_dot_zero() { return u32_zero(); }
-  static void u8_dot_row(U8DotAcc& acc, const U8DotQuery& q, U8 row) {
-    acc = u32_add(acc, u32_add(u16_dot(q.low, u8_widen_low(row)), u16_dot(q.high, u8_widen_high(row))));
-  }
-  static uint32_t u8_dot_total(const U8DotAcc& acc) { return u32_hsum(acc); }
-  static uint32_t u8_dot_query_bias(const uint8_t*, size_t) { return 0; }
-#endif
 
   // ---- byte lookups (fast scan): i8x16.swizzle looks up 16 bytes in a 16-entry table
   static U8 u8_loadu(const uint8_t* p) { return wasm_v128_load(p); }
