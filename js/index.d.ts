@@ -10,7 +10,7 @@
 // default, and a null options argument is the same as none. The schemas are js/core/options.js.
 
 /** The wasm builds: SIMD128 + pthreads, SIMD128, neither. */
-export type Variant = 'simd-mt' | 'simd' | 'baseline';
+export type Variant = 'simd-mt' | 'relaxed-simd' | 'simd' | 'baseline';
 export type Metric = 'l2' | 'cosine' | 'ip';
 export type IndexKind = 'flat' | 'quantized' | 'hnsw';
 
@@ -756,7 +756,7 @@ export function deleteFromOpfs(name: string): Promise<void>;
 // ---- Entry points --------------------------------------------------------------------------
 
 export const VARIANTS: readonly Variant[];
-/** The build `init` would load: simd-mt with SharedArrayBuffer (+ cross-origin isolation), else simd if SIMD128 validates, else baseline. */
+/** The build `init` would load: simd-mt with SharedArrayBuffer (+ cross-origin isolation), else relaxed-simd if relaxed SIMD validates, else simd if SIMD128 validates, else baseline. */
 export function chooseVariant(requested?: Variant | 'auto'): Variant;
 /** Loads a wasm module (a new one each call). */
 export function init(options?: LoadOptions): Promise<QuiverModule>;

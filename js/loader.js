@@ -1,7 +1,11 @@
-// Chooses and instantiates one of the three wasm builds:
-//   simd-mt   SIMD128 + pthreads   needs SharedArrayBuffer (cross-origin isolation in browsers)
-//   simd      SIMD128              any engine that validates SIMD128
-//   baseline  neither              everything else
+// Chooses and instantiates one of the four wasm builds:
+//   simd-mt       SIMD128 + pthreads   needs SharedArrayBuffer (cross-origin isolation in browsers)
+//   relaxed-simd  SIMD128 + relaxed    one thread; engines that validate relaxed SIMD (Chromium;
+//                                      Node 20 behind --experimental-wasm-relaxed-simd)
+//   simd          SIMD128              any engine that validates SIMD128
+//   baseline      neither              everything else
+// relaxed-simd gives simd's answers bit for bit (it uses relaxed instructions only where they
+// are exact); with threads simd-mt still wins, since a parallel batch beats a faster kernel.
 // A wasm module cannot probe for instructions at run time (an engine rejects a whole module
 // that holds an opcode it lacks), so the choice is made here, before loading.
 //
@@ -22,7 +26,7 @@
 import { QuiverError } from './core/errors.js';
 import { INIT_OPTIONS, readOptions } from './core/options.js';
 
-export const VARIANTS = ['simd-mt', 'simd', 'baseline'];
+export const VARIANTS = ['simd-mt', 'relaxed-simd', 'simd', 'baseline'];
 
 // Node, Deno and Bun (all three set process.versions.node and have worker_threads).
 const isNode = typeof process === 'object' && !!(process.versions && process.versions.node);
@@ -42,6 +46,21 @@ const SIMD_PROBE = new Uint8Array([
 export function hasSimd() {
   try {
     return WebAssembly.validate(SIMD_PROBE);
+  } catch {
+    return false;
+  }
+}
+
+// The smallest module that uses a relaxed-SIMD opcode (i8x16.relaxed_swizzle, 0xfd 0x100, of
+// two v128.const in a function body): engines that lack relaxed SIMD reject it.
+const RELAXED_SIMD_PROBE = new Uint8Array([
+  0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 10, 44, 1, 42, 0, 253, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+  0, 0, 0, 0, 0, 0, 253, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 253, 128, 2, 26, 11,
+]);
+
+export function hasRelaxedSimd() {
+  try {
+    return WebAssembly.validate(RELAXED_SIMD_PROBE);
   } catch {
     return false;
   }
@@ -98,7 +117,8 @@ export function chooseVariant(requested = 'auto') {
     return requested;
   }
   if (!hasSimd()) return 'baseline';
-  return hasThreads() ? 'simd-mt' : 'simd';
+  if (hasThreads()) return 'simd-mt';
+  return hasRelaxedSimd() ? 'relaxed-simd' : 'simd';
 }
 
 function checkThreads(threads) {

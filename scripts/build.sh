@@ -6,6 +6,7 @@
 #   aarch64        cross-compiled with g++-aarch64-linux-gnu: tests (run under qemu-aarch64)
 #   wasm-simd-mt   wasm SIMD128 + pthreads: JS module in js/wasm/simd-mt, tests, benchmarks
 #   wasm-simd      wasm SIMD128: js/wasm/simd, tests, benchmarks
+#   wasm-relaxed-simd  wasm SIMD128 + relaxed SIMD in the kernels (clang-19): js/wasm/relaxed-simd, tests
 #   wasm-baseline  wasm without SIMD: js/wasm/baseline, tests, benchmarks
 #   fuzz           clang libFuzzer targets with ASan + UBSan (tests/fuzz; not part of `all`)
 #   all            every configuration above
@@ -22,7 +23,7 @@ while (($#)); do
   configs+=("$1"); shift
 done
 if [ "${configs[*]}" = "all" ]; then
-  configs=(native native-asan native-tsan aarch64 wasm-simd-mt wasm-simd wasm-baseline)
+  configs=(native native-asan native-tsan aarch64 wasm-simd-mt wasm-simd wasm-relaxed-simd wasm-baseline)
 fi
 
 for config in "${configs[@]}"; do
@@ -39,6 +40,10 @@ for config in "${configs[@]}"; do
                  -DQUIVER_FUZZ=ON -DQUIVER_BUILD_TESTS=OFF -DQUIVER_BUILD_BENCH=OFF -DQUIVER_BUILD_CLI=OFF) ;;
     wasm-simd-mt|wasm-simd|wasm-baseline)
       args+=(-DCMAKE_BUILD_TYPE=Release -DQUIVER_WASM_VARIANT="${config#wasm-}") ;;
+    wasm-relaxed-simd)
+      # clang-19 and binaryen 132 (cmake/QuiverRelaxedSimd.cmake), installed where missing.
+      tools_bin="$(bash "$root/scripts/ensure-relaxed-toolchain.sh" "${QUIVER_BUILD_ROOT:-$root/build}/tools")"
+      args+=(-DCMAKE_BUILD_TYPE=Release -DQUIVER_WASM_VARIANT=relaxed-simd -DQUIVER_RELAXED_TOOLS_BIN="$tools_bin") ;;
     *) echo "build.sh: unknown configuration '$config'" >&2; exit 2 ;;
   esac
   mkdir -p "$build_root"

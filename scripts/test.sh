@@ -4,7 +4,8 @@
 #   the same suites under ASan + UBSan
 #   the same suites under ThreadSanitizer
 #   aarch64 (NEON) under qemu-user
-#   the same suites compiled to wasm, in all three variants, under Node
+#   the same suites compiled to wasm, in all four variants, under Node (relaxed-simd with
+#     --experimental-wasm-relaxed-simd, and its kernel suites once per V8 tier)
 #   node:test suites for the npm package (every variant)
 #   browser tests: node:test files in tests/browser/ driving Debian's Chromium (playwright-core)
 #   edge runtimes: tests/edge/ runs the package in Node (code generation disallowed, CommonJS,
@@ -64,13 +65,17 @@ step "C++ format (clang-format, .clang-format)" bash scripts/check-format.sh
 # benchmark programs are the same C++ as natively (built there) and simd-mt (built there, for the
 # browser bench page); `bash scripts/build.sh wasm-simd` still builds everything.
 wasm_test_targets=(quiver_wasm quiver_tests quiver_alloc_tests quiver_parallel_alloc_tests example_flat_search)
-for config in native native-asan native-tsan aarch64 wasm-simd-mt wasm-simd wasm-baseline; do
+for config in native native-asan native-tsan aarch64 wasm-simd-mt wasm-simd wasm-relaxed-simd wasm-baseline; do
   targets=()
-  [[ "$config" == wasm-simd || "$config" == wasm-baseline ]] && targets=(-- "${wasm_test_targets[@]}")
+  [[ "$config" == wasm-simd || "$config" == wasm-relaxed-simd || "$config" == wasm-baseline ]] &&
+    targets=(-- "${wasm_test_targets[@]}")
   step "build $config" bash scripts/build.sh "$config" "${targets[@]}"
   step "ctest $config" ctest_in "$config"
 done
 step "node --test" node --test tests/js/
+# relaxed-simd's answers against simd's need the flag Node 20 keeps relaxed SIMD behind.
+step "node --test relaxed-simd (--experimental-wasm-relaxed-simd)" \
+  node --experimental-wasm-relaxed-simd --test tests/js/relaxed-simd.test.mjs
 step "browser tests (chromium)" node --test --test-concurrency=1 tests/browser/
 step "edge runtimes (node, workerd, deno, bun, bundlers)" node --test --test-concurrency=1 tests/edge/
 step "build fuzz" bash scripts/build.sh fuzz

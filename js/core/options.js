@@ -208,7 +208,7 @@ export const ADD_OPTIONS = {
 
 // Quiver.init(), Quiver.shared() and the loader.
 export const INIT_FIELDS = {
-  variant: oneOf('auto', 'simd-mt', 'simd', 'baseline'),
+  variant: oneOf('auto', 'simd-mt', 'relaxed-simd', 'simd', 'baseline'),
   threads: integer(1, 256),
   timeout: (value, key) => {
     if (typeof value !== 'number' || !(value > 0)) {

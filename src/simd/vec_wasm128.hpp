@@ -2,9 +2,23 @@
 // quant/fastscan_body.hpp) are written over, for 128-bit registers. Compiled with -msimd128
 // only in the simd and simd-mt variants (a wasm module cannot probe at run time; the JS loader
 // picks the variant). Internal linkage, for the reasons in vec_avx2.hpp.
+//
+// QUIVER_WASM_RELAXED_SIMD (the relaxed-simd variant, compiled by clang-19 with -mrelaxed-simd)
+// swaps in relaxed instructions only where their result is fully determined, so that the
+// variant's answers are the simd variant's bit for bit: the swizzle of lookups whose indices are
+// nibbles (< 16, where relaxed and plain agree). Relaxed madd is not used: fused or not is the
+// engine's choice, and the float kernels must round as the simd variant does. Nor is
+// i32x4.relaxed_dot_i8x16_i7x16_add, exact by the spec for a 0..127 second operand (the u8 dot
+// as centred rows times the query's 7-bit halves): Node 20's baseline compiler (Liftoff,
+// V8 11.3) computes it wrongly (8 a b per lane for splats a and b, the accumulator dropped)
+// while its optimising tier is right, so answers would change as functions tier up.
 #pragma once
 
 #include <wasm_simd128.h>
+
+#if defined(QUIVER_WASM_RELAXED_SIMD) && !defined(__wasm_relaxed_simd__)
+#error "QUIVER_WASM_RELAXED_SIMD needs a compiler with standard relaxed SIMD (clang-19, -mrelaxed-simd)"
+#endif
 
 #include <cstddef>
 #include <cstdint>
@@ -28,7 +42,7 @@ struct Wasm128 {
   static F32 f32_add(F32 a, F32 b) { return wasm_f32x4_add(a, b); }
   static F32 f32_sub(F32 a, F32 b) { return wasm_f32x4_sub(a, b); }
   static F32 f32_mul(F32 a, F32 b) { return wasm_f32x4_mul(a, b); }
-  // No fused multiply-add in SIMD128 (relaxed SIMD is not usable with this toolchain): a
+  // No fused multiply-add in SIMD128 (relaxed madd may or may not fuse, engine by engine): a
   // product and a sum, each rounded.
   static F32 f32_fmadd(F32 a, F32 b, F32 acc) { return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b)); }
   static F32 f32_from_i32(U32 v) { return wasm_f32x4_convert_i32x4(v); }
@@ -74,7 +88,13 @@ struct Wasm128 {
   // By a 16-bit shift and the nibble mask: an 8-bit shift is not an x86 instruction, and
   // engines emulate it with a shift, a mask built on the spot and an AND.
   static U8 u8_high_nibbles(U8 v) { return wasm_v128_and(wasm_u16x8_shr(v, 4), wasm_i8x16_splat(0x0F)); }
+  // Every index is a nibble (< 16): relaxed_swizzle, which skips the plain swizzle's zeroing of
+  // indices past 15 (a compare-and-fix-up on x86), gives the same bytes.
+#if defined(QUIVER_WASM_RELAXED_SIMD)
+  static U8 u8_lookup(U8 table, U8 index) { return wasm_i8x16_relaxed_swizzle(table, index); }
+#else
   static U8 u8_lookup(U8 table, U8 index) { return wasm_i8x16_swizzle(table, index); }
+#endif
   static U8 u8_add(U8 a, U8 b) { return wasm_i8x16_add(a, b); }
   // Bytes summed into two 16-bit accumulators: add0 (`both`) adds the byte vector as 8 u16
   // lanes, lane i = byte(2i) + 256 * byte(2i + 1) (mod 2^16), and add1 (`odd`) adds

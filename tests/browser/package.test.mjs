@@ -1,5 +1,6 @@
 // The npm package in Chromium: the loader picks simd-mt when the page is cross-origin isolated
-// (and threads run) and falls back to simd otherwise with identical answers; the worker API
+// (and threads run) and falls back to relaxed-simd otherwise (Chromium validates relaxed SIMD),
+// with answers identical to simd-mt's and to an explicitly requested simd; the worker API
 // runs in a module Worker; IndexedDB and OPFS persistence survive a page reload.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,10 +26,10 @@ async function packagePage(server) {
 
 // Builds the same exact, quantised and HNSW indexes in the page's auto-chosen module and returns
 // the variant, the thread pool and every answer of a batch search.
-async function searchInPage(page) {
-  return page.evaluate(async () => {
+async function searchInPage(page, variant) {
+  return page.evaluate(async (variant) => {
     const { Quiver } = window.quiver;
-    const q = await Quiver.init();
+    const q = await Quiver.init(variant ? { variant } : undefined);
     const dim = 32;
     const vectors = q.unitGaussianVectors(2000, dim, 1);
     const queries = q.unitGaussianVectors(256, dim, 2);
@@ -59,7 +60,7 @@ async function searchInPage(page) {
     hnsw.dispose();
     q.terminate();
     return out;
-  });
+  }, variant);
 }
 
 let isolatedAnswers;
@@ -76,18 +77,27 @@ test('cross-origin isolated: the page picks simd-mt and its pthreads run the bat
   await page.context().close();
 });
 
-test('not isolated: the page falls back to simd and answers identically', async () => {
+const sameAnswers = (r, want) => {
+  assert.deepEqual(r.flat, want.flat);
+  assert.deepEqual(r.flatDistances, want.flatDistances);
+  assert.deepEqual(r.quantized, want.quantized);
+  assert.deepEqual(r.hnsw, want.hnsw);
+  assert.deepEqual(r.hnswDistances, want.hnswDistances);
+};
+
+test('not isolated: the page falls back to relaxed-simd and answers identically', async () => {
   const page = await packagePage(servers.plain);
   const r = await searchInPage(page);
-  assert.equal(r.chosen, 'simd', page.quiverLog.join('\n'));
-  assert.equal(r.variant, 'simd');
+  assert.equal(r.chosen, 'relaxed-simd', page.quiverLog.join('\n'));
+  assert.equal(r.variant, 'relaxed-simd');
+  assert.equal(r.isa, 'wasm128');
   assert.deepEqual(r.pool, { workers: 0, running: 0 });
   assert.ok(isolatedAnswers, 'the isolated test ran first');
-  assert.deepEqual(r.flat, isolatedAnswers.flat);
-  assert.deepEqual(r.flatDistances, isolatedAnswers.flatDistances);
-  assert.deepEqual(r.quantized, isolatedAnswers.quantized);
-  assert.deepEqual(r.hnsw, isolatedAnswers.hnsw);
-  assert.deepEqual(r.hnswDistances, isolatedAnswers.hnswDistances);
+  sameAnswers(r, isolatedAnswers);
+  // An explicit request wins over the choice, and simd gives the same bits.
+  const simd = await searchInPage(page, 'simd');
+  assert.equal(simd.variant, 'simd');
+  sameAnswers(simd, r);
   await page.context().close();
 });
 
@@ -132,7 +142,7 @@ for (const [name, server] of [
       await w.terminate();
       return out;
     });
-    assert.equal(r.variant, server === 'isolated' ? 'simd-mt' : 'simd', page.quiverLog.join('\n'));
+    assert.equal(r.variant, server === 'isolated' ? 'simd-mt' : 'relaxed-simd', page.quiverLog.join('\n'));
     assert.deepEqual(r, { ...r, size: 300, moved: 0, same: true, first: 7, code: 'DUPLICATE_ID' });
     await page.context().close();
   });

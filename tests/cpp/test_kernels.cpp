@@ -151,17 +151,20 @@ TEST_P(KernelTest, U8KernelsEqualTheReferenceAtOddSizesAndOffsets) {
     }
   }
   // The gather form: each of n rows (any pointers, any n including tails of 1-3) gives what
-  // dot_u8 gives for it.
-  for (size_t d : {0, 1, 15, 16, 17, 40, 384, 385}) {
+  // dot_u8 gives for it, with the query at any offset too (wasm relaxed-simd computes it from
+  // the query's 7-bit halves and the rows' centred bytes, plus a bias from the query alone).
+  for (size_t d : {0, 1, 15, 16, 17, 31, 33, 40, 255, 257, 384, 385}) {
     for (size_t n : {0, 1, 3, 4, 5, 8, 32}) {
-      std::vector<const uint8_t*> rows(n);
-      for (size_t r = 0; r < n; ++r) rows[r] = buf.data() + 900 + (r * 131) % 3000 + r % 7;
-      std::vector<uint32_t> got(n + 1, 12345);
-      const uint8_t* q = buf.data() + 5;
-      k.dot_u8_gather(q, rows.data(), n, d, got.data());
-      for (size_t r = 0; r < n; ++r)
-        ASSERT_EQ(got[r], reference(q, rows[r], d, false)) << "d " << d << " n " << n << " row " << r;
-      EXPECT_EQ(got[n], 12345u) << "wrote past n";
+      for (size_t oq : {0, 5, 11}) {
+        std::vector<const uint8_t*> rows(n);
+        for (size_t r = 0; r < n; ++r) rows[r] = buf.data() + 900 + (r * 131) % 3000 + r % 7;
+        std::vector<uint32_t> got(n + 1, 12345);
+        const uint8_t* q = buf.data() + oq;
+        k.dot_u8_gather(q, rows.data(), n, d, got.data());
+        for (size_t r = 0; r < n; ++r)
+          ASSERT_EQ(got[r], reference(q, rows[r], d, false)) << "d " << d << " n " << n << " row " << r << " oq " << oq;
+        EXPECT_EQ(got[n], 12345u) << "wrote past n";
+      }
     }
   }
   // The largest sq8 dimension: 65536 x 255^2 = 4261478400 < 2^32.
@@ -173,6 +176,12 @@ TEST_P(KernelTest, U8KernelsEqualTheReferenceAtOddSizesAndOffsets) {
   uint32_t sums[5];
   k.dot_u8_gather(full.data(), fulls, 5, 65536, sums);
   for (uint32_t s : sums) EXPECT_EQ(s, 4261478400u);
+  // Each side at an extreme alone: the centred rows (0 is -128) and the query's bias.
+  k.dot_u8_gather(zeros.data(), fulls, 5, 65536, sums);
+  for (uint32_t s : sums) EXPECT_EQ(s, 0u);
+  const uint8_t* zero_rows[5] = {zeros.data(), zeros.data(), zeros.data(), zeros.data(), zeros.data()};
+  k.dot_u8_gather(full.data(), zero_rows, 5, 65536, sums);
+  for (uint32_t s : sums) EXPECT_EQ(s, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryAvailableIsa, KernelTest, ::testing::ValuesIn(available_isas()),

@@ -5,7 +5,8 @@
 // fake id 18446744073709552000 (HNSW); FlatIndex ignored `allow` altogether.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { VARIANTS, QuiverError } from '../../js/index.js';
+import { QuiverError } from '../../js/index.js';
+import { VARIANTS } from './support.mjs';
 import { spawn } from '../../js/worker/spawn.js';
 import { moduleLoader } from './support.mjs';
 

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { VARIANTS, saveToFile } from '../../js/main.js';
+import { saveToFile } from '../../js/main.js';
+import { VARIANTS } from './support.mjs';
 import { cli, moduleLoader, requireCli, workDir, writeFbin } from './support.mjs';
 import { gaussianRow } from './collection-support.mjs';
 

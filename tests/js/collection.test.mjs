@@ -7,7 +7,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Collection, Quiver, QuiverError, VARIANTS } from '../../js/index.js';
+import { Collection, Quiver, QuiverError } from '../../js/index.js';
+import { VARIANTS } from './support.mjs';
 import { moduleLoader } from './support.mjs';
 import {
   RECALL_FLOORS,

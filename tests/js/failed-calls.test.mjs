@@ -7,7 +7,8 @@
 //   node tests/js/failed-calls.test.mjs 5000000
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { QuiverError, VARIANTS } from '../../js/index.js';
+import { QuiverError } from '../../js/index.js';
+import { VARIANTS } from './support.mjs';
 import { loadModule } from '../../js/loader.js';
 import { ALL_BUILDS } from '../../js/builds.js';
 import { moduleLoader } from './support.mjs';

@@ -1,7 +1,8 @@
 // The flat index through the npm package's API, in every wasm variant.
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Quiver, QuiverError, VARIANTS } from '../../js/index.js';
+import { Quiver, QuiverError } from '../../js/index.js';
+import { VARIANTS } from './support.mjs';
 import { hasSimd } from '../../js/loader.js';
 
 const modules = new Map();

@@ -5,7 +5,8 @@
 // builds with one thread). Files crossing between the native CLI and JS: io.test.mjs.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { Quiver, QuiverError, VARIANTS } from '../../js/index.js';
+import { Quiver, QuiverError } from '../../js/index.js';
+import { VARIANTS } from './support.mjs';
 import { join } from 'node:path';
 import { moduleLoader, requireCli, runCli, workDir } from './support.mjs';
 

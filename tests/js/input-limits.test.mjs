@@ -7,7 +7,8 @@
 // the module keeps working.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { QuiverError, VARIANTS } from '../../js/index.js';
+import { QuiverError } from '../../js/index.js';
+import { VARIANTS } from './support.mjs';
 import { crc32c, moduleLoader } from './support.mjs';
 
 const load = moduleLoader();

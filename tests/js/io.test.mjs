@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Quiver, QuiverError, VARIANTS } from '../../js/index.js';
+import { Quiver, QuiverError } from '../../js/index.js';
+import { VARIANTS } from './support.mjs';
 import { cli, crc32c, fnv1a, moduleLoader, readFbin, requireCli, runCli, workDir, writeFbin } from './support.mjs';
 
 const work = workDir('quiver-io-test-');

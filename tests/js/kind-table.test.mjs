@@ -3,7 +3,8 @@
 // registry differs is refused with INTERNAL instead of loading indexes no class can wrap.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Quiver, QuiverError, VARIANTS } from '../../js/index.js';
+import { Quiver, QuiverError } from '../../js/index.js';
+import { VARIANTS } from './support.mjs';
 import { KINDS, checkKinds } from '../../js/kinds/kind-table.js';
 
 const modules = [];

@@ -7,7 +7,8 @@ import { createServer } from 'node:http';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { Quiver, QuiverError, VARIANTS } from '../../js/index.js';
+import { Quiver, QuiverError } from '../../js/index.js';
+import { VARIANTS } from './support.mjs';
 import { root, workDir } from './support.mjs';
 
 const wasmPath = (variant) => join(root, 'js', 'wasm', variant, 'quiver.wasm');

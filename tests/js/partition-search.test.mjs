@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { VARIANTS } from '../../js/index.js';
+import { VARIANTS } from './support.mjs';
 import { spawn } from '../../js/worker.js';
 import { cli, moduleLoader, requireCli, workDir, writeFbin } from './support.mjs';
 

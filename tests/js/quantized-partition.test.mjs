@@ -7,7 +7,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { QuiverError, VARIANTS } from '../../js/index.js';
+import { QuiverError } from '../../js/index.js';
+import { VARIANTS } from './support.mjs';
 import { chunked, moduleLoader, root } from './support.mjs';
 
 const load = moduleLoader();
