@@ -184,7 +184,7 @@ export function renderIvfReport(report, name) {
               return x ? `${f3(x.recall)}: ${f0(x.qps)}; ${f0(x.batch_qps)}` : '—';
             })
             .join(' | ') +
-          ` |${readOf(pick(nativeRows)).replace(/^ \[|\]$/g, '') || '—'} |`,
+          ` | ${readOf(pick(nativeRows)).replace(/^ \[|\]$/g, '') || '—'} |`,
       );
     for (const p of probes) row(String(p), (rows) => rows.find((y) => y.probes === p && !y.default));
     if (norm.some((n) => n.ivf.some((x) => x.default)))
