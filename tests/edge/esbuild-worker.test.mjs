@@ -77,7 +77,11 @@ test('spawn() from an esbuild bundle: the worker entry bundled beside the page, 
     const server = await startServer({ root: join(app, 'dist'), isolated });
     try {
       const { log, ...result } = await resultOf(server.url('/?worker=bundled'));
-      assert.deepEqual(result, { variant: isolated ? 'simd-mt' : 'simd', ids: [8, 9], size: 3 }, log.join('\n'));
+      assert.deepEqual(
+        result,
+        { variant: isolated ? 'simd-mt' : 'relaxed-simd', ids: [8, 9], size: 3 },
+        log.join('\n'),
+      );
 
       // A worker script that is not where the option says, or (no option) not beside the
       // bundle where spawn() looks by default: LOAD_FAILED with the URL and the way out.
