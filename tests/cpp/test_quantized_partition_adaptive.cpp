@@ -45,9 +45,8 @@ QuantizedIndexOptions partitioned(size_t dim, size_t lists, unsigned refine_bits
 TEST(QuantizedAdaptiveDefault, StopsWhereTheAnswerSettlesAndGoesOnWhereItDoesNot) {
   constexpr size_t n = 40000, dim = 128, lists = 128;
   const Data clustered = test::clustered_workload(n, kQueries, dim, 32, 3, 1);
-  const Data embedding = test::with_ids(
-      n, dim, embedding_like_vectors(n, dim, 400, 42, 43),
-      embedding_like_vectors(kQueries, dim, 400, 42, 13, EmbeddingRole::query), 3, 1);
+  const Data embedding = test::with_ids(n, dim, embedding_like_vectors(n, dim, 400, 42, 43),
+                                        embedding_like_vectors(kQueries, dim, 400, 42, 13, EmbeddingRole::query), 3, 1);
   Outcome runs[2][2];  // [clustered, embedding][adaptive, fixed at the adaptive's mean lists]
   size_t i = 0;
   for (const Data* d : {&clustered, &embedding}) {
@@ -108,8 +107,7 @@ TEST(QuantizedSearchStats, CountTheListsBlocksAndBytesAQueryReads) {
     EXPECT_EQ(one.queries, 1u);
     EXPECT_EQ(one.lists_probed, lists);
     EXPECT_EQ(one.vectors_scanned, blocks * 32);
-    EXPECT_EQ(one.bytes_scanned, blocks * block_bytes + lists * (dim + 1) * sizeof(float) +
-                                     depth * refine_row)
+    EXPECT_EQ(one.bytes_scanned, blocks * block_bytes + lists * (dim + 1) * sizeof(float) + depth * refine_row)
         << "refine bits " << refine_bits;
     // search_batch adds each query once, from any worker: the sum of the single searches.
     QuantizedSearchStats each, batch;
