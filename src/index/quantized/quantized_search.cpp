@@ -538,7 +538,7 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
   // allocation) is 6 KB at d = 384 in a list far from the last one, and the first loads of
   // every block stalled. So while one block is scored the next one is fetched: this list's
   // next block, else the next probed list's first. (Nothing in wasm, which has no prefetch.)
-  const size_t block_span = block_bytes() + 3 * kBlockVectors * sizeof(float);
+  const size_t block_span = block_scan_bytes() + kBlockVectors * sizeof(uint32_t);  // + the block's slots
   size_t lists_probed = 0, blocks_scored = 0;
   const auto fetch_block = [block_span](const uint8_t* bytes) {
     for (size_t at = 0; at < block_span; at += 64) __builtin_prefetch(bytes + at);
