@@ -3,9 +3,11 @@
 // bits on every target), whatever the tiling of its storage, at list counts that fill no tile,
 // one tile exactly, and tiles plus a remainder (the inner-product order with and without
 // spreads, and one centroid's l2 score alone); and centroids() gives back what it was built
-// from.
+// from. Balancing (balance_clusters) evens out the clusters of skewed data without changing the
+// list count, deterministically, and leaves balanced clusters alone.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -59,6 +61,85 @@ TEST(CoarseQuantizer, ScoresAreFixedOrderSumsAtEveryListCount) {
       }
     }
   }
+}
+
+// Topics of Zipf sizes (topic t holds ~ 1 / (t + 1) of the rows), each a Gaussian blob around
+// its own centre: the kind of collection whose k-means lists come out uneven.
+struct Skewed {
+  size_t n = 0, dim = 0;
+  std::vector<float> rows;
+};
+
+Skewed zipf_topics(size_t n, size_t dim, size_t topics, uint64_t seed) {
+  core::Rng rng(seed);
+  Skewed s;
+  s.n = n;
+  s.dim = dim;
+  const std::vector<float> centres = random_floats(topics * dim, seed + 1);
+  std::vector<double> cdf(topics);
+  double total = 0.0;
+  for (size_t t = 0; t < topics; ++t) cdf[t] = total += 1.0 / double(t + 1);
+  s.rows.resize(n * dim);
+  for (size_t i = 0; i < n; ++i) {
+    const double u = rng.uniform() * total;
+    const size_t t = size_t(std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
+    for (size_t d = 0; d < dim; ++d)
+      s.rows[i * dim + d] = centres[std::min(t, topics - 1) * dim + d] + 0.3f * float(rng.normal());
+  }
+  return s;
+}
+
+// Rows per cluster, by nearest centroid (what the index's lists are).
+std::vector<size_t> cluster_sizes(const Skewed& s, size_t lists, const std::vector<float>& centroids) {
+  const CoarseQuantizer q(lists, s.dim, centroids);
+  std::vector<size_t> sizes(lists, 0);
+  std::vector<float> scores(lists);
+  for (size_t i = 0; i < s.n; ++i) ++sizes[q.nearest(s.rows.data() + i * s.dim, scores.data())];
+  return sizes;
+}
+
+TEST(BalanceClusters, SplitsTheLargestListsOfSkewedDataAndKeepsTheListCount) {
+  const Skewed s = zipf_topics(12000, 24, 400, 5);
+  const size_t lists = 96;
+  const auto get = [&](size_t i, float* out) { std::copy_n(s.rows.data() + i * s.dim, s.dim, out); };
+  std::vector<float> cent = train_kmeans(s.dim, lists, s.n, get, 17, 8);
+  const std::vector<size_t> before = cluster_sizes(s, lists, cent);
+  const double mean = double(s.n) / double(lists);
+  const size_t max_before = *std::max_element(before.begin(), before.end());
+  ASSERT_GT(double(max_before), 3.0 * mean) << "the data is not skewed enough to test balancing";
+
+  std::vector<float> again = cent;
+  const size_t moves = balance_clusters(s.dim, lists, s.n, get, cent, 2.0);
+  EXPECT_GT(moves, 0u);
+  EXPECT_LE(moves, lists / 4);
+  ASSERT_EQ(cent.size(), lists * s.dim);
+  const std::vector<size_t> after = cluster_sizes(s, lists, cent);
+  const size_t max_after = *std::max_element(after.begin(), after.end());
+  EXPECT_LE(double(max_after), 2.5 * mean) << "largest list " << max_after << " (was " << max_before << ")";
+  // The same input gives the same centroids, bit for bit.
+  EXPECT_EQ(balance_clusters(s.dim, lists, s.n, get, again, 2.0), moves);
+  EXPECT_EQ(std::memcmp(again.data(), cent.data(), cent.size() * sizeof(float)), 0);
+}
+
+TEST(BalanceClusters, LeavesEvenClustersAlone) {
+  // Equal topics, one centroid on each: nothing is more than twice the mean.
+  const size_t topics = 32, dim = 8, per = 50;
+  const std::vector<float> centres = random_floats(topics * dim, 3);
+  std::vector<float> rows(topics * per * dim);
+  core::Rng rng(4);
+  for (size_t i = 0; i < topics * per; ++i) {
+    for (size_t d = 0; d < dim; ++d) rows[i * dim + d] = 10.0f * centres[(i % topics) * dim + d] + float(rng.normal());
+  }
+  std::vector<float> cent(topics * dim);
+  for (size_t c = 0; c < topics * dim; ++c) cent[c] = 10.0f * centres[c];
+  const std::vector<float> given = cent;
+  const auto get = [&](size_t i, float* out) { std::copy_n(rows.data() + i * dim, dim, out); };
+  EXPECT_EQ(balance_clusters(dim, topics, topics * per, get, cent, 2.0), 0u);
+  EXPECT_EQ(cent, given);
+  // One list, or fewer rows than lists: nothing to balance.
+  EXPECT_EQ(balance_clusters(dim, 1, topics * per, get, cent, 2.0), 0u);
+  EXPECT_EQ(balance_clusters(dim, topics, topics - 1, get, cent, 2.0), 0u);
+  EXPECT_EQ(cent, given);
 }
 
 }  // namespace

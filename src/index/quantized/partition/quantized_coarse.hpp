@@ -56,6 +56,8 @@ class CoarseQuantizer {
   float l2_score(const float* x, size_t c) const noexcept;
   // The list x belongs to: the smallest l2 score, ties to the lower list. `scores` holds lists().
   uint32_t nearest(const float* x, float* scores) const noexcept;
+  // Replaces centroid c (dim floats): the balancing step moves one centroid at a time.
+  void set_centroid(size_t c, const float* row) noexcept;
 
  private:
   size_t lists_ = 0;
@@ -80,5 +82,14 @@ class CoarseQuantizer {
 // Throws std::bad_alloc.
 std::vector<float> train_kmeans(size_t dim, size_t lists, size_t n, const std::function<void(size_t, float*)>& get,
                                 uint64_t seed, int iterations);
+
+// Evens out the clusters k-means left (quantized_coarse.cpp, above balance_clusters): while the
+// largest cluster of the n training vectors holds more than `cap` x the mean and the smallest
+// fewer than half of it, the smallest is dissolved into its members' nearest other clusters
+// and its centroid re-used to split the largest in two (2-means over its members). The number
+// of lists stays the same. At most lists / 4 such moves. Changes `centroids` (lists x dim) in
+// place; returns the moves made. Throws std::bad_alloc.
+size_t balance_clusters(size_t dim, size_t lists, size_t n, const std::function<void(size_t, float*)>& get,
+                        std::vector<float>& centroids, double cap);
 
 }  // namespace quiver::quantized

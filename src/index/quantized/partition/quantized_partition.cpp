@@ -22,7 +22,10 @@
 //   * An add that brings the index past one or more thresholds above the last training trains
 //     once, at the last threshold T it reached, on exactly the first T rows in slot order
 //     (the live slots, then the batch's rows in order — for pure adds that is add order),
-//     with lists = auto_lists(T) (below) or N, and a sample seeded by T alone. Then every live
+//     with lists = auto_lists(T) (below) or N, and a sample seeded by T alone; k-means, then
+//     balance_clusters (quantized_coarse.cpp: while a list of the sample holds more than
+//     kBalanceCap = 2x the mean and the smallest under half of it, the smallest is dissolved
+//     and its centroid splits the largest). Then every live
 //     vector and every new row is assigned to its nearest centroid (each on its own, so the
 //     assignment of a row does not depend on its batch either).
 //   * Auto lists = min(T / 256, round(3 sqrt(T))), at least 1, at most kMaxLists: 256 lists
@@ -72,6 +75,7 @@ constexpr size_t kAssignChunk = 256;     // rows per task of a parallel assignme
 constexpr size_t kAssignPieces = 16;     // reports over a re-assignment when an observer listens
 constexpr size_t kAutoPerList = 256;     // auto lists: at least this many vectors per list at T
 constexpr double kAutoSqrtFactor = 3.0;  // auto lists: at most this times sqrt(T)
+constexpr double kBalanceCap = 2.0;      // balanced lists: none above this times the mean (sample)
 
 // The last training threshold that `live_after` vectors reach above the last training
 // (`trained_on`, 0 = never), or 0 when none is due. 64-bit: wasm32's size_t would overflow.
@@ -213,10 +217,10 @@ QuantizedIndex::Impl::PartitionPlan QuantizedIndex::Impl::plan_partition(const E
     }
     sample.resize(sample_n);
     std::sort(sample.begin(), sample.end());
-    plan.coarse = CoarseQuantizer(
-        lists, dim,
-        quantized::train_kmeans(
-            dim, lists, sample_n, [&](size_t i, float* out) { get(sample[i], out); }, seed, kIterations));
+    const auto get_sample = [&](size_t i, float* out) { get(sample[i], out); };
+    std::vector<float> centroids = quantized::train_kmeans(dim, lists, sample_n, get_sample, seed, kIterations);
+    quantized::balance_clusters(dim, lists, sample_n, get_sample, centroids, kBalanceCap);
+    plan.coarse = CoarseQuantizer(lists, dim, std::move(centroids));
     plan.ivf = InvertedLists(lists, block_bytes());
     assign_with = &plan.coarse;
     assignment.resize(total);
