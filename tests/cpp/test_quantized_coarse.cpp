@@ -14,6 +14,8 @@
 
 #include "base/rng.hpp"
 #include "index/quantized/partition/quantized_coarse.hpp"
+#include "quiver/isa.hpp"
+#include "simd/kernels.hpp"
 
 namespace quiver::quantized {
 namespace {
@@ -59,6 +61,46 @@ TEST(CoarseQuantizer, ScoresAreFixedOrderSumsAtEveryListCount) {
         ASSERT_EQ(std::memcmp(&ip_spread[c], &want_spread, sizeof want_spread), 0)
             << "dim " << dim << " lists " << lists << " c " << c;
       }
+    }
+  }
+}
+
+// The 8-bit order of an index of kApproxFrom lists or more: the same bits at the active ISA
+// level as at the scalar one (ctest runs this suite under each), close to the float scores, and
+// present only from kApproxFrom lists on.
+TEST(CoarseQuantizer, ApproximateScoresAreTheSameBitsAtEveryIsaAndCloseToTheFloatOnes) {
+  const simd::KernelTable scalar = simd::kernel_table(Isa::scalar), active = simd::kernel_table(active_isa());
+  EXPECT_FALSE(
+      CoarseQuantizer(CoarseQuantizer::kApproxFrom - 1, 4, random_floats((CoarseQuantizer::kApproxFrom - 1) * 4, 1))
+          .approximate());
+  for (size_t dim : {3, 48, 385}) {
+    const size_t lists = CoarseQuantizer::kApproxFrom + 37;
+    std::vector<float> cent = random_floats(lists * dim, 200 + dim);
+    for (float& v : cent) v *= 0.05f;  // the scale of centroids of rotated unit vectors
+    std::vector<float> spreads = random_floats(lists, 3);
+    for (float& v : spreads) v = 0.01f * v * v;
+    const CoarseQuantizer q(lists, dim, cent, spreads);
+    ASSERT_TRUE(q.approximate());
+    const std::vector<float> x_storage = random_floats(dim + 1, 11);
+    std::vector<float> xs(x_storage.begin() + 1, x_storage.end());
+    for (float& v : xs) v *= 0.05f;
+    std::vector<uint8_t> codes_storage(dim + 1);
+    uint8_t* codes = codes_storage.data() + 1;  // unaligned
+    for (bool ip : {false, true}) {
+      std::vector<float> exact(lists), a(lists), b(lists);
+      if (ip)
+        q.ip_scores(xs.data(), exact.data());
+      else
+        q.l2_scores(xs.data(), exact.data());
+      q.approx_scores(xs.data(), ip, scalar.dot_u8_gather, codes, a.data());
+      q.approx_scores(xs.data(), ip, active.dot_u8_gather, codes, b.data());
+      ASSERT_EQ(std::memcmp(a.data(), b.data(), lists * sizeof(float)), 0) << "dim " << dim << " ip " << ip;
+      double worst = 0.0, spread_of_scores = 0.0;
+      const auto [mn, mx] = std::minmax_element(exact.begin(), exact.end());
+      spread_of_scores = double(*mx) - double(*mn);
+      for (size_t c = 0; c < lists; ++c) worst = std::max(worst, std::fabs(double(a[c]) - double(exact[c])));
+      // Within 2 % of the range of the scores (8 bits per coordinate on both sides).
+      EXPECT_LE(worst, 0.02 * spread_of_scores) << "dim " << dim << " ip " << ip;
     }
   }
 }

@@ -236,6 +236,35 @@ TEST(QuantizedPartition, DeterminismFingerprint) {
   }
 }
 
+// From CoarseQuantizer::kApproxFrom lists on, the probe order comes from the 8-bit centroid
+// codes: the same bits everywhere as well (one constant at every ISA level and wasm variant),
+// and probing every list still equals the unpartitioned index.
+TEST(QuantizedPartition, DeterminismFingerprintWithTheApproximateListOrder) {
+  const size_t lists = quantized::CoarseQuantizer::kApproxFrom;
+  const Data d = clustered(32 * lists, 300, 16);
+  uint64_t h = test::fnv1a(nullptr, 0);
+  for (Metric metric : {Metric::l2, Metric::ip}) {
+    QuantizedIndex index(options(d.dim, metric, lists, false));
+    index.add(d.ids, d.base);
+    ASSERT_EQ(index.lists(), lists);
+    for (size_t probes : {size_t(0), size_t(3), size_t(40)}) {
+      QuantizedSearchParams p;
+      p.probes = probes;
+      for (const Neighbor& nb : batch_top_k(index, d, 40, 10, p)) {
+        h = test::fnv1a(&nb.id, sizeof nb.id, h);
+        h = test::fnv1a(&nb.distance, sizeof nb.distance, h);
+      }
+    }
+    QuantizedIndexOptions o = options(d.dim, metric, 0, false);
+    QuantizedIndex full(o);
+    full.add(d.ids, d.base);
+    QuantizedSearchParams all;
+    all.probes = lists;
+    expect_same_rows(batch_top_k(index, d, 20, 10, all), batch_top_k(full, d, 20, 10));
+  }
+  EXPECT_EQ(h, 0xd9a8700edb198f27ULL) << "fingerprint 0x" << std::hex << h;
+}
+
 TEST(QuantizedPartition, RemoveReuseAndAllowListsMatchTheUnpartitionedIndex) {
   const Data d = clustered(3000, 30, 32);
   QuantizedIndex part(options(d.dim, Metric::l2, 16));

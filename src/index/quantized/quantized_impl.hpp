@@ -68,9 +68,10 @@ struct Scratch {
   std::vector<uint32_t> list_order;
   std::vector<uint32_t> block_base;
   std::vector<float> settle;
+  std::vector<uint8_t> coarse_codes;  // the query's 8-bit codes for the centroid shortlist
 
   void reserve(size_t dim, size_t subq, size_t groups, size_t cand, size_t blocks);
-  void reserve_lists(size_t lists);
+  void reserve_lists(size_t lists, size_t dim);
 };
 
 // This thread's scratch (each pool worker has its own).

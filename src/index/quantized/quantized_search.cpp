@@ -39,12 +39,13 @@ void Scratch::reserve(size_t dim, size_t subq, size_t groups, size_t cand, size_
   if (allow_mask.size() < blocks) allow_mask.resize(blocks, 0);
 }
 
-void Scratch::reserve_lists(size_t lists) {
+void Scratch::reserve_lists(size_t lists, size_t dim) {
   if (list_order.size() < lists) {
     list_scores.resize(lists);
     list_order.resize(lists);
     block_base.resize(lists + 1);
   }
+  if (coarse_codes.size() < dim) coarse_codes.resize(dim);
 }
 
 Scratch& thread_scratch() {
@@ -439,7 +440,7 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
   const bool listed = masked_up_front(p, bits_count);    // else an allow bitmap tested block by block
   const bool filtered = index::has_allow_set(p);
   s.reserve(dim, subq, groups, depth, listed ? blocks() : 0);  // the allow mask, only if used
-  s.reserve_lists(nlists);
+  s.reserve_lists(nlists, dim);
   quantized::QueryLane& lane = s.lanes[0];
   const QueryTables t = build_tables(query, lane, s.rot_tmp.data(), needs_float_tables(p));
   PartitionCandidates top(lane.candidates.data(), depth, slots.slot_ids());
@@ -458,8 +459,16 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
   const auto nearer = [score](uint32_t a, uint32_t b) {
     return score[a] < score[b] || (score[a] == score[b] && a < b);
   };
+  // From CoarseQuantizer::kApproxFrom lists on, the scores are the 8-bit approximations
+  // (quantized_coarse.hpp): natively at 2,048 lists x 384 the float scores were a fifth of a
+  // query at the knee (3.1 MB read from L3 per query), the 8-bit ones take a quarter of the bytes
+  // and fit in L2, and they probe the same lists but for near ties: the same recall at every
+  // probe count on the 1M workload (docs/quantized.md).
   if (coarse.trained()) {
-    if (metric == Metric::ip) {
+    const bool ip = metric == Metric::ip;
+    if (coarse.approximate()) {
+      coarse.approx_scores(lane.rotated.data(), ip, kernels.dot_u8_gather, s.coarse_codes.data(), s.list_scores.data());
+    } else if (ip) {
       coarse.ip_scores(lane.rotated.data(), s.list_scores.data());
     } else {
       coarse.l2_scores(lane.rotated.data(), s.list_scores.data());
@@ -603,7 +612,10 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
   }
   if (listed) set_allow_mask(p, s, false);
   const size_t found = top.finish();
-  const size_t coarse_bytes = coarse.trained() ? nlists * (dim + 1) * sizeof(float) : 0;
+  // Centroid bytes read: the floats (and norms), or the 8-bit codes (and lo, step, sum, norm).
+  const size_t coarse_bytes = !coarse.trained()      ? 0
+                              : coarse.approximate() ? nlists * (dim + 4 * sizeof(float))
+                                                     : nlists * (dim + 1) * sizeof(float);
   add_stats(p, lists_probed, blocks_scored * kBlockVectors,
             blocks_scored * block_scan_bytes() + coarse_bytes + rescore_bytes(found, k, p));
   return rescore(query, t, lane, found, k, p, out);

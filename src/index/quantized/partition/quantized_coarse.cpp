@@ -25,6 +25,42 @@ CoarseQuantizer::CoarseQuantizer(size_t lists, size_t dim, std::vector<float> ce
     }
     norms_[c] = static_cast<float>(n2);
   }
+  if (approximate()) {
+    codes_.resize(lists * dim);
+    code_lo_.resize(lists);
+    code_step_.resize(lists);
+    code_sum_.resize(lists);
+    for (size_t c = 0; c < lists; ++c) encode_row(c, centroids.data() + c * dim);
+  }
+}
+
+namespace {
+
+// 8 bits per coordinate over the row's own range: lo + step * u, u = round((x - lo) / step).
+// Plain IEEE operations in a fixed order (the same codes on every target). Returns the sum of
+// the codes.
+uint32_t encode_u8(const float* x, size_t dim, uint8_t* out, float& lo, float& step) noexcept {
+  float mn = dim > 0 ? x[0] : 0.0f, mx = mn;
+  for (size_t d = 1; d < dim; ++d) {
+    mn = std::min(mn, x[d]);
+    mx = std::max(mx, x[d]);
+  }
+  lo = mn;
+  step = (mx - mn) / 255.0f;
+  uint32_t sum = 0;
+  for (size_t d = 0; d < dim; ++d) {
+    float u = step > 0.0f ? std::floor((x[d] - mn) / step + 0.5f) : 0.0f;
+    u = std::min(255.0f, std::max(0.0f, u));
+    out[d] = uint8_t(u);
+    sum += out[d];
+  }
+  return sum;
+}
+
+}  // namespace
+
+void CoarseQuantizer::encode_row(size_t c, const float* row) noexcept {
+  code_sum_[c] = encode_u8(row, dim_, codes_.data() + c * dim_, code_lo_[c], code_step_[c]);
 }
 
 std::vector<float> CoarseQuantizer::centroids() const {
@@ -36,7 +72,9 @@ std::vector<float> CoarseQuantizer::centroids() const {
 }
 
 size_t CoarseQuantizer::memory_bytes() const noexcept {
-  return (cols_.capacity() + norms_.capacity() + spreads_.capacity()) * sizeof(float);
+  return (cols_.capacity() + norms_.capacity() + spreads_.capacity() + code_lo_.capacity() + code_step_.capacity()) *
+             sizeof(float) +
+         codes_.capacity() + code_sum_.capacity() * sizeof(uint32_t);
 }
 
 // out[c] = sum over d of x[d] * c[d], d ascending: the same order for every c, however the
@@ -76,11 +114,39 @@ void CoarseQuantizer::l2_scores(const float* x, float* out) const noexcept {
   for (size_t c = 0; c < lists_; ++c) out[c] = norms_[c] - 2.0f * out[c];
 }
 
-void CoarseQuantizer::ip_scores(const float* x, float* out) const noexcept {
-  dots(x, cols_.data(), lists_, dim_, out);
+float CoarseQuantizer::inv_norm(const float* x) const noexcept {
   double n2 = 0.0;
   for (size_t d = 0; d < dim_; ++d) n2 += double(x[d]) * x[d];
-  const float inv = n2 > 0.0 ? static_cast<float>(1.0 / std::sqrt(n2)) : 0.0f;
+  return n2 > 0.0 ? static_cast<float>(1.0 / std::sqrt(n2)) : 0.0f;
+}
+
+void CoarseQuantizer::approx_scores(const float* x, bool ip, simd::DistanceU8GatherFn dot, uint8_t* x_codes,
+                                    float* out) const noexcept {
+  float xlo, xstep;
+  const uint32_t xsum = encode_u8(x, dim_, x_codes, xlo, xstep);
+  const float inv = ip ? inv_norm(x) : 0.0f;
+  constexpr size_t kRows = 64;  // rows per kernel call (the gather kernel overlaps their loads)
+  const uint8_t* rows[kRows];
+  uint32_t sums[kRows];
+  const double dim = double(dim_);
+  for (size_t first = 0; first < lists_; first += kRows) {
+    const size_t n = std::min(kRows, lists_ - first);
+    for (size_t j = 0; j < n; ++j) rows[j] = codes_.data() + (first + j) * dim_;
+    dot(x_codes, rows, n, dim_, sums);
+    for (size_t j = 0; j < n; ++j) {
+      const size_t c = first + j;
+      const double lo = code_lo_[c], step = code_step_[c];
+      const double xc = dim * xlo * lo + double(xlo) * step * double(code_sum_[c]) + lo * double(xstep) * double(xsum) +
+                        double(xstep) * step * double(sums[j]);
+      const float f = static_cast<float>(xc);
+      out[c] = ip ? (spreads_.empty() ? -f * inv : -f * inv - spreads_[c]) : norms_[c] - 2.0f * f;
+    }
+  }
+}
+
+void CoarseQuantizer::ip_scores(const float* x, float* out) const noexcept {
+  dots(x, cols_.data(), lists_, dim_, out);
+  const float inv = inv_norm(x);
   if (spreads_.empty()) {
     for (size_t c = 0; c < lists_; ++c) out[c] = -out[c] * inv;
   } else {
@@ -110,6 +176,7 @@ void CoarseQuantizer::set_centroid(size_t c, const float* row) noexcept {
     n2 += double(row[d]) * row[d];
   }
   norms_[c] = static_cast<float>(n2);
+  if (approximate()) encode_row(c, row);
 }
 
 // Pieces per k-means round when a WorkObserver listens (base/work_report.hpp).
