@@ -13,6 +13,8 @@
 //   QUIVER_IVF_METRIC          l2 | ip | cosine (default cosine)
 //   QUIVER_IVF_BITS            fast-scan bits (default 4); QUIVER_IVF_REFINE_BITS (default 3)
 //   QUIVER_IVF_LISTS           auto | N (default auto)
+//   QUIVER_IVF_RERANK          SearchParams::rerank for every search: candidates per result
+//                              re-scored from the refine plane (default unset: the index's own)
 //   QUIVER_IVF_PROBES          the sweep; "default" searches with probes 0, the index's own rule
 //                              (default "4 8 12 16 24 32 48 64 96 default"; values above the list
 //                              count are dropped)
@@ -71,6 +73,7 @@ int main() {
   const unsigned bits = unsigned(std::stoul(env("QUIVER_IVF_BITS", "4")));
   const unsigned refine_bits = unsigned(std::stoul(env("QUIVER_IVF_REFINE_BITS", "3")));
   const std::string lists_knob = env("QUIVER_IVF_LISTS", "auto");
+  const std::string rerank_knob = env("QUIVER_IVF_RERANK", "");
   const size_t lists = lists_knob == "auto" ? QuantizedIndexOptions::kAutoLists : std::stoul(lists_knob);
   const std::vector<std::string> probe_words = words(env("QUIVER_IVF_PROBES", "4 8 12 16 24 32 48 64 96 default"));
   std::vector<size_t> build_threads;
@@ -158,6 +161,7 @@ int main() {
       const bool is_default = wants_default && p == index->default_probes();
       QuantizedSearchParams params;
       params.probes = is_default ? 0 : p;
+      if (!rerank_knob.empty()) params.rerank = std::stoul(rerank_knob);
       QuantizedSearchStats stats;
       params.stats = &stats;
       for (size_t q = 0; q < w.nq; ++q) index->search(w.queries.data() + q * w.dim, kK, out.data() + q * kK, params);
@@ -175,11 +179,11 @@ int main() {
           "{\"kind\":\"ivf_search\",\"target\":\"native\",\"variant\":\"native\",\"isa\":\"%s\",\"workload\":\"%s\","
           "\"rows\":%zu,\"queries\":%zu,\"lists\":%zu,\"probes\":%zu,\"default\":%s,\"recall\":%.4f,\"qps\":%.1f,"
           "\"mean_us\":%.2f,\"p99_us\":%.2f,\"batch_threads\":%zu,\"batch_qps\":%.1f,\"batch_recall\":%.4f,"
-          "\"lists_per_query\":%.2f,\"vectors_per_query\":%.0f,\"bytes_per_query\":%.0f}\n",
+          "\"lists_per_query\":%.2f,\"vectors_per_query\":%.0f,\"bytes_per_query\":%.0f,\"rerank\":\"%s\"}\n",
           isa_name(isa), workload.c_str(), w.n, w.nq, index->lists(), p, is_default ? "true" : "false", r, t.qps,
           t.mean_us, t.p99_us, pool_workers, double(w.nq) / batch_s, recall(w, out),
           double(stats.lists_probed) * per_query, double(stats.vectors_scanned) * per_query,
-          double(stats.bytes_scanned) * per_query);
+          double(stats.bytes_scanned) * per_query, rerank_knob.c_str());
       std::fflush(stdout);
     }
   }

@@ -164,7 +164,7 @@ void register_build(CLI::App& app, Runner& run) {
       ->check(auto_or_count_in(0, QuantizedIndexOptions::kMaxLists))
       ->capture_default_str();
   cmd->add_option("--refine-bits", o->refine_bits,
-                  "Quantized: refine plane bits per coordinate (0 = none, 1..4; "
+                  "Quantized: refine plane bits per coordinate (0 = none, 1..5; "
                   "codes-only re-scoring without the f32 vectors)")
       ->check(count_in(0, 4))
       ->capture_default_str();

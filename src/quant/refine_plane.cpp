@@ -57,7 +57,8 @@ RefineCodec::SumChecks check_sums_for(unsigned bits) noexcept {
     case 1: return check_sums<CB, 1>;
     case 2: return check_sums<CB, 2>;
     case 3: return check_sums<CB, 3>;
-    default: return check_sums<CB, 4>;
+    case 4: return check_sums<CB, 4>;
+    default: return check_sums<CB, 5>;
   }
 }
 
@@ -128,8 +129,9 @@ float score_fixed(const float* q, size_t dim, CoarseCodes coarse, const uint8_t*
   float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
   const size_t full = dim / 8;
   for (size_t g = 0; g < full; ++g) {
-    uint32_t fine = 0, levels = 0;
-    for (unsigned b = 0; b < RB; ++b) fine |= uint32_t(row[g * RB + b]) << (8 * b);
+    uint64_t fine = 0;  // RB bytes: up to 40 bits
+    uint32_t levels = 0;
+    for (unsigned b = 0; b < RB; ++b) fine |= uint64_t(row[g * RB + b]) << (8 * b);
     for (unsigned t = 0; t < CB; ++t) levels |= uint32_t(coarse.bytes[(g * CB + t) * coarse.stride]) << (8 * t);
     float v[8];
     for (unsigned t = 0; t < 8; ++t) {
@@ -148,8 +150,8 @@ float score_fixed(const float* q, size_t dim, CoarseCodes coarse, const uint8_t*
   float sum[4] = {s0, s1, s2, s3};
   for (size_t i = 8 * full; i < dim; ++i) {  // the last, partial group
     const size_t g = i / 8, t = i % 8;
-    uint32_t fine = 0;
-    for (unsigned b = 0; b < RB; ++b) fine |= uint32_t(row[g * RB + b]) << (8 * b);
+    uint64_t fine = 0;
+    for (unsigned b = 0; b < RB; ++b) fine |= uint64_t(row[g * RB + b]) << (8 * b);
     const size_t bit = i * CB;
     const uint32_t level = uint32_t(coarse.bytes[(bit / 8) * coarse.stride] >> (bit % 8)) & kCoarseMask;
     sum[i % 4] += q[i] * values[(level << RB) | ((fine >> (t * RB)) & kMask)];
@@ -164,7 +166,8 @@ float score_coarse(unsigned bits, const float* q, size_t dim, CoarseCodes coarse
     case 1: return score_fixed<CB, 1>(q, dim, coarse, row, values);
     case 2: return score_fixed<CB, 2>(q, dim, coarse, row, values);
     case 3: return score_fixed<CB, 3>(q, dim, coarse, row, values);
-    default: return score_fixed<CB, 4>(q, dim, coarse, row, values);
+    case 4: return score_fixed<CB, 4>(q, dim, coarse, row, values);
+    default: return score_fixed<CB, 5>(q, dim, coarse, row, values);
   }
 }
 
@@ -173,7 +176,7 @@ float score_coarse(unsigned bits, const float* q, size_t dim, CoarseCodes coarse
 // Candidates are re-scored one at a time (k * depth per search), so this runs 40 times a query
 // at the defaults: the fixed-width forms above, not a loop over run-time widths.
 float RefineCodec::score(const float* q, CoarseCodes coarse, const uint8_t* row) const noexcept {
-  static_assert(kMaxRefineBits == 4, "score_coarse has one case per refine width");
+  static_assert(kMaxRefineBits == 5, "score_coarse has one case per refine width");
   const float* values = book_.values.data();
   return coarse_bits_ == 4 ? score_coarse<4>(bits_, q, dim_, coarse, row, values)
                            : score_coarse<2>(bits_, q, dim_, coarse, row, values);

@@ -40,7 +40,7 @@
 
 namespace quiver::quant {
 
-inline constexpr unsigned kMaxRefineBits = 4;
+inline constexpr unsigned kMaxRefineBits = 5;
 
 // Coarse codes as the fast-scan blocks and the index file hold them: byte j packs
 // sub-quantisers 2j (low nibble) and 2j + 1; at 4 bits a sub-quantiser is one coordinate, at

@@ -86,7 +86,7 @@ for (const variant of VARIANTS) {
         // (null = not given: the default)
         rejects(() => new q.QuantizedIndex({ dim: 4, lists }), 'INVALID_ARGUMENT', `lists ${lists}`);
       }
-      for (const refineBits of [-1, 5, 2.5, '3']) {
+      for (const refineBits of [-1, 6, 2.5, '3']) {
         rejects(() => new q.QuantizedIndex({ dim: 4, refineBits }), 'INVALID_ARGUMENT', `refineBits ${refineBits}`);
       }
       const index = build(q, { lists: 8 });

@@ -3,7 +3,7 @@
 // so a reader that predates the plane refuses the file with UNSUPPORTED_VERSION ("required
 // section RFIN is not understood") instead of loading an index that lost its accuracy.
 //
-//   "RFIN"  u32 refine_bits (1..4)
+//   "RFIN"  u32 refine_bits (1..5)
 //           u32 CRC-32C of the sub-codebook (values then thresholds, f32 LE) for (dim, bits,
 //               refine_bits): a build that computes another one rejects the file
 //               (UNSUPPORTED_VERSION), as the fast-scan codebook's CRC does
