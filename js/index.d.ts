@@ -122,7 +122,7 @@ export interface QuantizedIndexOptions extends IndexOptions {
   seed?: number | bigint;
   /** Keep the f32 vectors for exact rerank (default true). */
   keepVectors?: boolean;
-  /** Bits of the refine plane, 0..4 (default 0): codes-only re-scoring without the f32 vectors. */
+  /** Bits of the refine plane, 0..5 (default 0): codes-only re-scoring without the f32 vectors. */
   refineBits?: number;
   /**
    * Inverted lists: 0 (default) scans every code; 'auto' partitions into min(n / 256,

@@ -31,11 +31,12 @@ struct QuantizedIndexOptions {
   unsigned bits = 4;         // 2 or 4 bits per coordinate
   uint64_t seed = 42;        // rotation seed: same seed, same codes, on every target
   bool keep_vectors = true;  // keep the f32 vectors for exact rerank (dim * 4 bytes each)
-  // 0: no refine plane. 1..4: bits more per coordinate, stored beside the fast-scan codes
+  // 0: no refine plane. 1..5: bits more per coordinate, stored beside the fast-scan codes
   // (ceil(dim / 8) * refine_bits + 4 bytes per vector; 148 at dim 384 and 3 bits), that
-  // re-score the scan's candidates without the f32 vectors. 3 is the choice for codes-only
-  // search (4-bit codes: recall@10 ~0.97 on the clustered workload where the codes alone give
-  // ~0.80; docs/quantized.md, "Codes-only refine plane").
+  // re-score the scan's candidates without the f32 vectors. 4-bit codes + 3 is the choice for
+  // codes-only search (recall@10 ~0.97 on the clustered workload where the codes alone give
+  // ~0.80; docs/quantized.md, "Codes-only refine plane"); 2-bit codes + 5 hold the same 7 bits
+  // in as many bytes and scan half of them, the faster choice for a large partitioned index.
   unsigned refine_bits = 0;
   // Partitions (inverted lists over the fast-scan blocks; a search scans only the `probes`
   // lists whose centroids are nearest the query). 0: not partitioned, every search scans every
@@ -53,12 +54,12 @@ struct QuantizedIndexOptions {
 // Per-call options: the shared ones (quiver/search_params.hpp: allow, predicate, rerank) and
 // the quantised index's own.
 // * rerank (unset = 0): 0: codes only, never the f32 vectors: the fast scan keeps the best
-//   k * 4 with a refine plane and re-scores them from it, without one the best k * 2 and
-//   re-scores them with float tables of the same codes. r >= 1: the scan keeps
-//   max(k * r, that depth), they are re-scored the same way, and the best k * r of those get
-//   exact distances from the kept f32 vectors (an index without them ranks by the refine plane;
-//   one with neither rejects r >= 1); the best k are returned. So r >= 1 never ranks from worse
-//   candidates than 0.
+//   k * 4 with a refine plane (k * 8 over 2-bit codes) and re-scores them from it, without
+//   one the best k * 2 and re-scores them with float tables of the same codes. r >= 1: the
+//   scan keeps max(k * r, that depth), they are re-scored the same way, and the best k * r of
+//   those get exact distances from the kept f32 vectors (an index without them ranks by the
+//   refine plane; one with neither rejects r >= 1); the best k are returned. So r >= 1 never
+//   ranks from worse candidates than 0.
 // * allow / allow_bits: blocks of 32 vectors without an allowed id are skipped. A partitioned
 //   search goes on past `probes` lists until it has scored as many allowed vectors as the
 //   unfiltered search scans (N: the sizes of its `probes` lists, at least 8192), or the blocks
