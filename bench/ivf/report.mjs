@@ -120,6 +120,20 @@ function goals(report) {
   return out;
 }
 
+// The codes of the run's workloads: "4-bit fast-scan codes + 3-bit refine plane", per workload when
+// they differ (and from knobs.index in results written before the codes were per part).
+function codesOf(report) {
+  const text = (b, r) => `${b}-bit fast-scan codes + ${r}-bit refine plane`;
+  const per = report.workloads.map((w) => [
+    w.name,
+    w.bits ?? report.knobs.index.bits,
+    w.refine_bits ?? report.knobs.index.refineBits,
+  ]);
+  const distinct = new Set(per.map(([, b, r]) => `${b}+${r}`));
+  if (distinct.size <= 1) return text(per[0]?.[1], per[0]?.[2]);
+  return per.map(([n, b, r]) => `${n}: ${text(b, r)}`).join('; ');
+}
+
 export function renderIvfReport(report, name) {
   const md = [];
   const m = report.machine;
@@ -131,7 +145,7 @@ export function renderIvfReport(report, name) {
       `load average ${m.load_average_start?.map((x) => x.toFixed(2)).join(' / ') ?? '?'} at the start, ` +
       `${m.load_average_end?.map((x) => x.toFixed(2)).join(' / ')} at the end.`,
     '',
-    `Index: ${report.knobs.index.bits}-bit fast-scan codes + ${report.knobs.index.refineBits}-bit refine plane, no f32 vectors, ` +
+    `Index: ${codesOf(report)}, no f32 vectors, ` +
       `lists '${report.knobs.index.lists}', metric ${report.knobs.index.metric}, k = 10. QPS: one thread, one query per call ` +
       `(at least ${report.knobs.seconds} s per figure); batch: searchBatch / search_batch over all queries on the pool ` +
       `(threads in brackets). HNSW: f32, M ${report.knobs.hnsw.M}, efConstruction ${report.knobs.hnsw.efConstruction}.`,

@@ -1,5 +1,6 @@
 // `npm run bench:ivf` (scripts/bench-ivf.sh): the partitioned quantised index of issue 14 —
-// codes only (4-bit fast-scan codes + 3-bit refine plane, lists 'auto', no f32 vectors) —
+// codes only (4-bit fast-scan codes + 3-bit refine plane at 100k, 2 + 5 at 1M; lists 'auto', no
+// f32 vectors) —
 // natively (bench/ivf/ivf_bench.cpp), in wasm simd and simd-mt under Node and in Chromium (through
 // the npm package: bench/ivf/measure.mjs), beside the exact flat index and, at 100k, the HNSW
 // index. For each probes value: recall@10, QPS one query per call (mean / p99 latency) and
@@ -20,6 +21,8 @@
 //                    chromium-relaxed-simd (default the first five; relaxed-simd runs only in
 //                    Chromium, which ships relaxed SIMD — Node 20 has it behind a flag)
 //   IVF_WORKLOADS    names to keep, e.g. "embedding-100k" (default every workload of the parts)
+//   IVF_BITS, IVF_REFINE_BITS   fast-scan bits and refine-plane bits for every part (default 4 + 3
+//                    at 100k, 2 + 5 at 1M: see CODES below)
 //   IVF_HNSW         targets that also build and sweep HNSW in the 100k part (default "wasm-simd-mt")
 //   QUIVER_BENCH_SECONDS   minimum time per one-query-per-call figure (default 1)
 //   IVF_TARGET_TIMEOUT_S   a target that takes longer is stopped and reported failed (default 2400)
@@ -61,8 +64,21 @@ for (const t of targets) {
     throw new Error(`IVF_TARGETS: unknown target '${t}'`);
 }
 
-// The index and sweep, the same in every target.
-const INDEX = { metric: 'cosine', bits: 4, refineBits: 3, lists: 'auto' };
+// The index and sweep, the same in every target. The codes differ by part: at 1M (embedding-like)
+// 2-bit fast-scan codes + a 5-bit refine plane — the same 7 bits per coordinate and bytes per
+// vector as 4 + 3, with half the bytes scanned; at 100k 4 + 3, since on the clustered set the
+// 2-bit scan's candidates hold fewer of the neighbours (recall 0.92 at any probes against 0.96;
+// docs/quantized.md, "A cheaper first stage"). IVF_BITS / IVF_REFINE_BITS set both parts.
+const INDEX = { metric: 'cosine', lists: 'auto' };
+const CODES = {
+  '100k': { bits: 4, refineBits: 3 },
+  '1m': { bits: 2, refineBits: 5 },
+};
+for (const part of Object.keys(CODES)) {
+  if (process.env.IVF_BITS) CODES[part].bits = Number(process.env.IVF_BITS);
+  if (process.env.IVF_REFINE_BITS) CODES[part].refineBits = Number(process.env.IVF_REFINE_BITS);
+}
+const indexFor = (w) => ({ ...INDEX, ...CODES[w.part] });
 const HNSW = { M: 16, efConstruction: 200, efs: quick ? [10, 40] : [10, 20, 40, 60, 80, 120, 160, 200] };
 const WORKLOADS = [
   {
@@ -170,8 +186,8 @@ function runNative(w, wl) {
     QUIVER_IVF_GT: wl.files.gt,
     QUIVER_IVF_WORKLOAD: w.name,
     QUIVER_IVF_METRIC: INDEX.metric,
-    QUIVER_IVF_BITS: String(INDEX.bits),
-    QUIVER_IVF_REFINE_BITS: String(INDEX.refineBits),
+    QUIVER_IVF_BITS: String(indexFor(w).bits),
+    QUIVER_IVF_REFINE_BITS: String(indexFor(w).refineBits),
     QUIVER_IVF_LISTS: INDEX.lists,
     QUIVER_IVF_PROBES: w.probes.join(' '),
     QUIVER_IVF_BUILD_THREADS: '1 0',
@@ -206,7 +222,7 @@ function runNative(w, wl) {
 function knobsFor(w, target) {
   const browser = target.startsWith('chromium');
   return {
-    ...INDEX,
+    ...indexFor(w),
     probes: w.probes,
     seconds,
     flatQueries: browser && !w.chromiumFlat ? 0 : w.flatQueries,
@@ -289,6 +305,7 @@ function save() {
     }),
     knobs: {
       index: INDEX,
+      codes: CODES,
       hnsw: HNSW,
       seconds,
       parts,
@@ -305,6 +322,8 @@ function save() {
       dim: 384,
       probes: w.probes,
       flat_queries: w.flatQueries,
+      bits: indexFor(w).bits,
+      refine_bits: indexFor(w).refineBits,
     })),
     ...steadyState(runs),
     runs,

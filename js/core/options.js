@@ -177,7 +177,7 @@ export const INDEX_OPTIONS = {
     bits: oneOf(2, 4),
     seed: seed(),
     keepVectors: boolean(),
-    refineBits: integer(0, 4),
+    refineBits: integer(0, 5),
     lists: lists(),
   }),
   hnsw: schema('new HnswIndex()', {

@@ -14,7 +14,7 @@ export function makeQuantizedIndexClass(mod, staging, variantName, IndexBase) {
   class QuantizedIndex extends IndexBase {
     // new QuantizedIndex({ dim, metric = 'l2', bits = 4, seed = 42, keepVectors = true,
     //                      refineBits = 0, lists = 0 })
-    // refineBits: 0..4 bits of a refine plane (codes-only re-scoring, no f32 needed).
+    // refineBits: 0..5 bits of a refine plane (codes-only re-scoring, no f32 needed).
     // lists: 0 (scan every code), 'auto' (min(n / 256, round(3 sqrt(n))) lists for the n trained
     // at, once 4096 vectors are in) or a count in [1, 65536] (trained once the index holds 32
     // per list).

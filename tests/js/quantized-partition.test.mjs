@@ -80,6 +80,23 @@ for (const variant of VARIANTS) {
       for (const index of [part, full, auto]) index.dispose();
     });
 
+    test('refineBits 1..5 over 2- and 4-bit codes: each is kept, and 5 finds every stored vector first', async () => {
+      const q = await load(variant);
+      const base = q.unitGaussianVectors(N, DIM, 5);
+      for (const bits of [2, 4]) {
+        for (let refineBits = 1; refineBits <= 5; refineBits++) {
+          const index = build(q, { bits, lists: 16, refineBits, keepVectors: false });
+          assert.equal(index.refineBits, refineBits);
+          if (refineBits === 5) {
+            // 2 + 5 and 4 + 5 bits per coordinate: a stored vector is its own nearest neighbour.
+            const got = index.searchBatch(base.subarray(0, 8 * DIM), 1, { probes: 16 });
+            assert.deepEqual(Array.from(got.ids), [10, 11, 12, 13, 14, 15, 16, 17], `bits ${bits}`);
+          }
+          index.dispose();
+        }
+      }
+    });
+
     test('bad lists, refineBits and probes are refused', async () => {
       const q = await load(variant);
       for (const lists of [-1, 1.5, 65537, 'x', true]) {
