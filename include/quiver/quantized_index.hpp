@@ -38,6 +38,7 @@ struct QuantizedIndexOptions {
   // ~0.80; docs/quantized.md, "Codes-only refine plane"); 2-bit codes + 5 hold the same 7 bits
   // in as many bytes and scan half of them, the faster choice for a large partitioned index.
   unsigned refine_bits = 0;
+  static constexpr unsigned kMaxRefineBits = 5;  // the widest refine plane
   // Partitions (inverted lists over the fast-scan blocks; a search scans only the `probes`
   // lists whose centroids are nearest the query). 0: not partitioned, every search scans every
   // code. kAutoLists: partitioned, the count chosen from the size T trained at,

@@ -164,9 +164,10 @@ void register_build(CLI::App& app, Runner& run) {
       ->check(auto_or_count_in(0, QuantizedIndexOptions::kMaxLists))
       ->capture_default_str();
   cmd->add_option("--refine-bits", o->refine_bits,
-                  "Quantized: refine plane bits per coordinate (0 = none, 1..5; "
-                  "codes-only re-scoring without the f32 vectors)")
-      ->check(count_in(0, 4))
+                  "Quantized: refine plane bits per coordinate (0 = none, 1.." +
+                      std::to_string(QuantizedIndexOptions::kMaxRefineBits) +
+                      "; codes-only re-scoring without the f32 vectors)")
+      ->check(count_in(0, QuantizedIndexOptions::kMaxRefineBits))
       ->capture_default_str();
   cmd->add_flag("--no-vectors", o->no_vectors,
                 "Quantized and hnsw sq8: keep only the codes, not the f32 vectors (smaller; no exact rerank)");

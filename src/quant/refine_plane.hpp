@@ -37,10 +37,11 @@
 #include "quant/codebook.hpp"
 #include "quant/refine_codebook.hpp"
 #include "quiver/metric.hpp"
+#include "quiver/quantized_index.hpp"
 
 namespace quiver::quant {
 
-inline constexpr unsigned kMaxRefineBits = 5;
+inline constexpr unsigned kMaxRefineBits = QuantizedIndexOptions::kMaxRefineBits;
 
 // Coarse codes as the fast-scan blocks and the index file hold them: byte j packs
 // sub-quantisers 2j (low nibble) and 2j + 1; at 4 bits a sub-quantiser is one coordinate, at

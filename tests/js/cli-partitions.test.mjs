@@ -59,6 +59,41 @@ describe('quiver CLI partitions', () => {
     }
   });
 
+  test('--refine-bits takes every width the core does (1..5, over 2- and 4-bit codes) and refuses 6', () => {
+    for (const bits of ['2', '4']) {
+      for (const refine of ['1', '5']) {
+        const out = join(work, `refine-${bits}-${refine}.qvr`);
+        const b = run([
+          'build',
+          base,
+          '-o',
+          out,
+          '--index',
+          'quantized',
+          '--bits',
+          bits,
+          '--lists',
+          '4',
+          '--refine-bits',
+          refine,
+          '--no-vectors',
+          '-q',
+          '--json',
+        ]);
+        assert.equal(b.status, 0, b.stderr);
+        assert.match(JSON.parse(b.stdout).params, new RegExp(`refine plane ${refine} bits`));
+        const s = run(['search', out, queries, '-k', '5', '--json']);
+        assert.equal(s.status, 0, s.stderr);
+        assert.equal(JSON.parse(s.stdout).k, 5);
+      }
+    }
+    const out = join(work, 'refine-6.qvr');
+    const r = run(['build', base, '-o', out, '--index', 'quantized', '--refine-bits', '6', '--no-vectors', '-q']);
+    assert.notEqual(r.status, 0, '--refine-bits 6 was accepted');
+    assert.match(r.stderr, /refine-bits/);
+    assert.equal(existsSync(out), false);
+  });
+
   test('--lists auto before 4096 vectors is one list (a full scan)', () => {
     const out = join(work, 'auto.qvr');
     const b = run(['build', base, '-o', out, '--index', 'quantized', '--lists', 'auto', '-q', '--json']);
