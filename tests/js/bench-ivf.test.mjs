@@ -1,11 +1,13 @@
 // The partitioned-index benchmark's own logic (bench/ivf/): recall@10 from returned ids, the
 // slice size that makes every target build the same index, HNSW QPS interpolated at a recall,
-// and the report (summary, sweep, goals) from a synthetic result. No timings are measured here.
+// the report (summary, sweep, goals) from a synthetic result, and the CPU-profile summary from a
+// synthetic profile. No timings are measured here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ADD_SLICE_BYTES } from '../../js/core/staging.js';
 import { addSliceRows, recallAt10 } from '../../bench/ivf/measure.mjs';
 import { hnswQpsAt, renderIvfReport } from '../../bench/ivf/report.mjs';
+import { shortName, summarizeProfile } from '../../bench/ivf/profile-summary.mjs';
 
 test('recall@10 counts each true id once and only in the first 10 results', () => {
   const gt = Int32Array.from([...Array(12).keys()]); // 12 ids per row: only the first 10 count
@@ -98,4 +100,33 @@ test('the report: summary at the first probes reaching 0.95 and the adaptive def
     m2,
     /425\.8 B\/vector \(≤ 400: \*\*missed\*\*\); default recall 0\.955 \(≥ 0\.95: met\), 1\.67× slower than the best setting \(≤ 1\.3: \*\*missed\*\*\); 1,500 QPS one thread at ≥ 0\.95 \(≥ 3,000: \*\*missed\*\*\); 150\.0× flat \(≥ 100: met\)/,
   );
+});
+
+test('the profile summary: self time under the root only, by readable name, as shares of the root', () => {
+  const frame = (functionName) => ({ functionName, url: '', lineNumber: 0, columnNumber: 0 });
+  const profile = {
+    nodes: [
+      { id: 1, callFrame: frame('(root)'), children: [2, 5] },
+      { id: 2, callFrame: frame('quiver::QuantizedIndex::Impl::search_many(float const*)'), children: [3, 4] },
+      { id: 3, callFrame: frame('void quiver::quant::(anonymous namespace)::Kernel<A, true>::scan<1ul>(int)') },
+      { id: 4, callFrame: frame('quiver::QuantizedIndex::Impl::rescore(float const*)'), children: [6] },
+      { id: 5, callFrame: frame('load') }, // outside the root: left out
+      { id: 6, callFrame: frame('void quiver::quant::(anonymous namespace)::Kernel<A, true>::scan<1ul>(int)') },
+    ],
+    samples: [3, 3, 4, 5, 5, 5, 6, 2],
+    timeDeltas: [100, 100, 100, 100, 100, 100, 100, 100],
+  };
+  const s = summarizeProfile(profile, 'search_many');
+  assert.equal(s.root_ms, 0.5);
+  assert.equal(s.root_share_of_profile, 5 / 8);
+  assert.deepEqual(
+    s.rows.map((r) => [r.name, r.share]),
+    [
+      ['void quiver::quant::(anonymous namespace)::Kernel<A, true>::scan<1ul>', 0.6],
+      ['quiver::QuantizedIndex::Impl::rescore', 0.2],
+      ['quiver::QuantizedIndex::Impl::search_many', 0.2],
+    ],
+  );
+  assert.equal(shortName(''), '(anonymous)');
+  assert.equal(shortName('(garbage collector)'), '(garbage collector)');
 });
