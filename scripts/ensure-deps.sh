@@ -3,14 +3,31 @@
 # Idempotent: a second run installs nothing and takes a second.
 set -euo pipefail
 
-APT_PACKAGES=(
+#   scripts/ensure-deps.sh            everything
+#   scripts/ensure-deps.sh --native   what the native builds, their tests and the format check need
+#   scripts/ensure-deps.sh --rest     the rest: the cross and wasm toolchains, clang, Chromium and
+#                                     the npm dev dependencies (npm test installs these in the
+#                                     background while the native configurations build and run)
+part="${1:-all}"
+case "$part" in all|--native|--rest) ;; *) echo "ensure-deps: unknown argument $part" >&2; exit 2 ;; esac
+NATIVE_PACKAGES=(
   cmake ninja-build g++ pkg-config
   googletest libgtest-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev
+  clang-format
+)
+REST_PACKAGES=(
   emscripten node-acorn
   g++-aarch64-linux-gnu qemu-user
-  clang libclang-rt-14-dev clang-format
+  clang libclang-rt-14-dev
   chromium   # browser tests (driven by playwright-core from npm, never a downloaded browser)
 )
+case "$part" in
+  all) APT_PACKAGES=("${NATIVE_PACKAGES[@]}" "${REST_PACKAGES[@]}") ;;
+  --native) APT_PACKAGES=("${NATIVE_PACKAGES[@]}") ;;
+  # With clang-19, which only the tests' relaxed-simd build needs (scripts/ensure-relaxed-toolchain.sh
+  # would install it in the foreground of that build).
+  --rest) APT_PACKAGES=("${REST_PACKAGES[@]}" clang-19) ;;
+esac
 
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
@@ -26,6 +43,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+[ "$part" = --native ] && exit 0
 # npm dev dependencies (none are needed at run time).
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if grep -q '"devDependencies"' "$root/package.json"; then

@@ -11,7 +11,9 @@
 #   edge runtimes: tests/edge/ runs the package in Node (code generation disallowed, CommonJS,
 #     exit without terminate), workerd, Deno, Bun, and esbuild/Vite bundles in Chromium
 #   libFuzzer targets (index loader, dataset readers, collection sections / filters / records) for 20 s
-#     each from tests/fuzz/corpus
+#     each from tests/fuzz/corpus, two at a time
+# Each configuration's ctest runs beside the next configuration's build, and the apt packages and
+# npm dev dependencies that the native configurations do not need install in the background.
 #   first, the C++ format check (scripts/check-format.sh); the JS lint and format check and the
 #     import-cycle check are node:test files (tests/js/style.test.mjs, module-graph.test.mjs)
 # Each step runs even if an earlier one failed; the exit code is non-zero if any failed.
@@ -42,39 +44,86 @@ trap 'rm -f "$summary_file"' EXIT
 record() { printf '%-7s %6d %9s  %s\n' "$1" "$2" "$(fmt_cpu "$3")" "$4" >>"$summary_file"; }
 read_cpu
 run_start=$SECONDS run_cpu0=$cpu_ticks
-step() {
-  local name="$1"; shift
+# A step runs in a subshell of its own, so that its CPU time is its own processes' only: the main
+# shell also reaps the steps that run in the background (a ctest beside the next build), and
+# their time would be counted twice. Returns non-zero if the step failed.
+step() (
+  name="$1"; shift
   echo
   echo "===== $name"
-  local start=$SECONDS cpu0 status
+  start=$SECONDS
   read_cpu; cpu0=$cpu_ticks
   if "$@"; then status=ok; else status=FAILED; fi
   read_cpu
-  local wall=$((SECONDS - start)) cpu=$((cpu_ticks - cpu0))
+  wall=$((SECONDS - start)) cpu=$((cpu_ticks - cpu0))
   echo "===== $name: $status ($wall s, CPU $(fmt_cpu "$cpu") s)"
   record "$status" "$wall" "$cpu" "$name"
-}
-# Dependencies first (apt packages, npm dev dependencies): not a step, but timed like one.
-bash scripts/ensure-deps.sh || exit 1
+  [ "$status" = ok ]
+)
+# Dependencies first (apt packages, npm dev dependencies): not a step, but timed like one. What
+# the native configurations need is installed first; the rest (the cross and wasm toolchains,
+# Chromium, npm's) in the background while they build and run (on a fresh machine the
+# downloads take minutes and hardly any CPU), waited for before the first step that needs it.
+bash scripts/ensure-deps.sh --native || exit 1
 read_cpu
-record deps $((SECONDS - run_start)) $((cpu_ticks - run_cpu0)) "ensure-deps (apt, npm install)"
-ctest_in() { (cd "${QUIVER_BUILD_ROOT:-$root/build}/$1" && ctest --output-on-failure -j2); }
+record deps $((SECONDS - run_start)) $((cpu_ticks - run_cpu0)) "ensure-deps --native (apt)"
+rest_deps_log=$(mktemp)
+trap 'rm -f "$summary_file" "$rest_deps_log"' EXIT
+step "ensure-deps --rest (apt, npm install; in the background)" bash scripts/ensure-deps.sh --rest \
+  >"$rest_deps_log" 2>&1 &
+rest_deps_pid=$!
+# Waits for the background install (once) and prints its output; exits if it failed, as a failed
+# install in the foreground would have.
+wait_rest_deps() {
+  [ -n "$rest_deps_pid" ] || return 0
+  local status=0
+  wait "$rest_deps_pid" || status=$?
+  rest_deps_pid=""
+  cat "$rest_deps_log"
+  if [ "$status" -ne 0 ]; then
+    echo "ensure-deps --rest failed" >&2
+    exit 1
+  fi
+}
 
 step "C++ format (clang-format, .clang-format)" bash scripts/check-format.sh
 # In wasm only what the tests run: the JS module and the test programs, and in simd-mt the two
 # programs of the browser benchmark page. The other benchmark programs are the same C++ as
 # natively (built there); `bash scripts/build.sh wasm-simd` still builds everything.
 wasm_test_targets=(quiver_wasm quiver_tests quiver_alloc_tests quiver_parallel_alloc_tests example_flat_search)
-for config in native native-asan native-tsan aarch64 wasm-simd-mt wasm-simd wasm-relaxed-simd wasm-baseline; do
+# Each configuration's tests run beside the next configuration's build: a build's tail is its
+# serial links (the wasm builds kept 1.6 of the 2 cores busy) and a ctest's is its longest test,
+# so side by side each fills the other's idle core (the builds and tests up to the fuzz build took
+# 1,664 s side by side on 2026-12-06, against about 1,714 s one after the other, summed from
+# separate runs of the same steps). The tests write to a log of their own, printed (and their
+# step recorded) when they end.
+ctest_pid="" ctest_log=""
+finish_ctest() {
+  [ -n "$ctest_pid" ] || return 0
+  wait "$ctest_pid"
+  cat "$ctest_log"
+  rm -f "$ctest_log"
+  ctest_pid=""
+}
+trap 'rm -f "$summary_file" "$rest_deps_log" "$ctest_log"' EXIT
+# fuzz: the libFuzzer targets (clang, ASan + UBSan), built beside the last tests; run below.
+for config in native native-asan native-tsan aarch64 wasm-simd-mt wasm-simd wasm-relaxed-simd wasm-baseline fuzz; do
   targets=()
   [[ "$config" == wasm-simd || "$config" == wasm-relaxed-simd || "$config" == wasm-baseline ]] &&
     targets=(-- "${wasm_test_targets[@]}")
   # simd-mt: also the two programs of the browser benchmark page (tests/browser/bench-page).
   [[ "$config" == wasm-simd-mt ]] &&
     targets=(-- "${wasm_test_targets[@]}" quiver_bench_concurrent_knn_web quiver_bench_scaling_batch_web)
+  [[ "$config" == native* ]] || wait_rest_deps
   step "build $config" bash scripts/build.sh "$config" "${targets[@]}"
-  step "ctest $config" ctest_in "$config"
+  finish_ctest
+  if [ "$config" != fuzz ]; then
+    ctest_log=$(mktemp)
+    step "ctest $config" ctest_in "$config" >"$ctest_log" 2>&1 &
+    ctest_pid=$!
+  fi
 done
+finish_ctest
 # Two files at a time (Node's default is one less than the CPUs: one file at a time on 2 cores,
 # 1.2 cores busy; two at a time took 132 s instead of 228 s on this 2-core machine).
 step "node --test" node --test --test-concurrency=2 tests/js/
@@ -83,8 +132,7 @@ step "node --test relaxed-simd (--experimental-wasm-relaxed-simd)" \
   node --experimental-wasm-relaxed-simd --test tests/js/relaxed-simd.test.mjs
 step "browser tests (chromium)" node --test --test-concurrency=1 tests/browser/
 step "edge runtimes (node, workerd, deno, bun, bundlers)" node --test --test-concurrency=1 tests/edge/
-step "build fuzz" bash scripts/build.sh fuzz
-step "fuzz (bounded, 20 s per target)" bash scripts/fuzz.sh 20
+step "fuzz (bounded, 20 s per target, two at a time)" bash scripts/fuzz.sh 20
 
 echo
 read_cpu

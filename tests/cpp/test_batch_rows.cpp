@@ -16,7 +16,7 @@
 #include "tools/workload.hpp"
 
 namespace quiver {
-namespace {
+namespace test_batch_rows {
 
 constexpr size_t kDim = 16;
 constexpr size_t kCount = 500;
@@ -207,5 +207,5 @@ TEST(FlatAllow, EqualsBruteForceOverTheAllowedIds) {
   }
 }
 
-}  // namespace
+}  // namespace test_batch_rows
 }  // namespace quiver

@@ -17,7 +17,7 @@
 #include "test_support.hpp"
 
 namespace quiver {
-namespace {
+namespace test_collection {
 
 using test::code_of;
 
@@ -384,11 +384,11 @@ TEST(Collection, EmptyCollectionAnswersNothingAndReportsMemoryByPart) {
   EXPECT_EQ(s.memory_bytes, s.index_bytes + s.id_bytes + s.metadata_bytes + s.column_bytes);
 }
 
-}  // namespace
+}  // namespace test_collection
 }  // namespace quiver
 
 namespace quiver {
-namespace {
+namespace test_collection {
 
 // AnyIndex::get, which the collection's returnValues reads: every kind that keeps f32 vectors
 // returns them as stored (normalised under cosine); the others say why not.
@@ -435,5 +435,5 @@ TEST(AnyIndexGet, EveryKindReturnsItsKeptVectorsOrSaysWhyNot) {
   }
 }
 
-}  // namespace
+}  // namespace test_collection
 }  // namespace quiver

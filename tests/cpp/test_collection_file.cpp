@@ -14,7 +14,7 @@
 #include "test_support.hpp"
 
 namespace quiver {
-namespace {
+namespace test_collection_file {
 
 using test::code_of;
 
@@ -190,5 +190,5 @@ TEST(CollectionFile, DamagedFilesAreRefusedWithTheirCode) {
   EXPECT_EQ(code_of([&] { Collection::load(file.data(), file.size() - 1); }), ErrorCode::Truncated);
 }
 
-}  // namespace
+}  // namespace test_collection_file
 }  // namespace quiver

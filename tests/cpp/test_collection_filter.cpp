@@ -16,7 +16,7 @@
 #include "test_support.hpp"
 
 namespace quiver::collection {
-namespace {
+namespace test_collection_filter {
 
 using test::code_of;
 
@@ -317,5 +317,5 @@ TEST(CollectionColumns, DeclarationsAreChecked) {
             ErrorCode::InvalidArgument);
 }
 
-}  // namespace
+}  // namespace test_collection_filter
 }  // namespace quiver::collection

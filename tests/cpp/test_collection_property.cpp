@@ -16,7 +16,7 @@
 #include "quiver/error.hpp"
 
 namespace quiver {
-namespace {
+namespace test_collection_property {
 
 constexpr size_t kDim = 6;
 
@@ -185,5 +185,5 @@ TEST_P(CollectionProperty, MatchesAPlainReference) {
 
 INSTANTIATE_TEST_SUITE_P(Kinds, CollectionProperty, ::testing::Values("flat", "hnsw", "quantized"));
 
-}  // namespace
+}  // namespace test_collection_property
 }  // namespace quiver

@@ -12,7 +12,7 @@
 #include "quiver/error.hpp"
 
 namespace quiver::io {
-namespace {
+namespace test_datasets {
 
 using Bytes = std::vector<uint8_t>;
 
@@ -217,5 +217,5 @@ TEST(DatasetsBad, EveryTruncationOfAGoodFileFails) {
   }
 }
 
-}  // namespace
+}  // namespace test_datasets
 }  // namespace quiver::io

@@ -8,7 +8,7 @@
 #include "quiver/error.hpp"
 
 namespace quiver {
-namespace {
+namespace test_debug_check {
 
 #if defined(QUIVER_DEBUG_CHECKS) && QUIVER_DEBUG_CHECKS
 
@@ -40,5 +40,5 @@ TEST(DebugCheck, ReleaseBuildsNeitherFireNorEvaluate) {
 
 #endif
 
-}  // namespace
+}  // namespace test_debug_check
 }  // namespace quiver

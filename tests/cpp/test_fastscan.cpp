@@ -16,7 +16,7 @@
 #include "test_support.hpp"
 
 namespace quiver {
-namespace {
+namespace test_fastscan {
 
 using namespace quant;
 
@@ -189,5 +189,5 @@ TEST(Rotation, BitsAreTheSameOnEveryTarget) {
   EXPECT_EQ(h, 0x621403c8a25e5a63ULL);
 }
 
-}  // namespace
+}  // namespace test_fastscan
 }  // namespace quiver

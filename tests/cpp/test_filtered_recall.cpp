@@ -22,7 +22,7 @@
 #include "tools/workload.hpp"
 
 namespace quiver {
-namespace {
+namespace test_filtered_recall {
 
 // Fewer queries where tests run slowly (recall is then measured over 240 results a filter).
 constexpr size_t kQueries = test::kSlowTarget ? 24 : 60, kK = 10, kTopics = 200;
@@ -283,5 +283,5 @@ TEST(FilteredRecall, AllowBitsNamingAbsentIdsReturnOnlyAdmittedIds) {
 }
 TEST(FilteredRecall, HnswSq8CodesOnlyAtDefaults) { hnsw_case(HnswStorage::sq8, false, "HNSW sq8, codes only"); }
 
-}  // namespace
+}  // namespace test_filtered_recall
 }  // namespace quiver

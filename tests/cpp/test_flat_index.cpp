@@ -11,7 +11,7 @@
 #include "tools/workload.hpp"
 
 namespace quiver {
-namespace {
+namespace test_flat_index {
 
 using test::ids_of;
 
@@ -285,5 +285,5 @@ TEST(FlatIndexBadInput, EmptyIndexAndBadOptions) {
   expect_error(ErrorCode::InvalidArgument, [&] { parse_metric("hamming"); });
 }
 
-}  // namespace
+}  // namespace test_flat_index
 }  // namespace quiver

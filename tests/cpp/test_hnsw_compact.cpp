@@ -14,7 +14,7 @@
 #include "test_support.hpp"
 
 namespace quiver {
-namespace {
+namespace test_hnsw_compact {
 
 using namespace hnsw_test;
 
@@ -152,5 +152,5 @@ TEST(HnswCompact, ConcurrentSearches) {
 }
 #endif  // QUIVER_THREADS
 
-}  // namespace
+}  // namespace test_hnsw_compact
 }  // namespace quiver

@@ -12,7 +12,7 @@
 #include "tools/workload.hpp"
 
 namespace quiver {
-namespace {
+namespace test_hnsw_duplicates {
 
 struct DupCase {
   size_t M;
@@ -95,5 +95,5 @@ INSTANTIATE_TEST_SUITE_P(MAndStorage, HnswDuplicates,
                                   (info.param.storage == HnswStorage::f32 ? "_f32" : "_sq8");
                          });
 
-}  // namespace
+}  // namespace test_hnsw_duplicates
 }  // namespace quiver

@@ -19,7 +19,7 @@
 #include "tools/workload.hpp"
 
 namespace quiver {
-namespace {
+namespace test_hnsw_index {
 
 using namespace hnsw_test;
 
@@ -411,5 +411,5 @@ TEST(HnswIndexBadInput, EmptyIndexAndBadOptions) {
   EXPECT_THROW(HnswIndex{zero_ef}, Error);
 }
 
-}  // namespace
+}  // namespace test_hnsw_index
 }  // namespace quiver

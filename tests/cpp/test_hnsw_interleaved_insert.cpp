@@ -21,7 +21,7 @@
 #include "tools/workload.hpp"
 
 namespace quiver {
-namespace {
+namespace test_hnsw_interleaved_insert {
 
 constexpr size_t kDim = 8, kBase = 300, kK = 10;
 
@@ -91,5 +91,5 @@ TEST(HnswInterleavedInsert, AnInsertNeverStartsItsLowerLevelsFromAnUnfinishedNod
   FAIL() << "no seed in [1, 200) drew the levels this test needs";
 }
 
-}  // namespace
+}  // namespace test_hnsw_interleaved_insert
 }  // namespace quiver

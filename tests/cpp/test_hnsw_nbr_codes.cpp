@@ -25,7 +25,7 @@
 #include "test_support.hpp"
 
 namespace quiver {
-namespace {
+namespace test_hnsw_nbr_codes {
 
 using namespace hnsw_test;
 
@@ -409,5 +409,5 @@ TEST(HnswNbrCodes, OnlyWithSq8Storage) {
   EXPECT_NE(f.message.find("neighbor_codes"), std::string::npos) << f.message;
 }
 
-}  // namespace
+}  // namespace test_hnsw_nbr_codes
 }  // namespace quiver

@@ -12,7 +12,7 @@
 #include "test_support.hpp"
 
 namespace quiver {
-namespace {
+namespace test_hnsw_predicate {
 
 using namespace hnsw_test;
 
@@ -107,5 +107,5 @@ TEST(HnswPredicate, BatchEqualsSingleSearches) {
   }
 }
 
-}  // namespace
+}  // namespace test_hnsw_predicate
 }  // namespace quiver

@@ -14,7 +14,7 @@
 #include "tools/workload.hpp"
 
 namespace quiver {
-namespace {
+namespace test_hnsw_reachable {
 
 constexpr size_t kDim = 16, kN = 2000, kK = 10;
 
@@ -122,5 +122,5 @@ TEST(HnswReachable, MinKSizeResultsWhateverTheTombstones) {
   }
 }
 
-}  // namespace
+}  // namespace test_hnsw_reachable
 }  // namespace quiver

@@ -19,7 +19,7 @@
 #include "test_support.hpp"
 
 namespace quiver {
-namespace {
+namespace test_hnsw_sq8 {
 
 using namespace hnsw_test;
 
@@ -473,5 +473,5 @@ TEST(HnswSq8, StorageNamesAndBadOptions) {
   EXPECT_EQ(index.search({1, 1, 1}, 1)[0].id, 2u);
 }
 
-}  // namespace
+}  // namespace test_hnsw_sq8
 }  // namespace quiver

@@ -19,7 +19,7 @@
 #include "quiver/quiver.hpp"
 
 namespace quiver {
-namespace {
+namespace test_hnsw_storage_growth {
 
 using hnsw_test::Data;
 
@@ -116,5 +116,5 @@ TEST(HnswStreamLoad, DecodesAsTheBytesArriveAndHoldsOnlyTheHead) {
   }
 }
 
-}  // namespace
+}  // namespace test_hnsw_storage_growth
 }  // namespace quiver

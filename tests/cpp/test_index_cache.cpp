@@ -16,7 +16,7 @@
 #include "tools/workload.hpp"
 
 namespace quiver::parallel {
-namespace {
+namespace test_index_cache {
 
 // A stand-in index: a fixed size in bytes, and search() answers its tag, so a test can tell
 // which version it got. Counts live instances.
@@ -369,5 +369,5 @@ TEST_P(IndexCacheTest, ConcurrentHotLookups) {
 INSTANTIATE_TEST_SUITE_P(Modes, IndexCacheTest, ::testing::Values(CacheMode::mutex, CacheMode::nolock),
                          [](const auto& info) { return std::string(cache_mode_name(info.param)); });
 
-}  // namespace
+}  // namespace test_index_cache
 }  // namespace quiver::parallel

@@ -17,7 +17,7 @@
 #include "io_test_support.hpp"
 
 namespace quiver {
-namespace {
+namespace test_index_concurrency {
 
 using namespace test;
 
@@ -86,7 +86,7 @@ TEST_P(IndexConcurrency, SearchesRunWhileAnotherThreadAddsAndRemoves) {
 INSTANTIATE_TEST_SUITE_P(AllKinds, IndexConcurrency, testing::ValuesIn(kAllKinds),
                          [](const testing::TestParamInfo<Kind>& info) { return std::string(kind_name(info.param)); });
 
-}  // namespace
+}  // namespace test_index_concurrency
 }  // namespace quiver
 
 #endif  // QUIVER_THREADS

@@ -17,7 +17,7 @@
 #include "tools/workload.hpp"
 
 namespace quiver {
-namespace {
+namespace test_index_contract {
 
 using namespace test;
 
@@ -572,5 +572,5 @@ TEST(IndexSlotLimit, HnswRejectsABatchPastTheSlotLimitBeforeReadingIt) {
 }
 #endif  // SIZE_MAX > UINT32_MAX
 
-}  // namespace
+}  // namespace test_index_contract
 }  // namespace quiver

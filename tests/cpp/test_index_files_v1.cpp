@@ -15,7 +15,7 @@
 #include "index_files_v1_embedded.hpp"
 
 namespace quiver {
-namespace {
+namespace test_index_files_v1 {
 
 using namespace test::v1;
 
@@ -105,5 +105,5 @@ TEST(IndexFilesV1, HnswFilesLoadAndAnswerIdentically) {
   for (const HnswFixture& f : kHnsw) check<HnswIndex>(f.name, hnsw_modes());
 }
 
-}  // namespace
+}  // namespace test_index_files_v1
 }  // namespace quiver

@@ -16,7 +16,7 @@
 #include "tools/workload.hpp"
 
 namespace quiver {
-namespace {
+namespace test_io {
 
 using namespace test;  // Bytes, rd32.., split/assemble/fix_crcs, Failure, failure_of (io_test_support.hpp)
 
@@ -443,5 +443,5 @@ TEST(IndexFileBad, ErrorCodeNamesAreUpperSnakeCase) {
   EXPECT_STREQ(error_code_name(ErrorCode::Internal), "INTERNAL");
 }
 
-}  // namespace
+}  // namespace test_io
 }  // namespace quiver

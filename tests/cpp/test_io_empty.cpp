@@ -9,7 +9,7 @@
 #include "quiver/quiver.hpp"
 
 namespace quiver {
-namespace {
+namespace test_io_empty {
 
 const Metric kMetrics[] = {Metric::l2, Metric::ip, Metric::cosine};
 const std::vector<float> kRow = {0.5f, -1.0f, 2.0f, 0.25f, 1.5f};
@@ -120,5 +120,5 @@ TEST(EmptyIndexFiles, HnswRoundTrips) {
   }
 }
 
-}  // namespace
+}  // namespace test_io_empty
 }  // namespace quiver

@@ -19,7 +19,7 @@
 #include "tools/workload.hpp"
 
 namespace quiver {
-namespace {
+namespace test_io_hnsw {
 
 using namespace test;  // Bytes, rd/wr helpers, split/assemble/fix_crcs, Failure, failure_of
 
@@ -498,5 +498,5 @@ TEST(HnswIndexFile, EveryByteEditIsAnErrorOrAValidIndex) {
   EXPECT_GT(loaded, 0u);  // e.g. a changed link to another valid slot still loads
 }
 
-}  // namespace
+}  // namespace test_io_hnsw
 }  // namespace quiver

@@ -15,7 +15,7 @@
 #include "quiver/quiver.hpp"
 
 namespace quiver {
-namespace {
+namespace test_io_invariants {
 
 using namespace test;
 
@@ -227,5 +227,5 @@ TEST(TamperedFiles, TheUneditedFilesLoad) {
   }
 }
 
-}  // namespace
+}  // namespace test_io_invariants
 }  // namespace quiver

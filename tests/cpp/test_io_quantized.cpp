@@ -18,7 +18,7 @@
 #include "tools/workload.hpp"
 
 namespace quiver {
-namespace {
+namespace test_io_quantized {
 
 using namespace test;  // Bytes, rd/wr helpers, split/assemble/fix_crcs, Failure, failure_of
 
@@ -487,5 +487,5 @@ TEST(QuantizedIndexFileBad, DuplicateIdsInDifferentDecodeChunks) {
   EXPECT_NE(f.message.find("id 10 appears twice"), std::string::npos) << f.message;
 }
 
-}  // namespace
+}  // namespace test_io_quantized
 }  // namespace quiver

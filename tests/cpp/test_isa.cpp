@@ -11,7 +11,7 @@
 #include "simd/kernels.hpp"
 
 namespace quiver {
-namespace {
+namespace test_isa {
 
 TEST(Isa, ActiveLevelHonoursQuiverIsa) {
   const char* forced = std::getenv("QUIVER_ISA");
@@ -74,5 +74,5 @@ TEST(Isa, TargetMatchesBuild) {
 #endif
 }
 
-}  // namespace
+}  // namespace test_isa
 }  // namespace quiver

@@ -15,7 +15,7 @@
 #include "simd/kernels.hpp"
 
 namespace quiver {
-namespace {
+namespace test_kernels {
 
 constexpr double kRelTol = 1e-5;
 
@@ -187,5 +187,5 @@ TEST_P(KernelTest, U8KernelsEqualTheReferenceAtOddSizesAndOffsets) {
 INSTANTIATE_TEST_SUITE_P(EveryAvailableIsa, KernelTest, ::testing::ValuesIn(available_isas()),
                          [](const auto& info) { return std::string(isa_name(info.param)); });
 
-}  // namespace
+}  // namespace test_kernels
 }  // namespace quiver

@@ -15,7 +15,7 @@
 #include "toy_kind/toy_index.hpp"
 
 namespace quiver::test {
-namespace {
+namespace test_kind_registry {
 
 std::vector<std::string> kind_names() {
   std::vector<std::string> names;
@@ -152,5 +152,5 @@ TEST(KindRegistry, ATakenNumberOrNameOrAnIncompleteEntryIsRefused) {
   EXPECT_EQ(kind_names().size(), 4u);
 }
 
-}  // namespace
+}  // namespace test_kind_registry
 }  // namespace quiver::test

@@ -18,7 +18,7 @@
 #include "simd/kernels.hpp"
 
 namespace quiver::quantized {
-namespace {
+namespace test_quantized_coarse {
 
 std::vector<float> random_floats(size_t n, uint64_t seed) {
   core::Rng rng(seed);
@@ -184,5 +184,5 @@ TEST(BalanceClusters, LeavesEvenClustersAlone) {
   EXPECT_EQ(cent, given);
 }
 
-}  // namespace
+}  // namespace test_quantized_coarse
 }  // namespace quiver::quantized

@@ -11,7 +11,7 @@
 #include "test_support.hpp"
 
 namespace quiver {
-namespace {
+namespace test_quantized_index {
 
 using test::batch_top_k;
 using test::exact_top_k;
@@ -293,5 +293,5 @@ TEST(QuantizedIndexBadInput, EachErrorLeavesTheIndexUnchanged) {
   }
 }
 
-}  // namespace
+}  // namespace test_quantized_index
 }  // namespace quiver

@@ -19,7 +19,7 @@
 #include "tools/workload.hpp"
 
 namespace quiver {
-namespace {
+namespace test_quantized_partition {
 
 using test::batch_top_k;
 using test::exact_top_k;
@@ -412,5 +412,5 @@ TEST(QuantizedPartition, CorruptPartitionSectionsAreRejected) {
             ErrorCode::InvalidArgument);
 }
 
-}  // namespace
+}  // namespace test_quantized_partition
 }  // namespace quiver

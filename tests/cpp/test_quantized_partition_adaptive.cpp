@@ -12,7 +12,7 @@
 #include "tools/workload.hpp"
 
 namespace quiver {
-namespace {
+namespace test_quantized_partition_adaptive {
 
 using test::batch_top_k;
 using test::exact_top_k;
@@ -141,5 +141,5 @@ TEST(QuantizedSearchStats, CountTheListsBlocksAndBytesAQueryReads) {
   EXPECT_EQ(s.bytes_scanned, (n + 31) / 32 * 32 * flat.code_bytes_per_vector());
 }
 
-}  // namespace
+}  // namespace test_quantized_partition_adaptive
 }  // namespace quiver

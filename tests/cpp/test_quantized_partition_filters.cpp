@@ -15,7 +15,7 @@
 #include "tools/workload.hpp"
 
 namespace quiver {
-namespace {
+namespace test_quantized_partition_filters {
 
 constexpr size_t kN = 4000, kDim = 24, kQueries = 12, kK = 10, kLists = 20;
 
@@ -177,5 +177,5 @@ INSTANTIATE_TEST_SUITE_P(Storage, PartitionFilters,
                                   std::to_string(info.param.rerank);
                          });
 
-}  // namespace
+}  // namespace test_quantized_partition_filters
 }  // namespace quiver

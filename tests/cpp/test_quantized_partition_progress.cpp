@@ -14,7 +14,7 @@
 #include "test_support.hpp"
 
 namespace quiver {
-namespace {
+namespace test_quantized_partition_progress {
 
 struct Report {
   std::string step;
@@ -124,5 +124,5 @@ TEST(QuantizedPartitionProgress, ScopesNestAndRestoreTheOuterObserver) {
   EXPECT_GT(outer, 0u);
 }
 
-}  // namespace
+}  // namespace test_quantized_partition_progress
 }  // namespace quiver

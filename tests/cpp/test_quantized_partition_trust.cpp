@@ -23,7 +23,7 @@
 #include "tools/workload.hpp"
 
 namespace quiver {
-namespace {
+namespace test_quantized_partition_trust {
 
 using test::Bytes;
 
@@ -227,5 +227,5 @@ TEST(PartitionInnerProduct, SpreadTermsRoundTripAndAreChecked) {
   EXPECT_TRUE(corrupt(f)) << f.message;
 }
 
-}  // namespace
+}  // namespace test_quantized_partition_trust
 }  // namespace quiver

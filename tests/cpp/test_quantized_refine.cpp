@@ -22,7 +22,7 @@
 #include "tools/workload.hpp"
 
 namespace quiver {
-namespace {
+namespace test_quantized_refine {
 
 using test::Bytes;
 
@@ -374,5 +374,5 @@ INSTANTIATE_TEST_SUITE_P(Edits, RefineBadFile, ::testing::ValuesIn(kBadRefines),
   return name;
 });
 
-}  // namespace
+}  // namespace test_quantized_refine
 }  // namespace quiver

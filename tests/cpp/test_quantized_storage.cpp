@@ -12,7 +12,7 @@
 #include "quiver/quantized_index.hpp"
 
 namespace quiver {
-namespace {
+namespace test_quantized_storage {
 
 std::vector<uint64_t> id_range(uint64_t first, size_t n) {
   std::vector<uint64_t> ids(n);
@@ -97,5 +97,5 @@ INSTANTIATE_TEST_SUITE_P(Lists, QuantizedStorage, ::testing::Values(size_t(0), Q
                            return i.param == 0 ? "flat" : "partitioned";
                          });
 
-}  // namespace
+}  // namespace test_quantized_storage
 }  // namespace quiver

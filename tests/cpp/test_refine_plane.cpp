@@ -15,7 +15,7 @@
 #include "test_support.hpp"
 
 namespace quiver::quant {
-namespace {
+namespace test_refine_plane {
 
 // Coarse codes of unit vectors `r` (rows of dim) packed as the index file holds them.
 std::vector<uint8_t> pack_coarse(const Codebook& cb, unsigned bits, const float* r, size_t n, size_t dim) {
@@ -306,5 +306,5 @@ TEST(RefineCodec, SameBitsOnEveryTarget) {
   EXPECT_EQ(h, 0x47b17b0c5d30737cULL) << std::hex << h;
 }
 
-}  // namespace
+}  // namespace test_refine_plane
 }  // namespace quiver::quant

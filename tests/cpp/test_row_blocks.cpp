@@ -13,7 +13,7 @@
 #include "tools/workload.hpp"
 
 namespace quiver {
-namespace {
+namespace test_row_blocks {
 
 using core::RowBlocks;
 
@@ -250,5 +250,5 @@ TEST(FlatIndexStorage, RemovingMostRowsHandsChunksBack) {
   EXPECT_EQ(index.size(), 5000u);
 }
 
-}  // namespace
+}  // namespace test_row_blocks
 }  // namespace quiver

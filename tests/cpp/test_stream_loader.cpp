@@ -21,7 +21,7 @@
 #include "tools/workload.hpp"
 
 namespace quiver::test {
-namespace {
+namespace test_stream_loader {
 
 // What a load gives: the loaded index's own bytes, or the error.
 struct Outcome {
@@ -506,5 +506,5 @@ TEST(StreamLoader, DamagedPartitionedFilesFailLikeTheirBytes) {
   }
 }
 
-}  // namespace
+}  // namespace test_stream_loader
 }  // namespace quiver::test

@@ -17,7 +17,7 @@
 #include "tools/workload.hpp"
 
 namespace quiver::parallel {
-namespace {
+namespace test_thread_pool {
 
 #if defined(QUIVER_THREADS)
 constexpr bool kThreads = true;
@@ -296,5 +296,5 @@ TEST(ThreadPool, ConcurrentBatchSearchesOnTheProcessPool) {
 }
 #endif
 
-}  // namespace
+}  // namespace test_thread_pool
 }  // namespace quiver::parallel

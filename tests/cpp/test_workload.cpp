@@ -7,7 +7,7 @@
 #include "test_support.hpp"
 
 namespace quiver {
-namespace {
+namespace test_workload {
 
 TEST(Workload, RowsAreUnitLength) {
   const auto v = unit_gaussian_vectors(50, 384, 42);
@@ -44,5 +44,5 @@ TEST(Workload, SeedWorkloadBitsAreFixed) {
   EXPECT_EQ(test::fnv1a(v.data(), v.size() * sizeof(float)), 0x751cabceb8e796c4ULL);
 }
 
-}  // namespace
+}  // namespace test_workload
 }  // namespace quiver

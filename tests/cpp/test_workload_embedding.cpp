@@ -17,7 +17,7 @@
 #include "test_support.hpp"
 
 namespace quiver {
-namespace {
+namespace test_workload_embedding {
 
 constexpr size_t kDim = 384;
 constexpr size_t kTopics = 1000;  // the project's shape
@@ -203,5 +203,5 @@ TEST(EmbeddingWorkload, BadShapesAreRejected) {
   }
 }
 
-}  // namespace
+}  // namespace test_workload_embedding
 }  // namespace quiver
