@@ -97,6 +97,7 @@ wasm_test_targets=(quiver_wasm quiver_tests quiver_alloc_tests quiver_parallel_a
 # 1,664 s side by side on 2026-12-06, against about 1,714 s one after the other, summed from
 # separate runs of the same steps). The tests write to a log of their own, printed (and their
 # step recorded) when they end.
+ctest_in() { (cd "${QUIVER_BUILD_ROOT:-$root/build}/$1" && ctest --output-on-failure -j2); }
 ctest_pid="" ctest_log=""
 finish_ctest() {
   [ -n "$ctest_pid" ] || return 0
