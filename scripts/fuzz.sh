@@ -15,16 +15,18 @@ targets=("$@")
 # The targets run two at a time (QUIVER_FUZZ_JOBS, default the CPU count): each is one process
 # on one core, and the time bound is each target's own.
 jobs="${QUIVER_FUZZ_JOBS:-$(nproc)}"
+fuzz_bin() { echo "$build_root/fuzz/tests/fuzz/fuzz_$1"; }
 for t in "${targets[@]}"; do
-  if [ ! -x "$build_root/fuzz/tests/fuzz/fuzz_$t" ]; then
-    echo "fuzz.sh: $build_root/fuzz/tests/fuzz/fuzz_$t is missing; run scripts/build.sh fuzz" >&2
+  if [ ! -x "$(fuzz_bin "$t")" ]; then
+    echo "fuzz.sh: $(fuzz_bin "$t") is missing; run scripts/build.sh fuzz" >&2
     exit 1
   fi
 done
 # One target, for the bounded time; its log in $build_root/fuzz-$t.log; non-zero if it failed.
 fuzz_one() {
   local t="$1"
-  local bin="$build_root/fuzz/tests/fuzz/fuzz_$t"
+  local bin
+  bin="$(fuzz_bin "$t")"
   local work="$build_root/fuzz-work/$t"
   local artifacts="$build_root/fuzz-artifacts/$t/"
   mkdir -p "$work" "$artifacts"

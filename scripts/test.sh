@@ -12,10 +12,10 @@
 #     exit without terminate), workerd, Deno, Bun, and esbuild/Vite bundles in Chromium
 #   libFuzzer targets (index loader, dataset readers, collection sections / filters / records) for 20 s
 #     each from tests/fuzz/corpus, two at a time
-# Each configuration's ctest runs beside the next configuration's build, and the apt packages and
-# npm dev dependencies that the native configurations do not need install in the background.
 #   first, the C++ format check (scripts/check-format.sh); the JS lint and format check and the
 #     import-cycle check are node:test files (tests/js/style.test.mjs, module-graph.test.mjs)
+# Each configuration's ctest runs beside the next configuration's build, and the apt packages and
+# npm dev dependencies that the native configurations do not need install in the background.
 # Each step runs even if an earlier one failed; the exit code is non-zero if any failed.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -39,8 +39,10 @@ read_cpu() {
 fmt_cpu() { printf '%d.%d' $(($1 / clk_tck)) $((($1 % clk_tck) * 10 / clk_tck)); }
 # One line per step: status, wall s, CPU s, name. A file, so that steps run in a background
 # subshell add their line too.
+# The temporary files (this summary, the logs of the steps in the background), removed at exit.
 summary_file=$(mktemp)
-trap 'rm -f "$summary_file"' EXIT
+temp_files=("$summary_file")
+trap 'rm -f "${temp_files[@]}"' EXIT
 record() { printf '%-7s %6d %9s  %s\n' "$1" "$2" "$(fmt_cpu "$3")" "$4" >>"$summary_file"; }
 read_cpu
 run_start=$SECONDS run_cpu0=$cpu_ticks
@@ -60,15 +62,15 @@ step() (
   record "$status" "$wall" "$cpu" "$name"
   [ "$status" = ok ]
 )
-# Dependencies first (apt packages, npm dev dependencies): not a step, but timed like one. What
-# the native configurations need is installed first; the rest (the cross and wasm toolchains,
-# Chromium, npm's) in the background while they build and run (on a fresh machine the
-# downloads take minutes and hardly any CPU), waited for before the first step that needs it.
+# Dependencies first: what the native configurations need (not a step, but timed like one),
+# then the rest (the cross and wasm toolchains, Chromium, npm's) as a step in the background
+# while they build and run (on a fresh machine the downloads take minutes and hardly any CPU),
+# waited for before the first build that needs it.
 bash scripts/ensure-deps.sh --native || exit 1
 read_cpu
 record deps $((SECONDS - run_start)) $((cpu_ticks - run_cpu0)) "ensure-deps --native (apt)"
 rest_deps_log=$(mktemp)
-trap 'rm -f "$summary_file" "$rest_deps_log"' EXIT
+temp_files+=("$rest_deps_log")
 step "ensure-deps --rest (apt, npm install; in the background)" bash scripts/ensure-deps.sh --rest \
   >"$rest_deps_log" 2>&1 &
 rest_deps_pid=$!
@@ -98,15 +100,14 @@ wasm_test_targets=(quiver_wasm quiver_tests quiver_alloc_tests quiver_parallel_a
 # separate runs of the same steps). The tests write to a log of their own, printed (and their
 # step recorded) when they end.
 ctest_in() { (cd "${QUIVER_BUILD_ROOT:-$root/build}/$1" && ctest --output-on-failure -j2); }
-ctest_pid="" ctest_log=""
+ctest_pid="" ctest_log=$(mktemp)
+temp_files+=("$ctest_log")
 finish_ctest() {
   [ -n "$ctest_pid" ] || return 0
   wait "$ctest_pid"
   cat "$ctest_log"
-  rm -f "$ctest_log"
   ctest_pid=""
 }
-trap 'rm -f "$summary_file" "$rest_deps_log" "$ctest_log"' EXIT
 # fuzz: the libFuzzer targets (clang, ASan + UBSan), built beside the last tests; run below.
 for config in native native-asan native-tsan aarch64 wasm-simd-mt wasm-simd wasm-relaxed-simd wasm-baseline fuzz; do
   targets=()
@@ -119,7 +120,6 @@ for config in native native-asan native-tsan aarch64 wasm-simd-mt wasm-simd wasm
   step "build $config" bash scripts/build.sh "$config" "${targets[@]}"
   finish_ctest
   if [ "$config" != fuzz ]; then
-    ctest_log=$(mktemp)
     step "ctest $config" ctest_in "$config" >"$ctest_log" 2>&1 &
     ctest_pid=$!
   fi
