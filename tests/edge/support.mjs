@@ -24,12 +24,54 @@ export const bin = {
 // of the package gives, without packing: the package's "exports" and "files" paths apply).
 export function project(prefix, packageJson = { name: 'app', private: true, type: 'module' }, { link = true } = {}) {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  // Retries: a runtime that was just killed may still be closing files in the folder (ENOTEMPTY).
+  after(async () => {
+    await stopAll();
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  });
   mkdirSync(join(dir, 'node_modules'));
   if (link) symlinkSync(root, join(dir, 'node_modules', 'quiver-vector'), 'dir');
   writeFileSync(join(dir, 'package.json'), JSON.stringify(packageJson));
   return dir;
 }
+
+// Servers the tests started (workerd, wrangler dev), stopped before a project folder is removed:
+// after() hooks run in the order they were registered, so a project's removal (registered first)
+// would otherwise run while its server still writes there (Durable Object storage, wrangler's
+// state) — an ENOTEMPTY that also skipped the hook that kills the server, and the test file
+// never exited.
+const servers = new Set();
+// Tracks a child process; `group`: it was started with { detached: true } and its whole process
+// group is stopped (wrangler runs its workerd as a child of its own).
+export function track(child, { group = false } = {}) {
+  servers.add({ child, group });
+  return child;
+}
+const groupAlive = (pid) => {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false; // ESRCH: no process is left in the group
+  }
+};
+const exited = (child) => child.exitCode !== null || child.signalCode !== null;
+// Kills a tracked process (or group) and waits until it is gone (at most `timeout` ms).
+export async function stop(child, timeout = 10_000) {
+  const entry = [...servers].find((e) => e.child === child) ?? { child, group: false };
+  servers.delete(entry);
+  const gone = () => (entry.group ? !groupAlive(child.pid) : exited(child));
+  if (gone()) return;
+  try {
+    if (entry.group) process.kill(-child.pid, 'SIGKILL');
+    else child.kill('SIGKILL');
+  } catch {
+    // already gone
+  }
+  const end = Date.now() + timeout;
+  while (!gone() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+}
+const stopAll = () => Promise.all([...servers].map((e) => stop(e.child)));
 
 // Runs a command to completion; a process that does not exit in `timeout` ms is killed and
 // reported (signal set), so a hang fails the test instead of stalling the run.
@@ -149,7 +191,9 @@ export function bundleForWorkerd(dir, external = []) {
 export async function serveWorkerd(dir) {
   const port = await freePort();
   const log = [];
-  const child = spawn(bin.workerd, ['serve', 'config.capnp', '--socket-addr', `http=127.0.0.1:${port}`], { cwd: dir });
+  const child = track(
+    spawn(bin.workerd, ['serve', 'config.capnp', '--socket-addr', `http=127.0.0.1:${port}`], { cwd: dir }),
+  );
   child.stdout.on('data', (d) => log.push(String(d)));
   child.stderr.on('data', (d) => log.push(String(d)));
   await waitUntilListening(port, child, log);

@@ -3,7 +3,7 @@
 // module. `wrangler dev` serves it locally and offline (answers, and a bad request is a 400 with
 // the QuiverError code); `wrangler deploy --dry-run` bundles it without uploading, and the bundle
 // carries the simd build's glue alone (the handler imports 'quiver-vector/simd').
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync } from 'node:fs';
@@ -15,6 +15,8 @@ import {
   run,
   describeRun,
   freePort,
+  stop,
+  track,
   waitUntilListening,
   writeServedIndex,
 } from './support.mjs';
@@ -37,20 +39,24 @@ test('examples/edge/wrangler: wrangler dev serves it offline, bad requests get t
   const { dir, env, query, expected } = await app();
   const port = await freePort();
   const log = [];
-  const child = spawn(wrangler, ['dev', '--port', String(port), '--ip', '127.0.0.1', '--local'], {
-    cwd: dir,
-    env: { ...process.env, ...env },
-    detached: true, // its workerd is a child of its own: end the whole group
-  });
+  const child = track(
+    spawn(wrangler, ['dev', '--port', String(port), '--ip', '127.0.0.1', '--local'], {
+      cwd: dir,
+      env: { ...process.env, ...env },
+      detached: true, // its workerd is a child of its own: end the whole group
+    }),
+    { group: true },
+  );
   child.stdout.on('data', (d) => log.push(String(d)));
   child.stderr.on('data', (d) => log.push(String(d)));
-  after(() => {
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  });
+  try {
+    await serve(port, child, log, query, expected);
+  } finally {
+    await stop(child);
+  }
+});
+
+async function serve(port, child, log, query, expected) {
   await waitUntilListening(port, child, log);
   const base = `http://127.0.0.1:${port}`;
   const post = (body) =>
@@ -66,7 +72,7 @@ test('examples/edge/wrangler: wrangler dev serves it offline, bad requests get t
   assert.equal((await wrongDim.json()).error, 'DIMENSION_MISMATCH');
   const badK = await post({ vector: query, k: 0 });
   assert.equal((await badK.json()).error, 'INVALID_K');
-});
+}
 
 test('examples/edge/wrangler: wrangler deploy --dry-run bundles the simd glue alone', async (t) => {
   const { dir, env } = await app();
