@@ -199,6 +199,36 @@ float score_pair(const float* a, const float* b, size_t d) {
   return PairKernel(a, b, d);
 }
 
+// dot_f32_columns (kernels.hpp): N registers of columns at a time, each register one lane per
+// column, so no lane ever mixes two columns or two orders; f32_mul then f32_add, never fmadd.
+template <class V, size_t N>
+inline void dot_columns_block(const float* x, const float* cols, size_t width, size_t d, float* out) {
+  using F = typename V::F32;
+  constexpr size_t L = V::kLanes;
+  F acc[N];
+  for (size_t n = 0; n < N; ++n) acc[n] = V::f32_zero();
+  for (size_t i = 0; i < d; ++i) {
+    const F xi = V::f32_splat(x[i]);
+    const float* c = cols + i * width;
+    for (size_t n = 0; n < N; ++n) acc[n] = V::f32_add(acc[n], V::f32_mul(xi, V::f32_loadu(c + n * L)));
+  }
+  for (size_t n = 0; n < N; ++n) V::f32_storeu(out + n * L, acc[n]);
+}
+
+template <class V>
+void dot_f32_columns(const float* x, const float* cols, size_t width, size_t d, float* out) {
+  constexpr size_t L = V::kLanes;
+  constexpr size_t kWide = 32 / L > 0 ? 32 / L : 1;  // 32 columns a pass: a coarse tile (kTile)
+  size_t j = 0;
+  for (; j + kWide * L <= width; j += kWide * L) dot_columns_block<V, kWide>(x, cols + j, width, d, out + j);
+  for (; j + L <= width; j += L) dot_columns_block<V, 1>(x, cols + j, width, d, out + j);
+  for (; j < width; ++j) {  // the last columns, one at a time: the scalar loop's operations
+    float acc = 0.0f;
+    for (size_t i = 0; i < d; ++i) acc += x[i] * cols[i * width + j];
+    out[j] = acc;
+  }
+}
+
 // The table of one ISA level; dot_u8_gather is the row-by-row loop (a stub may swap in
 // dot_u8_gather4). score_rows / gather_rows_u8 inline the pair kernel into the loop.
 template <class V>
@@ -212,7 +242,8 @@ KernelTable make_kernel_table(Isa isa) noexcept {
           score_rows<cos_f32<V>>,
           l2sq_u8<V>,
           dot_u8<V>,
-          gather_rows_u8<dot_u8<V>>};
+          gather_rows_u8<dot_u8<V>>,
+          dot_f32_columns<V>};
 }
 
 }  // namespace

@@ -63,6 +63,16 @@ uint32_t dot_u8_scalar(const uint8_t* a, const uint8_t* b, size_t d) {
   return s;
 }
 
+// The reference of dot_f32_columns: one running sum per column, i ascending.
+void dot_f32_columns_scalar(const float* x, const float* cols, size_t width, size_t d, float* out) {
+  for (size_t j = 0; j < width; ++j) out[j] = 0.0f;
+  for (size_t i = 0; i < d; ++i) {
+    const float xi = x[i];
+    const float* c = cols + i * width;
+    for (size_t j = 0; j < width; ++j) out[j] += xi * c[j];
+  }
+}
+
 }  // namespace
 
 KernelTable scalar_kernels() noexcept {
@@ -75,7 +85,8 @@ KernelTable scalar_kernels() noexcept {
           score_rows<cos_f32_scalar>,
           l2sq_u8_scalar,
           dot_u8_scalar,
-          gather_rows_u8<dot_u8_scalar>};
+          gather_rows_u8<dot_u8_scalar>,
+          dot_f32_columns_scalar};
 }
 
 }  // namespace quiver::simd

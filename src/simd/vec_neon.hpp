@@ -22,6 +22,9 @@ struct Neon {
   // ---- f32 (tails fall back to scalar lanes: no masked loads)
   static F32 f32_zero() { return vdupq_n_f32(0); }
   static F32 f32_loadu(const float* p) { return vld1q_f32(p); }
+  static F32 f32_splat(float x) { return vdupq_n_f32(x); }
+  static void f32_storeu(float* p, F32 v) { vst1q_f32(p, v); }
+  static F32 f32_mul(F32 a, F32 b) { return vmulq_f32(a, b); }
   static F32 f32_add(F32 a, F32 b) { return vaddq_f32(a, b); }
   static F32 f32_sub(F32 a, F32 b) { return vsubq_f32(a, b); }
   static F32 f32_fmadd(F32 a, F32 b, F32 acc) { return vfmaq_f32(acc, a, b); }  // one rounding

@@ -27,41 +27,96 @@ std::vector<float> random_floats(size_t n, uint64_t seed) {
   return v;
 }
 
+// At every ISA level this machine has: the column kernel is dispatched, its sums must not be.
 TEST(CoarseQuantizer, ScoresAreFixedOrderSumsAtEveryListCount) {
-  for (size_t dim : {1, 5, 48, 385}) {
-    for (size_t lists : {1, 7, 31, 32, 33, 64, 100, 257}) {
-      const std::vector<float> cent = random_floats(lists * dim, 100 + lists);
-      const std::vector<float> x_storage = random_floats(dim + 1, 7);
-      const float* x = x_storage.data() + 1;  // not 16-byte aligned
-      std::vector<float> spreads = random_floats(lists, 9 + lists);
-      for (float& v : spreads) v = v * v;
-      const CoarseQuantizer q(lists, dim, cent), with_spreads(lists, dim, cent, spreads);
-      ASSERT_EQ(q.centroids(), cent) << "dim " << dim << " lists " << lists;
-      std::vector<float> l2(lists), ip(lists), ip_spread(lists);
-      q.l2_scores(x, l2.data());
-      q.ip_scores(x, ip.data());
-      with_spreads.ip_scores(x, ip_spread.data());
-      double x2 = 0.0;
-      for (size_t d = 0; d < dim; ++d) x2 += double(x[d]) * x[d];
-      const float inv = static_cast<float>(1.0 / std::sqrt(x2));
-      for (size_t c = 0; c < lists; ++c) {
-        float dot = 0.0f;
-        double n2 = 0.0;
-        for (size_t d = 0; d < dim; ++d) {
-          dot += x[d] * cent[c * dim + d];
-          n2 += double(cent[c * dim + d]) * cent[c * dim + d];
+  for (const Isa isa : available_isas()) {
+    const simd::DotColumnsFn dots = simd::kernel_table(isa).dot_f32_columns;
+    for (size_t dim : {1, 5, 48, 385}) {
+      for (size_t lists : {1, 7, 31, 32, 33, 64, 100, 257}) {
+        const std::vector<float> cent = random_floats(lists * dim, 100 + lists);
+        const std::vector<float> x_storage = random_floats(dim + 1, 7);
+        const float* x = x_storage.data() + 1;  // not 16-byte aligned
+        std::vector<float> spreads = random_floats(lists, 9 + lists);
+        for (float& v : spreads) v = v * v;
+        const CoarseQuantizer q(lists, dim, cent, {}, dots), with_spreads(lists, dim, cent, spreads, dots);
+        ASSERT_EQ(q.centroids(), cent) << "dim " << dim << " lists " << lists;
+        std::vector<float> l2(lists), ip(lists), ip_spread(lists);
+        q.l2_scores(x, l2.data());
+        q.ip_scores(x, ip.data());
+        with_spreads.ip_scores(x, ip_spread.data());
+        double x2 = 0.0;
+        for (size_t d = 0; d < dim; ++d) x2 += double(x[d]) * x[d];
+        const float inv = static_cast<float>(1.0 / std::sqrt(x2));
+        for (size_t c = 0; c < lists; ++c) {
+          float dot = 0.0f;
+          double n2 = 0.0;
+          for (size_t d = 0; d < dim; ++d) {
+            dot += x[d] * cent[c * dim + d];
+            n2 += double(cent[c * dim + d]) * cent[c * dim + d];
+          }
+          const float want_l2 = static_cast<float>(n2) - 2.0f * dot, want_ip = -dot * inv;
+          const float want_spread = -dot * inv - spreads[c], one = q.l2_score(x, c);
+          ASSERT_EQ(std::memcmp(&l2[c], &want_l2, sizeof want_l2), 0)
+              << "dim " << dim << " lists " << lists << " c " << c;
+          ASSERT_EQ(std::memcmp(&one, &want_l2, sizeof want_l2), 0)
+              << "dim " << dim << " lists " << lists << " c " << c;
+          ASSERT_EQ(std::memcmp(&ip[c], &want_ip, sizeof want_ip), 0)
+              << "dim " << dim << " lists " << lists << " c " << c;
+          ASSERT_EQ(std::memcmp(&ip_spread[c], &want_spread, sizeof want_spread), 0)
+              << "dim " << dim << " lists " << lists << " c " << c;
         }
-        const float want_l2 = static_cast<float>(n2) - 2.0f * dot, want_ip = -dot * inv;
-        const float want_spread = -dot * inv - spreads[c], one = q.l2_score(x, c);
-        ASSERT_EQ(std::memcmp(&l2[c], &want_l2, sizeof want_l2), 0)
-            << "dim " << dim << " lists " << lists << " c " << c;
-        ASSERT_EQ(std::memcmp(&one, &want_l2, sizeof want_l2), 0) << "dim " << dim << " lists " << lists << " c " << c;
-        ASSERT_EQ(std::memcmp(&ip[c], &want_ip, sizeof want_ip), 0)
-            << "dim " << dim << " lists " << lists << " c " << c;
-        ASSERT_EQ(std::memcmp(&ip_spread[c], &want_spread, sizeof want_spread), 0)
-            << "dim " << dim << " lists " << lists << " c " << c;
       }
     }
+  }
+}
+
+// nearest_many (tile by tile over up to kNearestRows rows) gives what nearest gives row by row,
+// at every ISA level, for every row count 1..16, list counts inside one tile, at a tile edge and
+// past it, and ties: duplicated centroids go to the lower list.
+TEST(CoarseQuantizer, NearestManyIsNearestRowByRowWithTiesToTheLowerList) {
+  for (const Isa isa : available_isas()) {
+    const simd::DotColumnsFn dots = simd::kernel_table(isa).dot_f32_columns;
+    for (size_t dim : {3, 48, 385}) {
+      for (size_t lists : {1, 2, 31, 32, 33, 100, 515}) {
+        std::vector<float> cent = random_floats(lists * dim, 300 + lists);
+        // Every fifth centroid repeats the one before it: a row nearest to it ties.
+        for (size_t c = 5; c < lists; c += 5) std::copy_n(cent.data() + (c - 1) * dim, dim, cent.data() + c * dim);
+        const CoarseQuantizer q(lists, dim, cent, {}, dots), scalar(lists, dim, cent);
+        const size_t n = CoarseQuantizer::kNearestRows;
+        std::vector<float> rows = random_floats(n * dim, 400 + dim);
+        // Some rows sit on a centroid (a repeated one where there is one).
+        for (size_t r = 0; r < n; r += 3) std::copy_n(cent.data() + (r * 7 % lists) * dim, dim, rows.data() + r * dim);
+        std::vector<float> scores(lists);
+        size_t ties = 0;  // rows whose nearest centroid has a duplicate above it
+        for (size_t count = 1; count <= n; ++count) {
+          std::vector<uint32_t> got(count + 1, 99999);
+          q.nearest_many(rows.data(), count, got.data());
+          for (size_t r = 0; r < count; ++r) {
+            const uint32_t want = scalar.nearest(rows.data() + r * dim, scores.data());
+            ASSERT_EQ(got[r], want) << isa_name(isa) << " dim " << dim << " lists " << lists << " row " << r;
+            ties += want % 5 == 4 && want + 1 < lists;
+          }
+          EXPECT_EQ(got[count], 99999u) << "wrote past n";
+        }
+        if (lists > 5) EXPECT_GT(ties, 0u) << "dim " << dim << " lists " << lists << ": no tie was tested";
+      }
+    }
+  }
+}
+
+// k-means and balancing give the same centroids, bit for bit, with every level's column kernel.
+TEST(CoarseQuantizer, TrainingGivesTheSameCentroidsAtEveryIsaLevel) {
+  const size_t dim = 37, n = 3000, lists = 45;
+  const std::vector<float> rows = random_floats(n * dim, 77);
+  const auto get = [&](size_t i, float* out) { std::copy_n(rows.data() + i * dim, dim, out); };
+  std::vector<float> want = train_kmeans(dim, lists, n, get, 5, 4);
+  balance_clusters(dim, lists, n, get, want, 1.5);
+  for (const Isa isa : available_isas()) {
+    const simd::DotColumnsFn dots = simd::kernel_table(isa).dot_f32_columns;
+    std::vector<float> got = train_kmeans(dim, lists, n, get, 5, 4, dots);
+    balance_clusters(dim, lists, n, get, got, 1.5, dots);
+    ASSERT_EQ(got.size(), want.size());
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(float)), 0) << isa_name(isa);
   }
 }
 

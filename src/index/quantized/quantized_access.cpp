@@ -82,7 +82,10 @@ void QuantizedIndexAccess::set_centroids(QuantizedIndex& index, size_t lists, si
                                          std::to_string(lists) + " centroids");
   }
   try {
-    if (trained_on > 0) m.coarse = quantized::CoarseQuantizer(lists, m.dim, std::move(centroids), std::move(spreads));
+    if (trained_on > 0) {
+      m.coarse =
+          quantized::CoarseQuantizer(lists, m.dim, std::move(centroids), std::move(spreads), m.kernels.dot_f32_columns);
+    }
     m.trained_on = trained_on;
   } catch (const std::bad_alloc&) {
     throw_oom();

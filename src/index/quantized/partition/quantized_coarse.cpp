@@ -12,8 +12,12 @@
 
 namespace quiver::quantized {
 
-CoarseQuantizer::CoarseQuantizer(size_t lists, size_t dim, std::vector<float> centroids, std::vector<float> spreads)
-    : lists_(lists), dim_(dim), spreads_(std::move(spreads)) {
+CoarseQuantizer::CoarseQuantizer(size_t lists, size_t dim, std::vector<float> centroids, std::vector<float> spreads,
+                                 simd::DotColumnsFn dots)
+    : lists_(lists),
+      dim_(dim),
+      dots_(dots != nullptr ? dots : simd::scalar_kernels().dot_f32_columns),
+      spreads_(std::move(spreads)) {
   cols_.resize(lists * dim);
   norms_.resize(lists);
   for (size_t c = 0; c < lists; ++c) {
@@ -77,40 +81,19 @@ size_t CoarseQuantizer::memory_bytes() const noexcept {
          codes_.capacity() + code_sum_.capacity() * sizeof(uint32_t);
 }
 
-// out[c] = sum over d of x[d] * c[d], d ascending: the same order for every c, however the
-// compiler vectorises across the centroids of a tile. A full tile's sums stay in registers for
-// the whole pass over the dimension (one load, multiply and add per centroid and coordinate,
-// reading the tile's columns in address order), where a pass per coordinate over all the
-// centroids would load and store every running sum once per coordinate.
-template <size_t W>
-static void tile_dots(const float* x, const float* tile, size_t dim, float* out) noexcept {
-  float acc[W] = {};
-  for (size_t d = 0; d < dim; ++d) {
-    const float xd = x[d];
-    const float* col = tile + d * W;
-    for (size_t j = 0; j < W; ++j) acc[j] += xd * col[j];
-  }
-  for (size_t j = 0; j < W; ++j) out[j] = acc[j];
-}
-
-static void dots(const float* x, const float* cols, size_t lists, size_t dim, float* out) noexcept {
-  constexpr size_t kTile = CoarseQuantizer::kTile;
-  size_t c0 = 0;
-  for (; c0 + kTile <= lists; c0 += kTile) tile_dots<kTile>(x, cols + c0 * dim, dim, out + c0);
-  const size_t w = lists - c0;  // the last, narrower tile
-  if (w == 0) return;
-  const float* tile = cols + c0 * dim;
-  float* o = out + c0;
-  std::fill(o, o + w, 0.0f);
-  for (size_t d = 0; d < dim; ++d) {
-    const float xd = x[d];
-    const float* col = tile + d * w;
-    for (size_t j = 0; j < w; ++j) o[j] += xd * col[j];
+// out[c] = sum over d of x[d] * c[d], d ascending: the same order for every c (dot_f32_columns
+// vectorises across the centroids of a tile). A full tile's sums stay in registers for the whole
+// pass over the dimension (one load, multiply and add per centroid and coordinate, reading the
+// tile's columns in address order), where a pass per coordinate over all the centroids would
+// load and store every running sum once per coordinate.
+void CoarseQuantizer::dots(const float* x, float* out) const noexcept {
+  for (size_t c0 = 0; c0 < lists_; c0 += kTile) {
+    dots_(x, cols_.data() + c0 * dim_, std::min(kTile, lists_ - c0), dim_, out + c0);
   }
 }
 
 void CoarseQuantizer::l2_scores(const float* x, float* out) const noexcept {
-  dots(x, cols_.data(), lists_, dim_, out);
+  dots(x, out);
   for (size_t c = 0; c < lists_; ++c) out[c] = norms_[c] - 2.0f * out[c];
 }
 
@@ -145,7 +128,7 @@ void CoarseQuantizer::approx_scores(const float* x, bool ip, simd::DistanceU8Gat
 }
 
 void CoarseQuantizer::ip_scores(const float* x, float* out) const noexcept {
-  dots(x, cols_.data(), lists_, dim_, out);
+  dots(x, out);
   const float inv = inv_norm(x);
   if (spreads_.empty()) {
     for (size_t c = 0; c < lists_; ++c) out[c] = -out[c] * inv;
@@ -169,6 +152,28 @@ uint32_t CoarseQuantizer::nearest(const float* x, float* scores) const noexcept 
   return best;
 }
 
+void CoarseQuantizer::nearest_many(const float* rows, size_t n, uint32_t* out) const noexcept {
+  float best[kNearestRows], dot[kTile];
+  for (size_t r = 0; r < n; ++r) {
+    best[r] = INFINITY;  // the first centroid's finite score replaces it: nearest() starts there
+    out[r] = 0;
+  }
+  for (size_t c0 = 0; c0 < lists_; c0 += kTile) {
+    const size_t w = std::min(kTile, lists_ - c0);
+    const float* tile = cols_.data() + c0 * dim_;
+    for (size_t r = 0; r < n; ++r) {
+      dots_(rows + r * dim_, tile, w, dim_, dot);
+      for (size_t j = 0; j < w; ++j) {
+        const float score = norms_[c0 + j] - 2.0f * dot[j];  // l2_scores' value, bit for bit
+        if (score < best[r]) {                               // strict, centroids ascending: ties to the lower list
+          best[r] = score;
+          out[r] = uint32_t(c0 + j);
+        }
+      }
+    }
+  }
+}
+
 void CoarseQuantizer::set_centroid(size_t c, const float* row) noexcept {
   double n2 = 0.0;
   for (size_t d = 0; d < dim_; ++d) {
@@ -179,11 +184,23 @@ void CoarseQuantizer::set_centroid(size_t c, const float* row) noexcept {
   if (approximate()) encode_row(c, row);
 }
 
+// assign[i] = q.nearest(row i) for i in [first, end), kNearestRows rows to a call of
+// nearest_many (`rows`: kNearestRows x dim floats of scratch).
+static void assign_range(const CoarseQuantizer& q, size_t dim, const std::function<void(size_t, float*)>& get,
+                         size_t first, size_t end, float* rows, uint32_t* assign) {
+  constexpr size_t kRows = CoarseQuantizer::kNearestRows;
+  for (size_t i = first; i < end; i += kRows) {
+    const size_t n = std::min(kRows, end - i);
+    for (size_t r = 0; r < n; ++r) get(i + r, rows + r * dim);
+    q.nearest_many(rows, n, assign + i);
+  }
+}
+
 // Pieces per k-means round when a WorkObserver listens (base/work_report.hpp).
 constexpr size_t kPieces = 8;
 
 std::vector<float> train_kmeans(size_t dim, size_t lists, size_t n, const std::function<void(size_t, float*)>& get,
-                                uint64_t seed, int iterations) {
+                                uint64_t seed, int iterations, simd::DotColumnsFn dots) {
   // Initial centroids: `lists` distinct training vectors, by a seeded partial Fisher–Yates.
   std::vector<uint32_t> pick(n);
   for (size_t i = 0; i < n; ++i) pick[i] = uint32_t(i);
@@ -208,18 +225,14 @@ std::vector<float> train_kmeans(size_t dim, size_t lists, size_t n, const std::f
   const size_t pieces = core::work_observed() ? std::min<size_t>(kPieces, chunks) : 1;
   const size_t steps = size_t(iterations) * pieces;
   for (int it = 0; it < iterations; ++it) {
-    const CoarseQuantizer q(lists, dim, centroids);
+    const CoarseQuantizer q(lists, dim, centroids, {}, dots);
     // Assignment: each row on its own, so any split over threads gives the same answer.
     for (size_t piece = 0; piece < pieces; ++piece) {
       const size_t first = chunks * piece / pieces, last = chunks * (piece + 1) / pieces;
       parallel::process_pool().parallel_for(last - first, [&](size_t task, size_t) {
-        std::vector<float> row(dim), scores(lists);
+        std::vector<float> rows(CoarseQuantizer::kNearestRows * dim);
         const size_t chunk = first + task;
-        const size_t end = std::min(n, (chunk + 1) * kChunk);
-        for (size_t i = chunk * kChunk; i < end; ++i) {
-          get(i, row.data());
-          assign[i] = q.nearest(row.data(), scores.data());
-        }
+        assign_range(q, dim, get, chunk * kChunk, std::min(n, (chunk + 1) * kChunk), rows.data(), assign.data());
       });
       core::report_work("training", size_t(it) * pieces + piece + 1, steps);
     }
@@ -272,17 +285,14 @@ std::vector<float> train_kmeans(size_t dim, size_t lists, size_t n, const std::f
 // so the lists are the Voronoi cells of the balanced centroids). Deterministic: the assignment
 // is per row, the 2-means sums are in member order in double, ties go to the lower index.
 size_t balance_clusters(size_t dim, size_t lists, size_t n, const std::function<void(size_t, float*)>& get,
-                        std::vector<float>& centroids, double cap) {
+                        std::vector<float>& centroids, double cap, simd::DotColumnsFn dots) {
   if (lists < 2 || n < lists) return 0;
-  CoarseQuantizer q(lists, dim, centroids);
+  CoarseQuantizer q(lists, dim, centroids, {}, dots);
   std::vector<uint32_t> assign(n);
   constexpr size_t kChunk = 256;
   parallel::process_pool().parallel_for((n + kChunk - 1) / kChunk, [&](size_t chunk, size_t) {
-    std::vector<float> row(dim), scores(lists);
-    for (size_t i = chunk * kChunk; i < std::min(n, (chunk + 1) * kChunk); ++i) {
-      get(i, row.data());
-      assign[i] = q.nearest(row.data(), scores.data());
-    }
+    std::vector<float> rows(CoarseQuantizer::kNearestRows * dim);
+    assign_range(q, dim, get, chunk * kChunk, std::min(n, (chunk + 1) * kChunk), rows.data(), assign.data());
   });
   std::vector<std::vector<uint32_t>> members(lists);
   for (size_t i = 0; i < n; ++i) members[assign[i]].push_back(uint32_t(i));

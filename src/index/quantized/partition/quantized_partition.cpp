@@ -218,9 +218,10 @@ QuantizedIndex::Impl::PartitionPlan QuantizedIndex::Impl::plan_partition(const E
     sample.resize(sample_n);
     std::sort(sample.begin(), sample.end());
     const auto get_sample = [&](size_t i, float* out) { get(sample[i], out); };
-    std::vector<float> centroids = quantized::train_kmeans(dim, lists, sample_n, get_sample, seed, kIterations);
-    quantized::balance_clusters(dim, lists, sample_n, get_sample, centroids, kBalanceCap);
-    plan.coarse = CoarseQuantizer(lists, dim, std::move(centroids));
+    const simd::DotColumnsFn dots = kernels.dot_f32_columns;  // the index's level: same bits, faster
+    std::vector<float> centroids = quantized::train_kmeans(dim, lists, sample_n, get_sample, seed, kIterations, dots);
+    quantized::balance_clusters(dim, lists, sample_n, get_sample, centroids, kBalanceCap, dots);
+    plan.coarse = CoarseQuantizer(lists, dim, std::move(centroids), {}, dots);
     plan.ivf = InvertedLists(lists, block_bytes());
     assign_with = &plan.coarse;
     assignment.resize(total);
@@ -242,16 +243,18 @@ QuantizedIndex::Impl::PartitionPlan QuantizedIndex::Impl::plan_partition(const E
     for (size_t piece = 0; piece < pieces; ++piece) {
       const size_t first = chunks * piece / pieces, last = chunks * (piece + 1) / pieces;
       parallel::process_pool().parallel_for(last - first, [&](size_t task, size_t) {
-        std::vector<float> x(dim), scores(assign_with->lists());
+        constexpr size_t kRows = CoarseQuantizer::kNearestRows;  // rows to a nearest_many call
+        std::vector<float> x(kRows * dim);
         const size_t chunk = first + task;
-        for (size_t i = chunk * kAssignChunk; i < std::min(total, (chunk + 1) * kAssignChunk); ++i) {
-          get(i, x.data());
-          const uint32_t l = assign_with->nearest(x.data(), scores.data());
-          assignment[i] = l;
-          if (spreads) {
+        const size_t end = std::min(total, (chunk + 1) * kAssignChunk);
+        for (size_t i = chunk * kAssignChunk; i < end; i += kRows) {
+          const size_t rows = std::min(kRows, end - i);
+          for (size_t r = 0; r < rows; ++r) get(i + r, x.data() + r * dim);
+          assign_with->nearest_many(x.data(), rows, assignment.data() + i);
+          for (size_t r = 0; spreads && r < rows; ++r) {
             double n2 = 0.0;
-            for (size_t d = 0; d < dim; ++d) n2 += double(x[d]) * x[d];
-            norm2[i] = float(n2);
+            for (size_t d = 0; d < dim; ++d) n2 += double(x[r * dim + d]) * x[r * dim + d];
+            norm2[i + r] = float(n2);
           }
         }
       });
