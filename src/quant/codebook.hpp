@@ -14,22 +14,38 @@
 
 namespace quiver::quant {
 
+// How many of the `size` ascending thresholds b are below x — the index of the first one >= x —
+// for size = 2^k - 1 (a codebook's boundaries). A binary search whose steps are fixed (16, 8, 4,
+// 2, 1 for 31 thresholds) and whose choices are selects, not branches: a coordinate's cell is a
+// coin toss for the branch predictor, and the branchy search cost about 50 cycles a coordinate
+// (a fifth of a 1M build in the refine plane's encoder alone). The same answer as the branchy one.
+// Other sizes (no codebook has them) take the plain binary search.
+inline unsigned count_below(const float* b, size_t size, float x) noexcept {
+  unsigned pos = 0;
+  if ((size & (size + 1)) != 0) {
+    for (size_t hi = size; pos < hi;) {
+      const size_t mid = (pos + hi) / 2;
+      if (b[mid] < x)
+        pos = unsigned(mid + 1);
+      else
+        hi = mid;
+    }
+    return pos;
+  }
+  for (size_t step = (size + 1) / 2; step > 0; step /= 2) {
+    // 0 or all ones, and-ed with the step: GCC turned `? step : 0` into a branch again.
+    const unsigned take = 0u - unsigned(b[pos + step - 1] < x);
+    pos += take & unsigned(step);
+  }
+  return pos;
+}
+
 struct Codebook {
   std::vector<float> centroids;   // 2^bits levels, ascending
   std::vector<float> boundaries;  // 2^bits - 1 decision thresholds (midpoints), ascending
 
-  // Index of the nearest centroid (ties go to the lower level).
-  unsigned encode(float x) const noexcept {
-    unsigned lo = 0, hi = static_cast<unsigned>(boundaries.size());
-    while (lo < hi) {  // first boundary > x
-      const unsigned mid = (lo + hi) / 2;
-      if (boundaries[mid] < x)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    return lo;
-  }
+  // Index of the nearest centroid (ties go to the lower level): the first boundary >= x.
+  unsigned encode(float x) const noexcept { return count_below(boundaries.data(), boundaries.size(), x); }
 };
 
 Codebook lloyd_max_codebook(size_t dim, unsigned bits);

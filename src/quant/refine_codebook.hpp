@@ -31,16 +31,7 @@ struct RefineCodebook {
   // The refine code of x inside coarse cell `coarse` (nearest level; ties go to the lower).
   unsigned encode(unsigned coarse, float x) const noexcept {
     const size_t per_cell = (size_t(1) << refine_bits) - 1;
-    const float* b = bounds.data() + coarse * per_cell;
-    unsigned lo = 0, hi = unsigned(per_cell);
-    while (lo < hi) {  // first threshold > x
-      const unsigned mid = (lo + hi) / 2;
-      if (b[mid] < x)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    return lo;
+    return count_below(bounds.data() + coarse * per_cell, per_cell, x);  // the first threshold >= x
   }
 };
 

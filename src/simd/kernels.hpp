@@ -26,12 +26,15 @@ using DistanceManyFn = void (*)(const float* query, const float* rows, size_t st
 using DistanceU8GatherFn = void (*)(const uint8_t* query, const uint8_t* const* rows, size_t n, size_t d,
                                     uint32_t* out);
 
-// Column sums for the coarse quantiser: out[j] = sum over i ascending of x[i] * cols[i * width + j],
-// j < width, each term a product and then a sum (never fused), one running sum per column. Every
-// ISA level vectorises across the columns only, so each column's sum is the same sequence of
-// IEEE operations as the scalar loop's: the same bits everywhere (training and assignment must
-// not depend on the ISA).
-using DotColumnsFn = void (*)(const float* x, const float* cols, size_t width, size_t d, float* out);
+// Column sums for the coarse quantiser: out[r * width + j] = sum over i ascending of
+// x[r * x_stride + i] * cols[i * width + j], for `rows` vectors x and j < width, each term a
+// product and then a sum (never fused), one running sum per row and column. Every ISA level
+// vectorises across the columns and blocks rows (independent sums, so a wide level is not held
+// up by one chain of adds), never across i, so each sum is the same sequence of IEEE operations
+// as the scalar loop's: the same bits everywhere (training and assignment must not depend on
+// the ISA).
+using DotColumnsFn = void (*)(const float* x, size_t rows, size_t x_stride, const float* cols, size_t width, size_t d,
+                              float* out);
 
 struct KernelTable {
   Isa isa;
@@ -44,7 +47,7 @@ struct KernelTable {
   DistanceU8Fn l2sq_u8;              // sum (a_i - b_i)^2
   DistanceU8Fn dot_u8;               // sum a_i b_i
   DistanceU8GatherFn dot_u8_gather;  // dot_u8 of a query against n rows by pointer
-  DotColumnsFn dot_f32_columns;      // a vector against `width` columns (the same bits everywhere)
+  DotColumnsFn dot_f32_columns;      // vectors against `width` columns (the same bits everywhere)
 };
 
 // The table for `isa`; throws Error(UnsupportedIsa) if this CPU/build lacks it. Defined in

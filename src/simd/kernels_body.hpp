@@ -199,34 +199,56 @@ float score_pair(const float* a, const float* b, size_t d) {
   return PairKernel(a, b, d);
 }
 
-// dot_f32_columns (kernels.hpp): N registers of columns at a time, each register one lane per
-// column, so no lane ever mixes two columns or two orders; f32_mul then f32_add, never fmadd.
-template <class V, size_t N>
-inline void dot_columns_block(const float* x, const float* cols, size_t width, size_t d, float* out) {
+// dot_f32_columns (kernels.hpp): R rows x N registers of columns at a time, each register one
+// lane per column, so no lane ever mixes two columns, two rows or two orders; f32_mul then
+// f32_add, never fmadd. R x N = 8 independent sums at every width (an add's latency is about 4
+// cycles: 2 chains left AVX-512 waiting), and a column load serves R rows.
+template <class V, size_t R, size_t N>
+inline void dot_columns_block(const float* x, size_t x_stride, const float* cols, size_t width, size_t d, float* out) {
   using F = typename V::F32;
   constexpr size_t L = V::kLanes;
-  F acc[N];
-  for (size_t n = 0; n < N; ++n) acc[n] = V::f32_zero();
+  F acc[R][N];
+  for (size_t r = 0; r < R; ++r)
+    for (size_t n = 0; n < N; ++n) acc[r][n] = V::f32_zero();
   for (size_t i = 0; i < d; ++i) {
-    const F xi = V::f32_splat(x[i]);
     const float* c = cols + i * width;
-    for (size_t n = 0; n < N; ++n) acc[n] = V::f32_add(acc[n], V::f32_mul(xi, V::f32_loadu(c + n * L)));
+    F col[N];
+    for (size_t n = 0; n < N; ++n) col[n] = V::f32_loadu(c + n * L);
+    for (size_t r = 0; r < R; ++r) {
+      const F xr = V::f32_splat(x[r * x_stride + i]);
+      for (size_t n = 0; n < N; ++n) acc[r][n] = V::f32_add(acc[r][n], V::f32_mul(xr, col[n]));
+    }
   }
-  for (size_t n = 0; n < N; ++n) V::f32_storeu(out + n * L, acc[n]);
+  for (size_t r = 0; r < R; ++r)
+    for (size_t n = 0; n < N; ++n) V::f32_storeu(out + r * width + n * L, acc[r][n]);
+}
+
+// R rows against every column: full passes of N registers, then single registers, then the
+// last columns one at a time with the scalar loop's operations.
+template <class V, size_t R, size_t N>
+inline void dot_columns_rows(const float* x, size_t x_stride, const float* cols, size_t width, size_t d, float* out) {
+  constexpr size_t L = V::kLanes;
+  size_t j = 0;
+  for (; j + N * L <= width; j += N * L) dot_columns_block<V, R, N>(x, x_stride, cols + j, width, d, out + j);
+  for (; j + L <= width; j += L) dot_columns_block<V, R, 1>(x, x_stride, cols + j, width, d, out + j);
+  for (; j < width; ++j) {
+    for (size_t r = 0; r < R; ++r) {
+      float acc = 0.0f;
+      for (size_t i = 0; i < d; ++i) acc += x[r * x_stride + i] * cols[i * width + j];
+      out[r * width + j] = acc;
+    }
+  }
 }
 
 template <class V>
-void dot_f32_columns(const float* x, const float* cols, size_t width, size_t d, float* out) {
+void dot_f32_columns(const float* x, size_t rows, size_t x_stride, const float* cols, size_t width, size_t d,
+                     float* out) {
   constexpr size_t L = V::kLanes;
-  constexpr size_t kWide = 32 / L > 0 ? 32 / L : 1;  // 32 columns a pass: a coarse tile (kTile)
-  size_t j = 0;
-  for (; j + kWide * L <= width; j += kWide * L) dot_columns_block<V, kWide>(x, cols + j, width, d, out + j);
-  for (; j + L <= width; j += L) dot_columns_block<V, 1>(x, cols + j, width, d, out + j);
-  for (; j < width; ++j) {  // the last columns, one at a time: the scalar loop's operations
-    float acc = 0.0f;
-    for (size_t i = 0; i < d; ++i) acc += x[i] * cols[i * width + j];
-    out[j] = acc;
-  }
+  constexpr size_t N = 32 / L > 0 ? 32 / L : 1;  // 32 columns a pass: a coarse tile (kTile)
+  constexpr size_t R = 8 / N > 0 ? 8 / N : 1;    // rows a pass: 8 sums in flight
+  size_t r = 0;
+  for (; r + R <= rows; r += R) dot_columns_rows<V, R, N>(x + r * x_stride, x_stride, cols, width, d, out + r * width);
+  for (; r < rows; ++r) dot_columns_rows<V, 1, N>(x + r * x_stride, x_stride, cols, width, d, out + r * width);
 }
 
 // The table of one ISA level; dot_u8_gather is the row-by-row loop (a stub may swap in

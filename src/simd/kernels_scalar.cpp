@@ -63,13 +63,17 @@ uint32_t dot_u8_scalar(const uint8_t* a, const uint8_t* b, size_t d) {
   return s;
 }
 
-// The reference of dot_f32_columns: one running sum per column, i ascending.
-void dot_f32_columns_scalar(const float* x, const float* cols, size_t width, size_t d, float* out) {
-  for (size_t j = 0; j < width; ++j) out[j] = 0.0f;
-  for (size_t i = 0; i < d; ++i) {
-    const float xi = x[i];
-    const float* c = cols + i * width;
-    for (size_t j = 0; j < width; ++j) out[j] += xi * c[j];
+// The reference of dot_f32_columns: one running sum per row and column, i ascending.
+void dot_f32_columns_scalar(const float* x, size_t rows, size_t x_stride, const float* cols, size_t width, size_t d,
+                            float* out) {
+  for (size_t r = 0; r < rows; ++r) {
+    float* o = out + r * width;
+    for (size_t j = 0; j < width; ++j) o[j] = 0.0f;
+    for (size_t i = 0; i < d; ++i) {
+      const float xi = x[r * x_stride + i];
+      const float* c = cols + i * width;
+      for (size_t j = 0; j < width; ++j) o[j] += xi * c[j];
+    }
   }
 }
 

@@ -185,32 +185,38 @@ TEST_P(KernelTest, U8KernelsEqualTheReferenceAtOddSizesAndOffsets) {
   for (uint32_t s : sums) EXPECT_EQ(s, 0u);
 }
 
-// The coarse quantiser's column sums: the same bits as a plain loop (one running sum per column,
-// a product then a sum, i ascending) at every level — training and assignment depend on it —
-// at every width 0..70 (full 32-column passes, single registers and scalar tails), odd and long
-// dimensions, an unaligned vector and unaligned columns, and nothing written past `width`.
+// The coarse quantiser's column sums: the same bits as a plain loop (one running sum per row and
+// column, a product then a sum, i ascending) at every level — training and assignment depend on
+// it — for 1..9 rows (full row blocks and the rest) at a stride past the dimension, at every
+// width 0..70 (full 32-column passes, single registers and scalar tails), odd and long
+// dimensions, unaligned vectors and columns, and nothing written past rows x width.
 TEST_P(KernelTest, DotColumnsEqualThePlainLoopBitForBit) {
   const simd::KernelTable k = simd::kernel_table(GetParam());
   const auto buf = random_floats(70 * 385 + 16, 31);
-  const auto xs = random_floats(385 + 8, 32);
-  for (size_t d : {1, 2, 3, 7, 16, 17, 63, 384, 385}) {
-    for (size_t width = 0; width <= 70; ++width) {
-      for (size_t off : {0, 1, 3}) {
-        const float* cols = buf.data() + off;
-        const float* x = xs.data() + (off * 5) % 7;
-        std::vector<float> got(width + 1, 777.0f);
-        k.dot_f32_columns(x, cols, width, d, got.data());
-        for (size_t j = 0; j < width; ++j) {
-          float want = 0.0f;
-          for (size_t i = 0; i < d; ++i) {
-            volatile float term = x[i] * cols[i * width + j];  // no fused multiply-add
-            want += term;
+  const auto xs = random_floats(9 * 390 + 8, 32);
+  for (size_t d : {1, 3, 7, 17, 63, 384, 385}) {
+    for (size_t rows : {1, 2, 3, 4, 5, 9}) {
+      const size_t stride = d + rows % 3;
+      for (size_t width = 0; width <= 70; width += (d > 100 ? 3 : 1)) {
+        for (size_t off : {0, 1}) {
+          const float* cols = buf.data() + off;
+          const float* x = xs.data() + (off * 5) % 7;
+          std::vector<float> got(rows * width + 1, 777.0f);
+          k.dot_f32_columns(x, rows, stride, cols, width, d, got.data());
+          for (size_t r = 0; r < rows; ++r) {
+            for (size_t j = 0; j < width; ++j) {
+              float want = 0.0f;
+              for (size_t i = 0; i < d; ++i) {
+                volatile float term = x[r * stride + i] * cols[i * width + j];  // no fused multiply-add
+                want += term;
+              }
+              ASSERT_EQ(std::memcmp(&got[r * width + j], &want, sizeof want), 0)
+                  << "d " << d << " rows " << rows << " width " << width << " row " << r << " column " << j
+                  << " offset " << off << ": " << got[r * width + j] << " against " << want;
+            }
           }
-          ASSERT_EQ(std::memcmp(&got[j], &want, sizeof want), 0)
-              << "d " << d << " width " << width << " column " << j << " offset " << off << ": " << got[j]
-              << " against " << want;
+          EXPECT_EQ(got[rows * width], 777.0f) << "wrote past rows x width";
         }
-        EXPECT_EQ(got[width], 777.0f) << "wrote past width";
       }
     }
   }

@@ -17,6 +17,48 @@
 namespace quiver::quant {
 namespace test_refine_plane {
 
+// Codebook::encode and RefineCodebook::encode (count_below's fixed-step search) give the index of
+// the first threshold >= x — what a plain count of the thresholds below x gives — at every width,
+// for x on each threshold, one float either side of it, past the ends and across the support;
+// and count_below's fallback for sizes that are not 2^k - 1 agrees too.
+TEST(CodebookEncode, IsTheCountOfThresholdsBelowAtEveryWidth) {
+  const auto count = [](const float* b, size_t n, float x) {
+    unsigned c = 0;
+    for (size_t i = 0; i < n; ++i) c += b[i] < x;
+    return c;
+  };
+  const auto probes = [](const float* b, size_t n) {
+    std::vector<float> xs = {-2.0f, -1.0f, 0.0f, -0.0f, 1.0f, 2.0f};
+    for (size_t i = 0; i < n; ++i) {
+      xs.push_back(b[i]);
+      xs.push_back(std::nextafter(b[i], -INFINITY));
+      xs.push_back(std::nextafter(b[i], INFINITY));
+    }
+    for (int i = -400; i <= 400; ++i) xs.push_back(float(i) / 2000.0f);
+    return xs;
+  };
+  for (size_t dim : {8, 384}) {
+    for (unsigned bits : {1u, 2u, 3u, 4u}) {
+      const Codebook cb = lloyd_max_codebook(dim, bits);
+      const size_t nb = cb.boundaries.size();
+      for (const float x : probes(cb.boundaries.data(), nb))
+        ASSERT_EQ(cb.encode(x), count(cb.boundaries.data(), nb, x)) << "dim " << dim << " bits " << bits << " x " << x;
+      for (unsigned rb = 1; rb <= 5; ++rb) {
+        const RefineCodebook book = refine_codebook(dim, cb, rb);
+        const size_t per = (size_t(1) << rb) - 1;
+        for (unsigned l = 0; l < (1u << bits); ++l) {
+          const float* b = book.bounds.data() + l * per;
+          for (const float x : probes(b, per))
+            ASSERT_EQ(book.encode(l, x), count(b, per, x)) << "dim " << dim << " bits " << bits << "+" << rb;
+        }
+      }
+    }
+  }
+  const std::vector<float> b = {-0.5f, -0.25f, 0.0f, 0.25f, 0.5f};  // 5 thresholds: the fallback
+  for (size_t n = 0; n <= b.size(); ++n)
+    for (const float x : probes(b.data(), n)) ASSERT_EQ(count_below(b.data(), n, x), count(b.data(), n, x));
+}
+
 // Coarse codes of unit vectors `r` (rows of dim) packed as the index file holds them.
 std::vector<uint8_t> pack_coarse(const Codebook& cb, unsigned bits, const float* r, size_t n, size_t dim) {
   const size_t row = (dim * bits + 7) / 8;

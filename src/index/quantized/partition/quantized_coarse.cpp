@@ -88,7 +88,7 @@ size_t CoarseQuantizer::memory_bytes() const noexcept {
 // load and store every running sum once per coordinate.
 void CoarseQuantizer::dots(const float* x, float* out) const noexcept {
   for (size_t c0 = 0; c0 < lists_; c0 += kTile) {
-    dots_(x, cols_.data() + c0 * dim_, std::min(kTile, lists_ - c0), dim_, out + c0);
+    dots_(x, 1, dim_, cols_.data() + c0 * dim_, std::min(kTile, lists_ - c0), dim_, out + c0);
   }
 }
 
@@ -153,19 +153,18 @@ uint32_t CoarseQuantizer::nearest(const float* x, float* scores) const noexcept 
 }
 
 void CoarseQuantizer::nearest_many(const float* rows, size_t n, uint32_t* out) const noexcept {
-  float best[kNearestRows], dot[kTile];
+  float best[kNearestRows], dot[kNearestRows * kTile];
   for (size_t r = 0; r < n; ++r) {
     best[r] = INFINITY;  // the first centroid's finite score replaces it: nearest() starts there
     out[r] = 0;
   }
   for (size_t c0 = 0; c0 < lists_; c0 += kTile) {
     const size_t w = std::min(kTile, lists_ - c0);
-    const float* tile = cols_.data() + c0 * dim_;
+    dots_(rows, n, dim_, cols_.data() + c0 * dim_, w, dim_, dot);
     for (size_t r = 0; r < n; ++r) {
-      dots_(rows + r * dim_, tile, w, dim_, dot);
       for (size_t j = 0; j < w; ++j) {
-        const float score = norms_[c0 + j] - 2.0f * dot[j];  // l2_scores' value, bit for bit
-        if (score < best[r]) {                               // strict, centroids ascending: ties to the lower list
+        const float score = norms_[c0 + j] - 2.0f * dot[r * w + j];  // l2_scores' value, bit for bit
+        if (score < best[r]) {  // strict, centroids ascending: ties to the lower list
           best[r] = score;
           out[r] = uint32_t(c0 + j);
         }
