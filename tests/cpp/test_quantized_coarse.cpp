@@ -30,7 +30,7 @@ std::vector<float> random_floats(size_t n, uint64_t seed) {
 // At every ISA level this machine has: the column kernel is dispatched, its sums must not be.
 TEST(CoarseQuantizer, ScoresAreFixedOrderSumsAtEveryListCount) {
   for (const Isa isa : available_isas()) {
-    const simd::DotColumnsFn dots = simd::kernel_table(isa).dot_f32_columns;
+    const simd::KernelTable table = simd::kernel_table(isa), *dots = &table;
     for (size_t dim : {1, 5, 48, 385}) {
       for (size_t lists : {1, 7, 31, 32, 33, 64, 100, 257}) {
         const std::vector<float> cent = random_floats(lists * dim, 100 + lists);
@@ -75,7 +75,7 @@ TEST(CoarseQuantizer, ScoresAreFixedOrderSumsAtEveryListCount) {
 // past it, and ties: duplicated centroids go to the lower list.
 TEST(CoarseQuantizer, NearestManyIsNearestRowByRowWithTiesToTheLowerList) {
   for (const Isa isa : available_isas()) {
-    const simd::DotColumnsFn dots = simd::kernel_table(isa).dot_f32_columns;
+    const simd::KernelTable table = simd::kernel_table(isa), *dots = &table;
     for (size_t dim : {3, 48, 385}) {
       for (size_t lists : {1, 2, 31, 32, 33, 100, 515}) {
         std::vector<float> cent = random_floats(lists * dim, 300 + lists);
@@ -104,6 +104,51 @@ TEST(CoarseQuantizer, NearestManyIsNearestRowByRowWithTiesToTheLowerList) {
   }
 }
 
+// The filtered assignment (8-bit scores less a proven bound, then exact scores for the
+// centroids that could still win) gives exactly the full scan's answer, at every ISA level, from
+// kApproxFrom lists on: random rows, rows on a centroid, rows halfway between two centroids,
+// tight clusters whose centroids are near ties, duplicated centroids (ties to the lower list),
+// and a row of one repeated value (an 8-bit step of 0).
+TEST(CoarseQuantizer, FilteredNearestIsTheFullScanAtEveryIsaLevel) {
+  for (const Isa isa : available_isas()) {
+    const simd::KernelTable table = simd::kernel_table(isa);
+    for (size_t dim : {5, 64, 385}) {
+      for (size_t lists : {CoarseQuantizer::kApproxFrom, size_t(700)}) {
+        std::vector<float> cent = random_floats(lists * dim, 500 + lists + dim);
+        // Half the centroids in tight groups of 4 around a few points: near ties everywhere.
+        const std::vector<float> jitter = random_floats(lists * dim, 9);
+        for (size_t c = 0; c < lists / 2; ++c)
+          for (size_t d = 0; d < dim; ++d) cent[c * dim + d] = cent[(c / 4) * dim + d] + 1e-3f * jitter[c * dim + d];
+        for (size_t c = lists / 2 + 5; c < lists; c += 5)
+          std::copy_n(cent.data() + (c - 1) * dim, dim, cent.data() + c * dim);
+        const CoarseQuantizer q(lists, dim, cent, {}, &table);
+        ASSERT_TRUE(q.approximate());
+        CoarseQuantizer::NearestScratch scratch;
+        q.reserve(scratch);
+        const size_t n = CoarseQuantizer::kNearestRows;
+        for (size_t round = 0; round < 8; ++round) {
+          std::vector<float> rows = random_floats(n * dim, 600 + round);
+          for (size_t r = 0; r < n; ++r) {
+            const size_t a = (r * 37 + round * 11) % lists, b = (a + 1) % lists;
+            float* x = rows.data() + r * dim;
+            if (r % 4 == 1) std::copy_n(cent.data() + a * dim, dim, x);  // on a centroid
+            if (r % 4 == 2)
+              for (size_t d = 0; d < dim; ++d) x[d] = 0.5f * (cent[a * dim + d] + cent[b * dim + d]);
+            if (r % 4 == 3)
+              for (size_t d = 0; d < dim; ++d) x[d] = cent[(r % 8) * dim + d] + 1e-3f * x[d];  // in a tight group
+          }
+          std::fill_n(rows.data(), dim, 0.25f);  // every coordinate the same: step 0
+          std::vector<uint32_t> full(n), filtered(n);
+          q.nearest_many(rows.data(), n, full.data());
+          q.nearest_many(rows.data(), n, filtered.data(), &scratch);
+          for (size_t r = 0; r < n; ++r)
+            ASSERT_EQ(filtered[r], full[r]) << isa_name(isa) << " dim " << dim << " lists " << lists << " row " << r;
+        }
+      }
+    }
+  }
+}
+
 // k-means and balancing give the same centroids, bit for bit, with every level's column kernel.
 TEST(CoarseQuantizer, TrainingGivesTheSameCentroidsAtEveryIsaLevel) {
   const size_t dim = 37, n = 3000, lists = 45;
@@ -112,7 +157,7 @@ TEST(CoarseQuantizer, TrainingGivesTheSameCentroidsAtEveryIsaLevel) {
   std::vector<float> want = train_kmeans(dim, lists, n, get, 5, 4);
   balance_clusters(dim, lists, n, get, want, 1.5);
   for (const Isa isa : available_isas()) {
-    const simd::DotColumnsFn dots = simd::kernel_table(isa).dot_f32_columns;
+    const simd::KernelTable table = simd::kernel_table(isa), *dots = &table;
     std::vector<float> got = train_kmeans(dim, lists, n, get, 5, 4, dots);
     balance_clusters(dim, lists, n, get, got, 1.5, dots);
     ASSERT_EQ(got.size(), want.size());

@@ -83,8 +83,7 @@ void QuantizedIndexAccess::set_centroids(QuantizedIndex& index, size_t lists, si
   }
   try {
     if (trained_on > 0) {
-      m.coarse =
-          quantized::CoarseQuantizer(lists, m.dim, std::move(centroids), std::move(spreads), m.kernels.dot_f32_columns);
+      m.coarse = quantized::CoarseQuantizer(lists, m.dim, std::move(centroids), std::move(spreads), &m.kernels);
     }
     m.trained_on = trained_on;
   } catch (const std::bad_alloc&) {

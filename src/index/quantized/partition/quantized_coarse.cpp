@@ -13,10 +13,12 @@
 namespace quiver::quantized {
 
 CoarseQuantizer::CoarseQuantizer(size_t lists, size_t dim, std::vector<float> centroids, std::vector<float> spreads,
-                                 simd::DotColumnsFn dots)
+                                 const simd::KernelTable* kernels)
     : lists_(lists),
       dim_(dim),
-      dots_(dots != nullptr ? dots : simd::scalar_kernels().dot_f32_columns),
+      dots_((kernels != nullptr ? *kernels : simd::scalar_kernels()).dot_f32_columns),
+      gather_((kernels != nullptr ? *kernels : simd::scalar_kernels()).dot_u8_gather),
+      isa_(kernels != nullptr ? kernels->isa : Isa::scalar),
       spreads_(std::move(spreads)) {
   cols_.resize(lists * dim);
   norms_.resize(lists);
@@ -34,6 +36,9 @@ CoarseQuantizer::CoarseQuantizer(size_t lists, size_t dim, std::vector<float> ce
     code_lo_.resize(lists);
     code_step_.resize(lists);
     code_sum_.resize(lists);
+    norm_.resize(lists);
+    norm2_.resize(lists);
+    code_err_.resize(lists);
     for (size_t c = 0; c < lists; ++c) encode_row(c, centroids.data() + c * dim);
   }
 }
@@ -63,8 +68,81 @@ uint32_t encode_u8(const float* x, size_t dim, uint8_t* out, float& lo, float& s
 
 }  // namespace
 
+// |x - x'| for the 8-bit x' of `codes` (lo + step * u, in real arithmetic), and |x'|; in double,
+// then widened by a relative 1e-9 so that their own rounding cannot make the filter's bound short.
+static void code_error(const float* x, const uint8_t* codes, float lo, float step, size_t dim, double& err,
+                       double& norm) noexcept {
+  double e2 = 0.0, n2 = 0.0;
+  for (size_t d = 0; d < dim; ++d) {
+    const double v = double(lo) + double(step) * double(codes[d]);
+    e2 += (double(x[d]) - v) * (double(x[d]) - v);
+    n2 += v * v;
+  }
+  err = std::sqrt(e2) * (1.0 + 1e-9);
+  norm = std::sqrt(n2) * (1.0 + 1e-9);
+}
+
 void CoarseQuantizer::encode_row(size_t c, const float* row) noexcept {
-  code_sum_[c] = encode_u8(row, dim_, codes_.data() + c * dim_, code_lo_[c], code_step_[c]);
+  uint8_t* codes = codes_.data() + c * dim_;
+  code_sum_[c] = encode_u8(row, dim_, codes, code_lo_[c], code_step_[c]);
+  double unused, n2 = 0.0;
+  code_error(row, codes, code_lo_[c], code_step_[c], dim_, code_err_[c], unused);
+  for (size_t d = 0; d < dim_; ++d) n2 += double(row[d]) * row[d];
+  norm2_[c] = n2;
+  norm_[c] = std::sqrt(n2) * (1.0 + 1e-9);
+}
+
+void CoarseQuantizer::reserve(NearestScratch& s) const {
+  s.codes.resize(dim_);
+  s.bound.resize(lists_);
+}
+
+uint32_t CoarseQuantizer::nearest_filtered(const float* x, NearestScratch& s) const noexcept {
+  float xlo, xstep;
+  const uint32_t xsum = encode_u8(x, dim_, s.codes.data(), xlo, xstep);
+  double x_err, x_code_norm, x2 = 0.0;
+  code_error(x, s.codes.data(), xlo, xstep, dim_, x_err, x_code_norm);
+  for (size_t d = 0; d < dim_; ++d) x2 += double(x[d]) * x[d];
+  const double x_norm = std::sqrt(x2) * (1.0 + 1e-9);
+  // The exact score is a float sum of dim products and two more roundings: within
+  // gamma * (|c|^2 + 2 |x| |c|) of the real |c|^2 - 2 <x, c> (gamma twice the textbook
+  // (dim + 2) * 2^-24 of a recursive sum, for safety).
+  const double gamma = 2.0 * double(dim_ + 4) * std::ldexp(1.0, -24);
+  constexpr size_t kRows = 64;  // rows per gather call
+  const uint8_t* rows[kRows];
+  uint32_t sums[kRows];
+  const double dim = double(dim_);
+  size_t first_best = 0;
+  for (size_t first = 0; first < lists_; first += kRows) {
+    const size_t n = std::min(kRows, lists_ - first);
+    for (size_t j = 0; j < n; ++j) rows[j] = codes_.data() + (first + j) * dim_;
+    gather_(s.codes.data(), rows, n, dim_, sums);
+    for (size_t j = 0; j < n; ++j) {
+      const size_t c = first + j;
+      const double lo = code_lo_[c], step = code_step_[c];
+      const double t0 = dim * double(xlo) * lo, t1 = double(xlo) * step * double(code_sum_[c]);
+      const double t2 = lo * double(xstep) * double(xsum), t3 = double(xstep) * step * double(sums[j]);
+      const double approx = ((t0 + t1) + t2) + t3;  // <x', c'>, up to double rounding
+      const double slack = 1e-12 * (std::fabs(t0) + std::fabs(t1) + std::fabs(t2) + std::fabs(t3));
+      const double dot_err = x_err * norm_[c] + x_code_norm * code_err_[c] + slack;
+      const double c2 = norm2_[c];  // |c|^2 from a double sum: within 1e-12 of it
+      s.bound[c] = (c2 - 2.0 * approx) - 2.0 * dot_err - gamma * (c2 + 2.0 * x_norm * norm_[c]) - 1e-12 * c2;
+      if (s.bound[c] < s.bound[first_best]) first_best = c;
+    }
+  }
+  // The most promising centroid first, so that the cut starts low; then every centroid whose
+  // bound does not exceed the best exact score so far, in ascending order (ties to the lower).
+  uint32_t best = uint32_t(first_best);
+  float best_score = l2_score(x, first_best);
+  for (size_t c = 0; c < lists_; ++c) {
+    if (c == first_best || s.bound[c] > double(best_score)) continue;
+    const float score = l2_score(x, c);
+    if (score < best_score || (score == best_score && c < best)) {
+      best_score = score;
+      best = uint32_t(c);
+    }
+  }
+  return best;
 }
 
 std::vector<float> CoarseQuantizer::centroids() const {
@@ -78,7 +156,8 @@ std::vector<float> CoarseQuantizer::centroids() const {
 size_t CoarseQuantizer::memory_bytes() const noexcept {
   return (cols_.capacity() + norms_.capacity() + spreads_.capacity() + code_lo_.capacity() + code_step_.capacity()) *
              sizeof(float) +
-         codes_.capacity() + code_sum_.capacity() * sizeof(uint32_t);
+         codes_.capacity() + code_sum_.capacity() * sizeof(uint32_t) +
+         (norm2_.capacity() + norm_.capacity() + code_err_.capacity()) * sizeof(double);
 }
 
 // out[c] = sum over d of x[d] * c[d], d ascending: the same order for every c (dot_f32_columns
@@ -152,7 +231,11 @@ uint32_t CoarseQuantizer::nearest(const float* x, float* scores) const noexcept 
   return best;
 }
 
-void CoarseQuantizer::nearest_many(const float* rows, size_t n, uint32_t* out) const noexcept {
+void CoarseQuantizer::nearest_many(const float* rows, size_t n, uint32_t* out, NearestScratch* scratch) const noexcept {
+  if (scratch != nullptr && approximate()) {
+    for (size_t r = 0; r < n; ++r) out[r] = nearest_filtered(rows + r * dim_, *scratch);
+    return;
+  }
   float best[kNearestRows], dot[kNearestRows * kTile];
   for (size_t r = 0; r < n; ++r) {
     best[r] = INFINITY;  // the first centroid's finite score replaces it: nearest() starts there
@@ -188,10 +271,12 @@ void CoarseQuantizer::set_centroid(size_t c, const float* row) noexcept {
 static void assign_range(const CoarseQuantizer& q, size_t dim, const std::function<void(size_t, float*)>& get,
                          size_t first, size_t end, float* rows, uint32_t* assign) {
   constexpr size_t kRows = CoarseQuantizer::kNearestRows;
+  CoarseQuantizer::NearestScratch scratch;
+  q.reserve(scratch);
   for (size_t i = first; i < end; i += kRows) {
     const size_t n = std::min(kRows, end - i);
     for (size_t r = 0; r < n; ++r) get(i + r, rows + r * dim);
-    q.nearest_many(rows, n, assign + i);
+    q.nearest_many(rows, n, assign + i, q.filter_pays() ? &scratch : nullptr);
   }
 }
 
@@ -199,7 +284,7 @@ static void assign_range(const CoarseQuantizer& q, size_t dim, const std::functi
 constexpr size_t kPieces = 8;
 
 std::vector<float> train_kmeans(size_t dim, size_t lists, size_t n, const std::function<void(size_t, float*)>& get,
-                                uint64_t seed, int iterations, simd::DotColumnsFn dots) {
+                                uint64_t seed, int iterations, const simd::KernelTable* kernels) {
   // Initial centroids: `lists` distinct training vectors, by a seeded partial Fisher–Yates.
   std::vector<uint32_t> pick(n);
   for (size_t i = 0; i < n; ++i) pick[i] = uint32_t(i);
@@ -224,7 +309,7 @@ std::vector<float> train_kmeans(size_t dim, size_t lists, size_t n, const std::f
   const size_t pieces = core::work_observed() ? std::min<size_t>(kPieces, chunks) : 1;
   const size_t steps = size_t(iterations) * pieces;
   for (int it = 0; it < iterations; ++it) {
-    const CoarseQuantizer q(lists, dim, centroids, {}, dots);
+    const CoarseQuantizer q(lists, dim, centroids, {}, kernels);
     // Assignment: each row on its own, so any split over threads gives the same answer.
     for (size_t piece = 0; piece < pieces; ++piece) {
       const size_t first = chunks * piece / pieces, last = chunks * (piece + 1) / pieces;
@@ -284,9 +369,9 @@ std::vector<float> train_kmeans(size_t dim, size_t lists, size_t n, const std::f
 // so the lists are the Voronoi cells of the balanced centroids). Deterministic: the assignment
 // is per row, the 2-means sums are in member order in double, ties go to the lower index.
 size_t balance_clusters(size_t dim, size_t lists, size_t n, const std::function<void(size_t, float*)>& get,
-                        std::vector<float>& centroids, double cap, simd::DotColumnsFn dots) {
+                        std::vector<float>& centroids, double cap, const simd::KernelTable* kernels) {
   if (lists < 2 || n < lists) return 0;
-  CoarseQuantizer q(lists, dim, centroids, {}, dots);
+  CoarseQuantizer q(lists, dim, centroids, {}, kernels);
   std::vector<uint32_t> assign(n);
   constexpr size_t kChunk = 256;
   parallel::process_pool().parallel_for((n + kChunk - 1) / kChunk, [&](size_t chunk, size_t) {

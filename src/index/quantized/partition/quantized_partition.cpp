@@ -218,10 +218,11 @@ QuantizedIndex::Impl::PartitionPlan QuantizedIndex::Impl::plan_partition(const E
     sample.resize(sample_n);
     std::sort(sample.begin(), sample.end());
     const auto get_sample = [&](size_t i, float* out) { get(sample[i], out); };
-    const simd::DotColumnsFn dots = kernels.dot_f32_columns;  // the index's level: same bits, faster
-    std::vector<float> centroids = quantized::train_kmeans(dim, lists, sample_n, get_sample, seed, kIterations, dots);
-    quantized::balance_clusters(dim, lists, sample_n, get_sample, centroids, kBalanceCap, dots);
-    plan.coarse = CoarseQuantizer(lists, dim, std::move(centroids), {}, dots);
+    // The index's ISA level for the centroid scores: the same bits as any other, faster.
+    std::vector<float> centroids =
+        quantized::train_kmeans(dim, lists, sample_n, get_sample, seed, kIterations, &kernels);
+    quantized::balance_clusters(dim, lists, sample_n, get_sample, centroids, kBalanceCap, &kernels);
+    plan.coarse = CoarseQuantizer(lists, dim, std::move(centroids), {}, &kernels);
     plan.ivf = InvertedLists(lists, block_bytes());
     assign_with = &plan.coarse;
     assignment.resize(total);
@@ -245,12 +246,15 @@ QuantizedIndex::Impl::PartitionPlan QuantizedIndex::Impl::plan_partition(const E
       parallel::process_pool().parallel_for(last - first, [&](size_t task, size_t) {
         constexpr size_t kRows = CoarseQuantizer::kNearestRows;  // rows to a nearest_many call
         std::vector<float> x(kRows * dim);
+        CoarseQuantizer::NearestScratch scratch;
+        assign_with->reserve(scratch);
         const size_t chunk = first + task;
         const size_t end = std::min(total, (chunk + 1) * kAssignChunk);
         for (size_t i = chunk * kAssignChunk; i < end; i += kRows) {
           const size_t rows = std::min(kRows, end - i);
           for (size_t r = 0; r < rows; ++r) get(i + r, x.data() + r * dim);
-          assign_with->nearest_many(x.data(), rows, assignment.data() + i);
+          assign_with->nearest_many(x.data(), rows, assignment.data() + i,
+                                    assign_with->filter_pays() ? &scratch : nullptr);
           for (size_t r = 0; spreads && r < rows; ++r) {
             double n2 = 0.0;
             for (size_t d = 0; d < dim; ++d) n2 += double(x[r * dim + d]) * x[r * dim + d];
