@@ -271,12 +271,12 @@ void CoarseQuantizer::set_centroid(size_t c, const float* row) noexcept {
 static void assign_range(const CoarseQuantizer& q, size_t dim, const std::function<void(size_t, float*)>& get,
                          size_t first, size_t end, float* rows, uint32_t* assign) {
   constexpr size_t kRows = CoarseQuantizer::kNearestRows;
-  CoarseQuantizer::NearestScratch scratch;
-  q.reserve(scratch);
+  CoarseQuantizer::NearestScratch scratch;  // sized only where the filter is used
+  if (q.filter_pays()) q.reserve(scratch);
   for (size_t i = first; i < end; i += kRows) {
     const size_t n = std::min(kRows, end - i);
     for (size_t r = 0; r < n; ++r) get(i + r, rows + r * dim);
-    q.nearest_many(rows, n, assign + i, q.filter_pays() ? &scratch : nullptr);
+    q.nearest_many(rows, n, assign + i, scratch.bound.empty() ? nullptr : &scratch);
   }
 }
 
