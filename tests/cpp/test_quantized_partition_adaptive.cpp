@@ -59,9 +59,12 @@ TEST(QuantizedAdaptiveDefault, StopsWhereTheAnswerSettlesAndGoesOnWhereItDoesNot
     fixed.probes = size_t(runs[i][0].lists + 0.5);
     runs[i][1] = run(index, *d, truth, fixed);
     // The default never probes every list, and answers at least as well as a fixed count of as
-    // many lists (per-query probes put the lists where they are needed), within noise.
+    // many lists (per-query probes put the lists where they are needed). The answers are the
+    // same on every target, so this holds exactly: the rule of before (patience 1.5, ball 0.1)
+    // failed it on the embedding-like set (47.1 lists, 0.932, against 0.938 at probes 47); the
+    // present one gives 42.5 lists, 0.935, against 0.929 at probes 43.
     EXPECT_LT(runs[i][0].lists, double(lists) / 2) << (i == 0 ? "clustered" : "embedding");
-    EXPECT_GE(runs[i][0].recall, runs[i][1].recall - 0.01) << (i == 0 ? "clustered" : "embedding");
+    EXPECT_GE(runs[i][0].recall, runs[i][1].recall) << (i == 0 ? "clustered" : "embedding");
     EXPECT_GE(runs[i][0].recall, 0.9) << (i == 0 ? "clustered" : "embedding");
     ++i;
   }

@@ -124,19 +124,25 @@ class PartitionCandidates {
 //    ball is small and the patience decides. (Not under inner product, whose centroid scores
 //    are not distances: there the patience alone.)
 // Measured in one sitting natively (mean lists, recall@10, vectors scanned a query; the fixed
-// counts for comparison), embedding-like 384-d, cosine, 4-bit codes + 3-bit refine plane:
-//   1,000,000, 1,000 topics: 24.7 lists, 0.968, 20,804 (probes 20: 0.955, 22,572; 24: 0.963, 27,014)
-//   1,000,000, 10,000 topics: 65.0 lists, 0.953, 63,338 (probes 64: 0.948, 93,318; 68: 0.950, 99,003)
-//   100,000: 16.1 lists, 0.974, 12,378 (probes 16: 0.965, 14,462); clustered 100,000: 8.4 lists,
-//   0.964, the codes' limit (probes 4: 0.953, 1,802).
-// A ball of 0.05 gave 0.921 where a fixed count of as many lists gave 0.936 (the test's
-// embedding-like set, quantized_partition_adaptive), 0.2 scanned 1.9x the vectors at 10,000
-// topics for 0.972. The estimates are the 8-bit scan's, before re-scoring: noise in them only
-// prolongs the search.
+// counts for comparison), embedding-like 384-d, cosine, 2-bit codes + 5-bit refine plane at 1M,
+// 4 + 3 at 100k, with the patience at 1.0 and the ball at 0.16 (before: 1.5 and 0.1):
+//   1,000,000, 1,000 topics: 22.9 lists, 0.960, 14,424 (before: 27.2 lists, 0.967, 16,762;
+//   probes 20: 0.952, 13,732)
+//   1,000,000, 10,000 topics: 116.8 lists, 0.954, 77,433 (before: 96.6 lists, 0.946, 60,467;
+//   probes 128: 0.947, 98,870 — no fixed count up to 128 reaches 0.95)
+//   100,000: 23.6 lists, 0.976, 12,130 (before: 18.6 lists, 0.972, 9,785; probes 16: 0.958,
+//   9,315); clustered 100,000: 8.2 lists, 0.964, 3,366 (before: 8.6 lists, the same recall).
+// The patience decides where the query's lists stand apart (1,000 topics, ball 0.1: 1.5 took
+// 27.2 lists a query for 0.967, 1.0 19.3 for 0.956), the ball where they crowd (10,000 topics,
+// patience 1.0: 0.1 stopped at 0.936, 0.14 at 0.949, 0.15 0.953, 0.16 0.954, 0.2 0.963 at 1.37x
+// the vectors of 0.16). A ball of 0.05 gave
+// 0.921 where a fixed count of as many lists gave 0.936 (the test's embedding-like set,
+// quantized_partition_adaptive). The estimates are the 8-bit scan's, before re-scoring: noise in
+// them only prolongs the search. (bench/ivf/results/adaptive-rule-ab-20261207.*)
 constexpr size_t kSettleDepth = 10;    // estimates watched (at least k)
 constexpr size_t kSettleLists = 5;     // lists without a change before the search may stop...
-constexpr double kSettleGrowth = 1.5;  // ... and at least this times the lists up to the last change
-constexpr double kSettleBall = 0.1;    // lists within (1 + this) x the nearest squared distance: probed
+constexpr double kSettleGrowth = 1.0;  // ... and at least this times the lists up to the last change
+constexpr double kSettleBall = 0.16;   // lists within (1 + this) x the nearest squared distance: probed
 // An adaptive search scans at least this many vectors (all of a smaller index): with tiny lists
 // a few lists without a change say little.
 constexpr size_t kAdaptiveMinScanned = 2048;
