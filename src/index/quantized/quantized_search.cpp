@@ -63,32 +63,41 @@ using quantized::Scratch;
 namespace {
 
 // The partitioned scan's candidates: the best `depth` by (distance, id), like core::BasicTopK,
-// but without reading the id of every hit. Slots of a partitioned scan come in list order, so
-// their ids are scattered over the slot table and each read was a cache miss (two thirds of
-// the scan loop's own time in a profile); the order only needs an id to break an exact tie of
-// distances, so ties read it then, and finish() fills in the ids of the kept candidates.
+// but without reading the id of every hit and without a heap. Slots of a partitioned scan come
+// in list order, so their ids are scattered over the slot table and each read was a cache miss
+// (two thirds of the scan loop's own time in a profile); the order only needs an id to break an
+// exact tie of distances, so ties read it then, and finish() fills in the ids of the kept
+// candidates. And a heap of depth 80 spent 14 sift steps on every hit once full (a quarter of
+// the kernel's own time natively, in __push_heap / __adjust_heap), so hits are appended to a
+// buffer of twice the depth instead, which is cut back to the best `depth` (nth_element)
+// whenever it fills: a hit costs a compare and a copy, and the cut two compares a hit. The
+// admission threshold is the depth-th best at the last cut, never below the heap's, so the
+// candidates kept in the end are the heap's exactly (every target's answers unchanged); only
+// the threshold the kernel sees tightens in steps, so a few more hits reach push().
 class PartitionCandidates {
  public:
+  // `slots` has room for 2 * k candidates (k >= 1).
   PartitionCandidates(Candidate* slots, size_t k, const uint64_t* ids) noexcept : slots_(slots), k_(k), before_{ids} {}
 
-  float threshold() const noexcept { return size_ < k_ ? INFINITY : slots_[0].distance; }
+  // Whether the k-th best candidate so far has a finite distance (the heap's threshold() <
+  // INFINITY): the search never stops before.
+  bool full() const noexcept { return finite_ >= k_; }
+  // A hit must lie at or below this to be kept: the k-th best distance at the last cut.
+  float threshold() const noexcept { return threshold_; }
 
   void push(const Candidate& c) noexcept {
     Candidate candidate = c;
     if (std::isnan(candidate.distance)) candidate.distance = INFINITY;  // as core::BasicTopK
-    if (size_ < k_) {
-      slots_[size_++] = candidate;
-      std::push_heap(slots_, slots_ + size_, before_);
-    } else if (before_(candidate, slots_[0])) {
-      std::pop_heap(slots_, slots_ + size_, before_);
-      slots_[size_ - 1] = candidate;
-      std::push_heap(slots_, slots_ + size_, before_);
-    }
+    if (candidate.distance > threshold_) return;
+    finite_ += candidate.distance < INFINITY;
+    slots_[size_++] = candidate;
+    if (size_ == 2 * k_) cut();
   }
 
-  // Sorts the kept candidates best first, gives them their ids, returns how many there are.
+  // Keeps the best k, sorted best first, gives them their ids, returns how many there are.
   size_t finish() noexcept {
-    std::sort_heap(slots_, slots_ + size_, before_);
+    if (size_ > k_) cut();
+    std::sort(slots_, slots_ + size_, before_);
     for (size_t i = 0; i < size_; ++i) slots_[i].id = before_.ids[slots_[i].slot];
     return size_;
   }
@@ -100,9 +109,16 @@ class PartitionCandidates {
       return a.distance < b.distance || (a.distance == b.distance && ids[a.slot] < ids[b.slot]);
     }
   };
+  void cut() noexcept {  // the best k to the front (the k-th at k - 1), the rest dropped
+    std::nth_element(slots_, slots_ + (k_ - 1), slots_ + size_, before_);
+    size_ = k_;
+    threshold_ = slots_[k_ - 1].distance;
+  }
   Candidate* slots_;
   size_t k_;
   size_t size_ = 0;
+  size_t finite_ = 0;  // candidates taken in with a finite distance
+  float threshold_ = INFINITY;
   Before before_;
 };
 
@@ -452,7 +468,7 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
   const size_t bits_count = index::allow_bits_count(p);  // 0 without a bitmap
   const bool listed = masked_up_front(p, bits_count);    // else an allow bitmap tested block by block
   const bool filtered = index::has_allow_set(p);
-  s.reserve(dim, subq, groups, depth, listed ? blocks() : 0);  // the allow mask, only if used
+  s.reserve(dim, subq, groups, 2 * depth, listed ? blocks() : 0);  // 2 x: PartitionCandidates; the allow mask only if used
   s.reserve_lists(nlists, dim);
   quantized::QueryLane& lane = s.lanes[0];
   const QueryTables t = build_tables(query, lane, s.rot_tmp.data(), needs_float_tables(p));
@@ -567,12 +583,12 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
   };
   for (size_t i = 0; i < nlists; ++i) {
     if (filtered ? allowed_scanned >= allowed_total ||
-                       (i >= probes && top.threshold() < INFINITY &&
+                       (i >= probes && top.full() &&
                         (allowed_scanned >= allowed_target ||
                          (in_allowed_blocks >= block_target && allowed_scanned >= quantized::kMinAllowedScored)))
         : adaptive
-            ? scanned >= kAdaptiveMinScanned && top.threshold() < INFINITY && settle.settled(i) && outside_ball(i)
-            : i >= probes && scanned >= min_scanned && top.threshold() < INFINITY) {
+            ? scanned >= kAdaptiveMinScanned && top.full() && settle.settled(i) && outside_ball(i)
+            : i >= probes && scanned >= min_scanned && top.full()) {
       break;
     }
     sort_through(i);
