@@ -468,7 +468,8 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
   const size_t bits_count = index::allow_bits_count(p);  // 0 without a bitmap
   const bool listed = masked_up_front(p, bits_count);    // else an allow bitmap tested block by block
   const bool filtered = index::has_allow_set(p);
-  s.reserve(dim, subq, groups, 2 * depth, listed ? blocks() : 0);  // 2 x: PartitionCandidates; the allow mask only if used
+  // Twice the depth: PartitionCandidates' buffer. The allow mask only if used.
+  s.reserve(dim, subq, groups, 2 * depth, listed ? blocks() : 0);
   s.reserve_lists(nlists, dim);
   quantized::QueryLane& lane = s.lanes[0];
   const QueryTables t = build_tables(query, lane, s.rot_tmp.data(), needs_float_tables(p));
@@ -586,9 +587,8 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
                        (i >= probes && top.full() &&
                         (allowed_scanned >= allowed_target ||
                          (in_allowed_blocks >= block_target && allowed_scanned >= quantized::kMinAllowedScored)))
-        : adaptive
-            ? scanned >= kAdaptiveMinScanned && top.full() && settle.settled(i) && outside_ball(i)
-            : i >= probes && scanned >= min_scanned && top.full()) {
+        : adaptive ? scanned >= kAdaptiveMinScanned && top.full() && settle.settled(i) && outside_ball(i)
+                   : i >= probes && scanned >= min_scanned && top.full()) {
       break;
     }
     sort_through(i);
