@@ -67,13 +67,13 @@ namespace {
 // in list order, so their ids are scattered over the slot table and each read was a cache miss
 // (two thirds of the scan loop's own time in a profile); the order only needs an id to break an
 // exact tie of distances, so ties read it then, and finish() fills in the ids of the kept
-// candidates. And a heap of depth 80 spent 14 sift steps on every hit once full (a quarter of
-// the kernel's own time natively, in __push_heap / __adjust_heap), so hits are appended to a
-// buffer of twice the depth instead, which is cut back to the best `depth` (nth_element)
-// whenever it fills: a hit costs a compare and a copy, and the cut two compares a hit. The
-// admission threshold is the depth-th best at the last cut, never below the heap's, so the
-// candidates kept in the end are the heap's exactly (every target's answers unchanged); only
-// the threshold the kernel sees tightens in steps, so a few more hits reach push().
+// candidates. And a heap of depth 80 spent about 12 sift steps on every hit once full (nearly a
+// quarter of the kernel's own time natively, in __push_heap / __adjust_heap), so hits are
+// appended to a buffer of twice the depth instead, which is cut back to the best `depth`
+// (nth_element) whenever it fills: a hit costs a compare and a copy, and the cut a few compares
+// a hit. The admission threshold is the depth-th best at the last cut, never below the heap's,
+// so the candidates kept in the end are the heap's exactly (every target's answers unchanged);
+// only the threshold the kernel sees tightens in steps, so a few more hits reach push().
 class PartitionCandidates {
  public:
   // `slots` has room for 2 * k candidates (k >= 1).
@@ -151,10 +151,10 @@ class PartitionCandidates {
 // The patience decides where the query's lists stand apart (1,000 topics, ball 0.1: 1.5 took
 // 27.2 lists a query for 0.967, 1.0 19.3 for 0.956), the ball where they crowd (10,000 topics,
 // patience 1.0: 0.1 stopped at 0.936, 0.14 at 0.949, 0.15 0.953, 0.16 0.954, 0.2 0.963 at 1.37x
-// the vectors of 0.16). A ball of 0.05 gave
-// 0.921 where a fixed count of as many lists gave 0.936 (the test's embedding-like set,
-// quantized_partition_adaptive). The estimates are the 8-bit scan's, before re-scoring: noise in
-// them only prolongs the search. (bench/ivf/results/adaptive-rule-ab-20261207.*)
+// the vectors of 0.16). A ball of 0.05 gave 0.921 where a fixed count of as many lists gave 0.936
+// (the test's embedding-like set, quantized_partition_adaptive). The estimates are the 8-bit
+// scan's, before re-scoring: noise in them only prolongs the search.
+// (bench/ivf/results/adaptive-rule-ab-20261207.*)
 constexpr size_t kSettleDepth = 10;    // estimates watched (at least k)
 constexpr size_t kSettleLists = 5;     // lists without a change before the search may stop...
 constexpr double kSettleGrowth = 1.0;  // ... and at least this times the lists up to the last change
