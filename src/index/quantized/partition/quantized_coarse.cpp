@@ -22,15 +22,6 @@ CoarseQuantizer::CoarseQuantizer(size_t lists, size_t dim, std::vector<float> ce
       spreads_(std::move(spreads)) {
   cols_.resize(lists * dim);
   norms_.resize(lists);
-  for (size_t c = 0; c < lists; ++c) {
-    double n2 = 0.0;
-    for (size_t d = 0; d < dim; ++d) {
-      const float v = centroids[c * dim + d];
-      cols_[column_at(c, d)] = v;
-      n2 += double(v) * v;
-    }
-    norms_[c] = static_cast<float>(n2);
-  }
   if (approximate()) {
     codes_.resize(lists * dim);
     code_lo_.resize(lists);
@@ -39,8 +30,8 @@ CoarseQuantizer::CoarseQuantizer(size_t lists, size_t dim, std::vector<float> ce
     norm_.resize(lists);
     norm2_.resize(lists);
     code_err_.resize(lists);
-    for (size_t c = 0; c < lists; ++c) encode_row(c, centroids.data() + c * dim);
   }
+  for (size_t c = 0; c < lists; ++c) store_row(c, centroids.data() + c * dim);
 }
 
 namespace {
@@ -82,12 +73,18 @@ static void code_error(const float* x, const uint8_t* codes, float lo, float ste
   norm = std::sqrt(n2) * (1.0 + 1e-9);
 }
 
-void CoarseQuantizer::encode_row(size_t c, const float* row) noexcept {
+void CoarseQuantizer::store_row(size_t c, const float* row) noexcept {
+  double n2 = 0.0;
+  for (size_t d = 0; d < dim_; ++d) {
+    cols_[column_at(c, d)] = row[d];
+    n2 += double(row[d]) * row[d];
+  }
+  norms_[c] = static_cast<float>(n2);
+  if (!approximate()) return;
   uint8_t* codes = codes_.data() + c * dim_;
   code_sum_[c] = encode_u8(row, dim_, codes, code_lo_[c], code_step_[c]);
-  double unused, n2 = 0.0;
+  double unused;
   code_error(row, codes, code_lo_[c], code_step_[c], dim_, code_err_[c], unused);
-  for (size_t d = 0; d < dim_; ++d) n2 += double(row[d]) * row[d];
   norm2_[c] = n2;
   norm_[c] = std::sqrt(n2) * (1.0 + 1e-9);
 }
@@ -95,6 +92,12 @@ void CoarseQuantizer::encode_row(size_t c, const float* row) noexcept {
 void CoarseQuantizer::reserve(NearestScratch& s) const {
   s.codes.resize(dim_);
   s.bound.resize(lists_);
+}
+
+CoarseQuantizer::NearestScratch* CoarseQuantizer::filter_scratch(NearestScratch& s) const {
+  if (!filter_pays()) return nullptr;
+  reserve(s);
+  return &s;
 }
 
 uint32_t CoarseQuantizer::nearest_filtered(const float* x, NearestScratch& s) const noexcept {
@@ -256,27 +259,19 @@ void CoarseQuantizer::nearest_many(const float* rows, size_t n, uint32_t* out, N
   }
 }
 
-void CoarseQuantizer::set_centroid(size_t c, const float* row) noexcept {
-  double n2 = 0.0;
-  for (size_t d = 0; d < dim_; ++d) {
-    cols_[column_at(c, d)] = row[d];
-    n2 += double(row[d]) * row[d];
-  }
-  norms_[c] = static_cast<float>(n2);
-  if (approximate()) encode_row(c, row);
-}
+void CoarseQuantizer::set_centroid(size_t c, const float* row) noexcept { store_row(c, row); }
 
 // assign[i] = q.nearest(row i) for i in [first, end), kNearestRows rows to a call of
 // nearest_many (`rows`: kNearestRows x dim floats of scratch).
 static void assign_range(const CoarseQuantizer& q, size_t dim, const std::function<void(size_t, float*)>& get,
                          size_t first, size_t end, float* rows, uint32_t* assign) {
   constexpr size_t kRows = CoarseQuantizer::kNearestRows;
-  CoarseQuantizer::NearestScratch scratch;  // sized only where the filter is used
-  if (q.filter_pays()) q.reserve(scratch);
+  CoarseQuantizer::NearestScratch scratch;
+  CoarseQuantizer::NearestScratch* filter = q.filter_scratch(scratch);
   for (size_t i = first; i < end; i += kRows) {
     const size_t n = std::min(kRows, end - i);
     for (size_t r = 0; r < n; ++r) get(i + r, rows + r * dim);
-    q.nearest_many(rows, n, assign + i, scratch.bound.empty() ? nullptr : &scratch);
+    q.nearest_many(rows, n, assign + i, filter);
   }
 }
 

@@ -92,6 +92,9 @@ class CoarseQuantizer {
   void nearest_many(const float* rows, size_t n, uint32_t* out, NearestScratch* scratch = nullptr) const noexcept;
   // Sizes a scratch for nearest_many (throws std::bad_alloc).
   void reserve(NearestScratch& s) const;
+  // What a caller passes to nearest_many: `s`, sized, where the filter pays (filter_pays()),
+  // else nullptr (the tile scan; `s` stays empty). Throws std::bad_alloc.
+  NearestScratch* filter_scratch(NearestScratch& s) const;
   // Whether the filter is faster than the tile scan at this quantiser's ISA level, so callers
   // pass a scratch: in wasm SIMD128 (four float lanes, and an 8-bit dot product that does 8
   // multiply-adds an instruction), a 1M build 125 -> 97 s; natively at AVX-512 the float tiles
@@ -138,7 +141,9 @@ class CoarseQuantizer {
   std::vector<uint32_t> code_sum_;
   // Per row, for the filter's bound: |c|^2 (double sum), and |c| and |c - c'| rounded up.
   std::vector<double> norm2_, norm_, code_err_;
-  void encode_row(size_t c, const float* row) noexcept;
+  // Row c of every copy from `row`: the tiled floats and |c|^2, and with the 8-bit copy its
+  // codes and the filter's terms (one double sum of |c|^2 for both).
+  void store_row(size_t c, const float* row) noexcept;
   float inv_norm(const float* x) const noexcept;  // 1 / |x| (0 for x = 0), as ip_scores uses it
 };
 

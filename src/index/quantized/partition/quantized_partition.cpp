@@ -247,13 +247,13 @@ QuantizedIndex::Impl::PartitionPlan QuantizedIndex::Impl::plan_partition(const E
         constexpr size_t kRows = CoarseQuantizer::kNearestRows;  // rows to a nearest_many call
         std::vector<float> x(kRows * dim);
         CoarseQuantizer::NearestScratch scratch;
-        if (assign_with->filter_pays()) assign_with->reserve(scratch);  // else never used
+        CoarseQuantizer::NearestScratch* filter = assign_with->filter_scratch(scratch);
         const size_t chunk = first + task;
         const size_t end = std::min(total, (chunk + 1) * kAssignChunk);
         for (size_t i = chunk * kAssignChunk; i < end; i += kRows) {
           const size_t rows = std::min(kRows, end - i);
           for (size_t r = 0; r < rows; ++r) get(i + r, x.data() + r * dim);
-          assign_with->nearest_many(x.data(), rows, assignment.data() + i, scratch.bound.empty() ? nullptr : &scratch);
+          assign_with->nearest_many(x.data(), rows, assignment.data() + i, filter);
           for (size_t r = 0; spreads && r < rows; ++r) {
             double n2 = 0.0;
             for (size_t d = 0; d < dim; ++d) n2 += double(x[r * dim + d]) * x[r * dim + d];
