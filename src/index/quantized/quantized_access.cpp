@@ -141,6 +141,10 @@ std::string QuantizedIndexAccess::partition_fault(const QuantizedIndex& index) {
   return index.impl_->partitioned() ? index.impl_->partition_fault() : std::string();
 }
 
+void QuantizedIndexAccess::pack_lists(QuantizedIndex& index) noexcept {
+  if (index.impl_->partitioned()) index.impl_->ivf.pack();
+}
+
 void QuantizedIndexAccess::reserve_rows(QuantizedIndex& index, size_t slots) {
   try {
     index.impl_->reserve_slots(slots);

@@ -403,6 +403,7 @@ QuantizedIndex decode_quantized(Source& src, Isa isa) {
     slot_sections::check_free_list(
         free_list.data(), free_list.size(), slots, [&](uint32_t s) { return slot_ids[s] == kNoId; }, "free slot");
     QuantizedIndexAccess::set_free_slots(index, free_list.data(), free_list.size());
+    QuantizedIndexAccess::pack_lists(index);
     if (const std::string fault = QuantizedIndexAccess::partition_fault(index); !fault.empty()) corrupt(fault);
     return index;
   } catch (const std::bad_alloc&) {

@@ -202,13 +202,12 @@ struct QuantizedIndex::Impl {
     bool retrain = false;
     quantized::CoarseQuantizer coarse;  // the new centroids, when retrain
     // When retrain: the new lists (block tables sized, empty until apply moves the old slots
-    // in), the live slots in slot order and each one's new list, the positions left in each
-    // old block (from block_base[list]), and the blocks the new lists take beyond those the
-    // old ones give back as they empty (quantized_partition.cpp).
+    // in), the live slots in slot order and each one's new list, and the positions left in
+    // each old block (from block_base[list]); the old lists' arena holds the places the new
+    // lists take beyond those the old ones give back as they empty (quantized_partition.cpp).
     quantized::InvertedLists ivf;
     std::vector<uint32_t> live_slots, live_list, block_base;
     std::vector<uint8_t> remaining;
-    std::vector<quantized::InvertedLists::Block> pool;
     std::vector<uint32_t> row_list;  // the list of each added row
     size_t trained_on = 0;           // the training threshold T, when retrain
   };

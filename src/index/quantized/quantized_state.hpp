@@ -76,6 +76,9 @@ struct QuantizedIndexAccess {
   // Once loaded: empty, or why the partition's lists do not match its centroids (a sampled
   // check that each vector sits in its nearest list; quantized_partition.cpp).
   static std::string partition_fault(const QuantizedIndex& index);
+  // Once every slot is in its list: puts each list's blocks side by side (InvertedLists::pack;
+  // the load filled the lists slot by slot, so their blocks are scattered). Never throws.
+  static void pack_lists(QuantizedIndex& index) noexcept;
 
   // Streamed loading (io::QuantizedDecoder): each section's rows are written into the index's
   // storage as they arrive, before the slot table knows the slots; the checks then read them

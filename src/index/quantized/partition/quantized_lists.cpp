@@ -6,88 +6,175 @@
 #include <cstring>
 
 #include "base/check.hpp"
+#include "quiver/error.hpp"
 
 namespace quiver::quantized {
 
 using quant::kBlockVectors;
 
-InvertedLists::InvertedLists(size_t lists, size_t code_bytes) : lists_(lists), code_bytes_(code_bytes) {}
+InvertedLists::InvertedLists(size_t lists, size_t code_bytes)
+    : lists_(lists),
+      code_bytes_(code_bytes),
+      arena_(block_bytes(), core::RowBlocks<uint8_t>::rows_per_chunk_within(block_bytes(), kChunkBytes)) {}
 
 size_t InvertedLists::memory_bytes() const noexcept {
-  size_t bytes = lists_.capacity() * sizeof(List);
-  for (const List& l : lists_) {
-    bytes += l.blocks.capacity() * sizeof(core::AlignedBuffer<uint8_t>);
-    for (const auto& b : l.blocks) bytes += b.capacity();
-  }
+  size_t bytes = lists_.capacity() * sizeof(List) + arena_.memory_bytes() + free_.capacity() * sizeof(uint32_t);
+  for (const List& l : lists_) bytes += l.places.capacity() * sizeof(uint32_t);
   return bytes;
 }
 
-InvertedLists::Block InvertedLists::make_block() const {
-  Block block;
-  block.reserve(block_bytes(), 0);  // zeroed: codes 0, slots 0
-  float* off = reinterpret_cast<float*>(block.data() + code_bytes_);
+void InvertedLists::reset_block(uint8_t* block) const noexcept {
+  std::memset(block, 0, block_bytes());
+  float* off = reinterpret_cast<float*>(block + code_bytes_);
   for (size_t v = 0; v < kBlockVectors; ++v) off[v] = INFINITY;  // padding never scores
-  return block;
 }
 
-void InvertedLists::reset_block(Block& block) const noexcept {
-  std::memset(block.data(), 0, block_bytes());
-  float* off = reinterpret_cast<float*>(block.data() + code_bytes_);
-  for (size_t v = 0; v < kBlockVectors; ++v) off[v] = INFINITY;
+void InvertedLists::ensure_free(size_t need) {
+  if (free_.size() >= need) return;
+  const size_t had = arena_.capacity_rows();
+  if (need - free_.size() > size_t(UINT32_MAX) - had) {
+    throw Error(ErrorCode::OutOfMemory, "more blocks than a partitioned index can hold");
+  }
+  arena_.reserve(had + (need - free_.size()));  // whole chunks; Error(OutOfMemory), nothing added
+  try {
+    // Every place can be free at once: releasing a block never allocates.
+    free_.reserve(arena_.capacity_rows());
+  } catch (const std::bad_alloc&) {
+    arena_.shrink_to(had);
+    throw Error(ErrorCode::OutOfMemory, "out of memory growing the inverted lists' block table");
+  }
+  // Free places are taken from the back, and the new ones go in front, highest first: the
+  // free places of the last chunk are taken before the new chunk's, in ascending order, so
+  // that a list growing alone gets consecutive places. (Room reserved: the insert cannot throw.)
+  const size_t added = arena_.capacity_rows() - had;
+  free_.insert(free_.begin(), added, 0);
+  for (size_t i = 0; i < added; ++i) free_[i] = uint32_t(arena_.capacity_rows() - 1 - i);
+}
+
+void InvertedLists::take_place(size_t list) noexcept {
+  QUIVER_DCHECK(!free_.empty(), "inverted lists: no free place was reserved");
+  std::vector<uint32_t>& places = lists_[list].places;
+  const uint32_t place = free_.back();
+  free_.pop_back();
+  reset_block(arena_.row(place));
+  places.push_back(place);  // capacity reserved by the caller
+  ++used_places_;
+  breaks_ += is_break(places, places.size() - 1);
+}
+
+void InvertedLists::drop_place(size_t list) noexcept {
+  std::vector<uint32_t>& places = lists_[list].places;
+  breaks_ -= is_break(places, places.size() - 1);
+  free_.push_back(places.back());  // capacity: every place of the arena
+  places.pop_back();
+  --used_places_;
 }
 
 void InvertedLists::reserve(size_t list, size_t extra) {
   List& l = lists_[list];
   const size_t need = (size_t(l.size) + extra + kBlockVectors - 1) / kBlockVectors;
-  if (need <= l.blocks.size()) return;
-  l.blocks.reserve(std::max(need, l.blocks.size() + l.blocks.size() / 2));
-  while (l.blocks.size() < need) l.blocks.push_back(make_block());  // capacity reserved above: cannot throw
+  if (need <= l.places.size()) return;
+  l.places.reserve(std::max(need, l.places.size() + l.places.size() / 2));
+  ensure_free(need - l.places.size());
+  while (l.places.size() < need) take_place(list);
 }
 
-void InvertedLists::release_spare_blocks(std::vector<Block>& pool) noexcept {
-  for (size_t list = 0; list < lists_.size(); ++list) {
-    List& l = lists_[list];
-    while (l.blocks.size() > blocks(list)) {
-      pool.push_back(std::move(l.blocks.back()));  // the caller reserved room in the pool
-      l.blocks.pop_back();
+void InvertedLists::reserve_places(size_t spare) { ensure_free(spare); }
+
+void InvertedLists::adopt_arena(InvertedLists& old) noexcept {
+  arena_ = std::move(old.arena_);
+  free_ = std::move(old.free_);
+  used_places_ = old.used_places_;
+  breaks_ = 0;  // the new lists are empty
+  // The old lists' spare blocks (room reserved beyond their positions) are free now.
+  for (List& l : old.lists_) {
+    const size_t in_use = (size_t(l.size) + kBlockVectors - 1) / kBlockVectors;
+    while (l.places.size() > in_use) {
+      free_.push_back(l.places.back());
+      l.places.pop_back();
+      --used_places_;
     }
   }
 }
 
-void InvertedLists::release_block(size_t list, size_t block, std::vector<Block>& pool) noexcept {
-  pool.push_back(std::move(lists_[list].blocks[block]));  // leaves an empty buffer in the table
-}
-
-void InvertedLists::ensure_block(size_t list, std::vector<Block>& pool) noexcept {
-  List& l = lists_[list];
-  if (size_t(l.size) < l.blocks.size() * kBlockVectors) return;
-  QUIVER_DCHECK(!pool.empty() && l.blocks.size() < l.blocks.capacity(), "re-partitioning ran out of planned blocks");
-  Block block = std::move(pool.back());
-  pool.pop_back();
-  reset_block(block);
-  l.blocks.push_back(std::move(block));  // the block table was sized beforehand
+void InvertedLists::release_block(InvertedLists& from, size_t from_list, size_t block) noexcept {
+  free_.push_back(from.lists_[from_list].places[block]);  // the arena's, adopted from `from`
+  --used_places_;
 }
 
 uint32_t InvertedLists::append_moved(size_t list, uint32_t slot, const InvertedLists& from, size_t from_list,
-                                     uint32_t from_pos, std::vector<Block>& pool) noexcept {
-  ensure_block(list, pool);
+                                     uint32_t from_pos) noexcept {
+  if (size_t(lists_[list].size) >= lists_[list].places.size() * kBlockVectors) take_place(list);
   List& l = lists_[list];
   const uint32_t pos = l.size++;
   const size_t b = pos / kBlockVectors, v = pos % kBlockVectors;
   const size_t fb = from_pos / kBlockVectors, fv = from_pos % kBlockVectors;
   uint8_t* dst = codes(list, b);
-  const uint8_t* src = from.codes(from_list, fb);
+  // `from`'s blocks are in this arena now (adopt_arena).
+  const uint8_t* src = arena_.row(from.lists_[from_list].places[fb]);
+  const float* src_floats = reinterpret_cast<const float*>(src + code_bytes_);
   for (size_t p = 0; p < code_bytes_ / kBlockVectors; ++p) dst[p * kBlockVectors + v] = src[p * kBlockVectors + fv];
-  floats(list, b, 0)[v] = from.offsets(from_list, fb)[fv];
-  floats(list, b, 1)[v] = from.scales(from_list, fb)[fv];
+  floats(list, b, 0)[v] = src_floats[fv];
+  floats(list, b, 1)[v] = src_floats[kBlockVectors + fv];
   slot_lane(list, b)[v] = slot;
   return pos;
 }
 
-uint32_t InvertedLists::append_pooled(size_t list, uint32_t slot, const uint8_t* codes, size_t subq, float offset,
-                                      float scale, std::vector<Block>& pool) noexcept {
-  ensure_block(list, pool);
+uint32_t InvertedLists::append_planned(size_t list, uint32_t slot, const uint8_t* codes, size_t subq, float offset,
+                                       float scale) noexcept {
+  if (size_t(lists_[list].size) >= lists_[list].places.size() * kBlockVectors) take_place(list);
   return append(list, slot, codes, subq, offset, scale);
+}
+
+void InvertedLists::pack() noexcept {
+  const size_t capacity = arena_.capacity_rows();
+  std::vector<uint64_t> owner;  // place -> 1 + (list << 32 | block), 0 when free
+  std::vector<uint8_t> spare;   // one block, for a swap
+  try {
+    owner.assign(capacity, 0);
+    spare.resize(block_bytes());
+  } catch (...) {
+    return;  // no scratch: the lists stay as they are, only slower to scan
+  }
+  for (size_t l = 0; l < lists_.size(); ++l) {
+    const std::vector<uint32_t>& places = lists_[l].places;
+    for (size_t b = 0; b < places.size(); ++b) owner[places[b]] = 1 + (uint64_t(l) << 32 | b);
+  }
+  // Place t, in list order, gets its block: whatever holds t now (not yet final, since every
+  // place below t is) moves to where that block was.
+  size_t t = 0;
+  for (size_t l = 0; l < lists_.size(); ++l) {
+    std::vector<uint32_t>& places = lists_[l].places;
+    for (size_t b = 0; b < places.size(); ++b, ++t) {
+      const uint32_t from = places[b];
+      if (from == t) continue;
+      uint8_t* target = arena_.row(t);
+      uint8_t* source = arena_.row(from);
+      const uint64_t occupant = owner[t];
+      if (occupant != 0) {
+        std::memcpy(spare.data(), target, block_bytes());
+        std::memcpy(target, source, block_bytes());
+        std::memcpy(source, spare.data(), block_bytes());
+        lists_[size_t((occupant - 1) >> 32)].places[size_t((occupant - 1) & UINT32_MAX)] = from;
+      } else {
+        std::memcpy(target, source, block_bytes());
+      }
+      owner[from] = occupant;
+      owner[t] = 1 + (uint64_t(l) << 32 | b);
+      places[b] = uint32_t(t);
+    }
+  }
+  // Places [t, capacity) are free: the chunks past them go back, the rest are the free places.
+  arena_.shrink_to(t);
+  free_.clear();
+  for (size_t p = arena_.capacity_rows(); p > t; --p) free_.push_back(uint32_t(p - 1));
+  used_places_ = t;
+  breaks_ = 0;
+}
+
+void InvertedLists::pack_if_scattered() noexcept {
+  constexpr size_t kMinScattered = 32;
+  if (breaks_ > kMinScattered && breaks_ > used_places_ / 8) pack();
 }
 
 uint32_t InvertedLists::push(size_t list, uint32_t slot, float offset, float scale) noexcept {
@@ -134,7 +221,7 @@ uint32_t InvertedLists::remove(size_t list, uint32_t pos) noexcept {
   floats(list, lb, 0)[lv] = INFINITY;
   floats(list, lb, 1)[lv] = 0.0f;
   slot_lane(list, lb)[lv] = 0;
-  while (l.blocks.size() > blocks(list)) l.blocks.pop_back();  // free emptied (and spare) blocks
+  while (l.places.size() > blocks(list)) drop_place(list);  // emptied (and spare) blocks back to the arena
   return moved;
 }
 

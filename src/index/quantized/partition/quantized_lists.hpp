@@ -1,17 +1,30 @@
 // Inverted lists of the partitioned quantised index: each list is a run of blocks of 32
-// positions in the fast-scan layout (quant/fastscan.hpp), and each block is its own 64-byte
-// aligned allocation holding the codes, the per-vector offset and scale, and the slot of each
-// position. A list grows one block at a time, so adding never copies the index and never
-// needs twice its memory. Lists are dense: a removal moves the list's last position into the
-// hole (positions past the end are padding, offset = +inf, so the scan never returns them).
-// The caller maps slots to (list, position) and updates it from what append/remove report.
+// positions in the fast-scan layout (quant/fastscan.hpp); a block holds the codes, the
+// per-vector offset and scale, and the slot of each position. Lists are dense: a removal moves
+// the list's last position into the hole (positions past the end are padding, offset = +inf,
+// so the scan never returns them). The caller maps slots to (list, position) and updates it
+// from what append/remove report.
+//
+// Where the blocks live: one arena of equal-sized block places (core::RowBlocks, 64 KiB
+// chunks), which grows a chunk at a time, so adding never copies the index and never needs
+// twice its memory; each list is a table of places. Blocks taken one at a time as lists grow
+// (adds, a load that streams slots in slot order, a re-training that fills the new lists as
+// the old ones empty) land wherever a place was free, so a list's blocks end up scattered over
+// the heap — and a scan that jumps to a new place every block waits on memory at each one
+// (wasm has no prefetch, and a hardware prefetcher does not follow jumps). pack() moves the
+// blocks, in place, so that every list's blocks are consecutive places; it runs after a load,
+// after a re-training and whenever blocks out of place pass an eighth of them. On the 1M x 384
+// embedding-like files (2 + 5 codes, 2,048 lists), one sitting, two rounds, same answers:
+// wasm simd in Node, default 1,845 / 2,070 -> 3,164 / 3,275 QPS (1,000 topics) and 418 / 471 ->
+// 821 / 822 (10,000 topics); natively default 4,802 / 4,935 -> 6,596 / 6,615
+// (bench/ivf/results/packed-lists-ab-20261207.*).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
-#include "base/aligned_buffer.hpp"
+#include "base/row_blocks.hpp"
 #include "quant/fastscan.hpp"
 
 namespace quiver::quantized {
@@ -59,16 +72,16 @@ class InvertedLists {
   }
   size_t memory_bytes() const noexcept;
 
-  const uint8_t* codes(size_t list, size_t block) const noexcept { return lists_[list].blocks[block].data(); }
-  uint8_t* codes(size_t list, size_t block) noexcept { return lists_[list].blocks[block].data(); }
+  const uint8_t* codes(size_t list, size_t block) const noexcept { return block_at(list, block); }
+  uint8_t* codes(size_t list, size_t block) noexcept { return block_at(list, block); }
   const float* offsets(size_t list, size_t block) const noexcept { return floats(list, block, 0); }
   const float* scales(size_t list, size_t block) const noexcept { return floats(list, block, 1); }
   const uint32_t* slots(size_t list, size_t block) const noexcept {
-    return reinterpret_cast<const uint32_t*>(lists_[list].blocks[block].data() + code_bytes_ + 2 * kLaneFloatBytes);
+    return reinterpret_cast<const uint32_t*>(block_at(list, block) + code_bytes_ + 2 * kLaneFloatBytes);
   }
 
-  // Room for `extra` more positions in `list`: allocates the blocks now (throws
-  // Error(OutOfMemory) or std::bad_alloc; the lists' contents are unchanged either way).
+  // Room for `extra` more positions in `list`: takes the blocks now (throws Error(OutOfMemory)
+  // or std::bad_alloc; the lists' contents are unchanged either way).
   void reserve(size_t list, size_t extra);
   // Appends a position (room reserved); `codes` are subq unpacked 4-bit codes. Returns it.
   uint32_t append(size_t list, uint32_t slot, const uint8_t* codes, size_t subq, float offset, float scale) noexcept;
@@ -83,52 +96,80 @@ class InvertedLists {
   void set_scale(size_t list, uint32_t pos, float scale) noexcept {
     floats(list, pos / quant::kBlockVectors, 1)[pos % quant::kBlockVectors] = scale;
   }
-  // Re-partitioning without holding every code twice (quantized_partition.cpp): the new lists
-  // take their blocks from a pool, which the old lists' blocks return to as they empty. The
-  // caller sizes the pool and each new list's block table beforehand, so these allocate nothing.
-  using Block = core::AlignedBuffer<uint8_t>;
-  Block make_block() const;  // a padding block; throws std::bad_alloc or Error(OutOfMemory)
-  size_t allocated_blocks(size_t list) const noexcept { return lists_[list].blocks.size(); }
-  void reserve_block_table(size_t list, size_t blocks) { lists_[list].blocks.reserve(blocks); }
-  // The blocks every list holds beyond its positions (room reserved earlier) go to `pool`.
-  void release_spare_blocks(std::vector<Block>& pool) noexcept;
-  // Block `block` of `list`, whose positions have all been moved away, goes to `pool`.
-  void release_block(size_t list, size_t block, std::vector<Block>& pool) noexcept;
-  // Appends position `from_pos` of list `from_list` in `from` (its codes, offset and scale) as
-  // slot `slot`; append_pooled() is append(). Both take a block from `pool` when the list has
-  // no room left (it must hold one then). Return the new position.
-  uint32_t append_moved(size_t list, uint32_t slot, const InvertedLists& from, size_t from_list, uint32_t from_pos,
-                        std::vector<Block>& pool) noexcept;
-  uint32_t append_pooled(size_t list, uint32_t slot, const uint8_t* codes, size_t subq, float offset, float scale,
-                         std::vector<Block>& pool) noexcept;
-
   // Removes a position by moving the last one into it. Returns the slot that moved to `pos`,
-  // or kNone when `pos` was the last. A block left empty is freed.
+  // or kNone when `pos` was the last. A block left empty goes back to the arena.
   uint32_t remove(size_t list, uint32_t pos) noexcept;
+
+  // Re-partitioning without holding every code twice (quantized_partition.cpp): the new lists
+  // (this, created empty) take over the old lists' arena and take their blocks from the places
+  // the old lists give back as they empty. Before (may throw; nothing changes on failure): the
+  // new lists' block tables are sized (reserve_block_table) and the old arena holds `spare`
+  // free places beyond its blocks (reserve_places). Then, allocating nothing: adopt_arena(old),
+  // append_moved for each moved position, release_block(old, ...) for each emptied old block.
+  // Places of the arena holding a block of some list (spare ones included), and free ones.
+  size_t places_in_use() const noexcept { return used_places_; }
+  size_t free_places() const noexcept { return free_.size(); }
+  void reserve_block_table(size_t list, size_t blocks) { lists_[list].places.reserve(blocks); }
+  void reserve_places(size_t spare);
+  void adopt_arena(InvertedLists& old) noexcept;
+  uint32_t append_moved(size_t list, uint32_t slot, const InvertedLists& from, size_t from_list,
+                        uint32_t from_pos) noexcept;
+  // append() that takes a free place when the list's blocks are full (the plan counted it).
+  uint32_t append_planned(size_t list, uint32_t slot, const uint8_t* codes, size_t subq, float offset,
+                          float scale) noexcept;
+  void release_block(InvertedLists& from, size_t from_list, size_t block) noexcept;
+
+  // Moves the blocks so that each list's are consecutive places, lists in order, and frees the
+  // arena's chunks past them. Answers, positions and files are unchanged (only where the bytes
+  // are). Needs 8 bytes a block of scratch; if that is not there it does nothing (the layout
+  // is only ever a matter of speed).
+  void pack() noexcept;
+  // pack() when the blocks that do not follow their list's previous block are more than an
+  // eighth of all blocks (and a few): amortised, each block added moves about 8 more.
+  void pack_if_scattered() noexcept;
+  // Blocks that do not follow their list's previous block (0 after pack()).
+  size_t scattered_blocks() const noexcept { return breaks_; }
 
  private:
   static constexpr size_t kLaneFloatBytes = quant::kBlockVectors * sizeof(float);
+  static constexpr size_t kChunkBytes = size_t(64) << 10;  // arena chunks, at most
   // A new last position holding slot, offset and scale (its codes are the caller's to write).
   uint32_t push(size_t list, uint32_t slot, float offset, float scale) noexcept;
   struct List {
-    std::vector<core::AlignedBuffer<uint8_t>> blocks;  // blocks() in use; more may be reserved
+    std::vector<uint32_t> places;  // arena place of each block: blocks() in use, more may be reserved
     uint32_t size = 0;
   };
+  uint8_t* block_at(size_t list, size_t block) const noexcept {
+    return const_cast<uint8_t*>(arena_.row(lists_[list].places[block]));
+  }
   const float* floats(size_t list, size_t block, size_t which) const noexcept {
-    return reinterpret_cast<const float*>(lists_[list].blocks[block].data() + code_bytes_ + which * kLaneFloatBytes);
+    return reinterpret_cast<const float*>(block_at(list, block) + code_bytes_ + which * kLaneFloatBytes);
   }
   float* floats(size_t list, size_t block, size_t which) noexcept {
-    return reinterpret_cast<float*>(lists_[list].blocks[block].data() + code_bytes_ + which * kLaneFloatBytes);
+    return reinterpret_cast<float*>(block_at(list, block) + code_bytes_ + which * kLaneFloatBytes);
   }
   uint32_t* slot_lane(size_t list, size_t block) noexcept {
-    return reinterpret_cast<uint32_t*>(lists_[list].blocks[block].data() + code_bytes_ + 2 * kLaneFloatBytes);
+    return reinterpret_cast<uint32_t*>(block_at(list, block) + code_bytes_ + 2 * kLaneFloatBytes);
   }
   size_t block_bytes() const noexcept { return code_bytes_ + 3 * kLaneFloatBytes; }
-  void reset_block(Block& block) const noexcept;  // codes 0, offsets +inf, scales 0, slots 0
-  void ensure_block(size_t list, std::vector<Block>& pool) noexcept;
+  void reset_block(uint8_t* block) const noexcept;  // codes 0, offsets +inf, scales 0, slots 0
+  // Appends a free place (reset) to the list's table; room in both reserved beforehand.
+  void take_place(size_t list) noexcept;
+  // Drops the list's last table entry, its place back to the free places.
+  void drop_place(size_t list) noexcept;
+  // Whether block b of a table does not follow block b - 1.
+  static bool is_break(const std::vector<uint32_t>& places, size_t b) noexcept {
+    return b > 0 && places[b] != places[b - 1] + 1;
+  }
+  // Free places beyond `need`: grows the arena by whole chunks (throws OutOfMemory).
+  void ensure_free(size_t need);
 
   std::vector<List> lists_;
   size_t code_bytes_ = 0;
+  core::RowBlocks<uint8_t> arena_{1, 1};
+  std::vector<uint32_t> free_;  // free places, taken from the back (capacity: every place)
+  size_t used_places_ = 0;      // places holding a block of some list
+  size_t breaks_ = 0;           // blocks that do not follow their list's previous block
 };
 
 }  // namespace quiver::quantized

@@ -45,8 +45,8 @@
 //   * Growth factor 2, not 4: one re-assignment of every vector per doubling, at most 2x the
 //     assignments the adds do anyway (4/3x with 4), and the collection never outgrows its
 //     centroids by more than 2x. The new lists are filled as the old ones empty, block by
-//     block (plan_partition counts the blocks that takes beforehand), so a re-training add
-//     does not hold the codes twice.
+//     block (plan_partition counts the places that takes beforehand), so a re-training add
+//     does not hold the codes twice; then the lists are packed (quantized_lists.hpp).
 //   Removals never re-train (a later add re-trains at the next threshold above the last one).
 #include <algorithm>
 #include <cmath>
@@ -302,18 +302,17 @@ QuantizedIndex::Impl::PartitionPlan QuantizedIndex::Impl::plan_partition(const E
     return plan;
   }
   // Re-training: apply moves the old vectors into the new lists in slot order, then appends the
-  // rows, and each old block goes back to a pool as soon as its last vector has moved, for the
-  // new lists to take. So the codes are never all held twice: the plan allocates only the
-  // blocks that the pool lacks at the fullest point of that sequence, found here by running it
-  // on counts (new blocks in use + old blocks not yet emptied).
+  // rows, and each old block's place goes back to the arena as soon as its last vector has
+  // moved, for the new lists to take. So the codes are never all held twice: the plan grows the
+  // arena only by the places it lacks at the fullest point of that sequence, found here by
+  // running it on counts (new blocks in use + old blocks not yet emptied).
   for (size_t l = 0; l < plan.ivf.lists(); ++l)
     plan.ivf.reserve_block_table(l, (count[l] + kBlockVectors - 1) / kBlockVectors);
   plan.block_base.resize(ivf.lists() + 1);
-  size_t old_blocks = 0, supply = 0;
+  size_t old_blocks = 0;
   for (size_t l = 0; l < ivf.lists(); ++l) {
     plan.block_base[l] = uint32_t(old_blocks);
     old_blocks += ivf.blocks(l);
-    supply += ivf.allocated_blocks(l);
   }
   plan.block_base[ivf.lists()] = uint32_t(old_blocks);
   plan.remaining.assign(old_blocks, uint8_t(kBlockVectors));
@@ -332,11 +331,11 @@ QuantizedIndex::Impl::PartitionPlan QuantizedIndex::Impl::plan_partition(const E
       if (--left[plan.block_base[*slot_list.row(slot)] + pos / kBlockVectors] == 0) --old_in_use;
     }
   }
-  const size_t extra = peak > supply ? peak - supply : 0;
-  plan.pool.reserve(supply + extra);
-  for (size_t b = 0; b < extra; ++b) plan.pool.push_back(plan.ivf.make_block());
+  // Every place of the old arena serves: its blocks in use as they empty, its spare and free
+  // places at once.
   plan.live_list.assign(assignment.begin(), assignment.begin() + ptrdiff_t(olds));
   plan.live_slots = std::move(live_slots);
+  if (peak > ivf.places_in_use()) ivf.reserve_places(peak - ivf.places_in_use());  // last: may throw
   return plan;
 }
 
@@ -344,15 +343,15 @@ void QuantizedIndex::Impl::apply_partition(PartitionPlan& plan, const Encoded& r
                                            size_t n) noexcept {
   if (plan.retrain) {
     // The sequence plan_partition counted: each old vector, in slot order, to its new list;
-    // each old block to the pool once emptied. (A slot's own list and position are read
-    // before they are overwritten, and no other slot's are touched.)
-    ivf.release_spare_blocks(plan.pool);
+    // each old block's place back to the arena once emptied. (A slot's own list and position
+    // are read before they are overwritten, and no other slot's are touched.)
+    plan.ivf.adopt_arena(ivf);
     for (size_t i = 0; i < plan.live_slots.size(); ++i) {
       const uint32_t slot = plan.live_slots[i], from_list = *slot_list.row(slot), from_pos = *slot_pos.row(slot);
       const uint32_t l = plan.live_list[i];
-      const uint32_t pos = plan.ivf.append_moved(l, slot, ivf, from_list, from_pos, plan.pool);
+      const uint32_t pos = plan.ivf.append_moved(l, slot, ivf, from_list, from_pos);
       if (--plan.remaining[plan.block_base[from_list] + from_pos / kBlockVectors] == 0) {
-        ivf.release_block(from_list, from_pos / kBlockVectors, plan.pool);
+        plan.ivf.release_block(ivf, from_list, from_pos / kBlockVectors);
       }
       *slot_list.row(slot) = l;
       *slot_pos.row(slot) = pos;
@@ -365,9 +364,11 @@ void QuantizedIndex::Impl::apply_partition(PartitionPlan& plan, const Encoded& r
     const uint32_t slot = row_slots[i], l = plan.row_list[i];
     *slot_list.row(slot) = l;
     *slot_pos.row(slot) =
-        ivf.append_pooled(l, slot, rows.codes.data() + i * subq, subq, rows.offset[i], rows.scale[i], plan.pool);
+        ivf.append_planned(l, slot, rows.codes.data() + i * subq, subq, rows.offset[i], rows.scale[i]);
   }
-  plan.pool.clear();  // the blocks nothing took
+  // Blocks taken one at a time land wherever a place was free: put each list's blocks side by
+  // side again once enough are out of place (quantized_lists.hpp), always after a re-training.
+  ivf.pack_if_scattered();
 }
 
 void QuantizedIndex::Impl::remove_from_partition(uint32_t slot) noexcept {
