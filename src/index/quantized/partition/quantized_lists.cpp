@@ -43,12 +43,16 @@ void InvertedLists::ensure_free(size_t need) {
     arena_.shrink_to(had);
     throw Error(ErrorCode::OutOfMemory, "out of memory growing the inverted lists' block table");
   }
-  // Free places are taken from the back, and the new ones go in front, highest first: the
-  // free places of the last chunk are taken before the new chunk's, in ascending order, so
-  // that a list growing alone gets consecutive places. (Room reserved: the insert cannot throw.)
-  const size_t added = arena_.capacity_rows() - had;
-  free_.insert(free_.begin(), added, 0);
-  for (size_t i = 0; i < added; ++i) free_[i] = uint32_t(arena_.capacity_rows() - 1 - i);
+  free_in_front(had, arena_.capacity_rows());
+}
+
+void InvertedLists::free_in_front(size_t first, size_t end) noexcept {
+  // Free places are taken from the back, so new ones go in front, highest first: the free
+  // places already there (the last chunk's) are taken before these, and these in ascending
+  // order, so that a list growing alone gets consecutive places. (Room reserved: the insert
+  // cannot throw.)
+  free_.insert(free_.begin(), end - first, 0);
+  for (size_t i = 0; i < end - first; ++i) free_[i] = uint32_t(end - 1 - i);
 }
 
 void InvertedLists::take_place(size_t list) noexcept {
@@ -82,19 +86,14 @@ void InvertedLists::reserve(size_t list, size_t extra) {
 void InvertedLists::reserve_places(size_t spare) { ensure_free(spare); }
 
 void InvertedLists::adopt_arena(InvertedLists& old) noexcept {
+  // The old lists' spare blocks (room reserved beyond their positions) are free from now on.
+  for (size_t l = 0; l < old.lists(); ++l) {
+    while (old.lists_[l].places.size() > old.blocks(l)) old.drop_place(l);
+  }
   arena_ = std::move(old.arena_);
   free_ = std::move(old.free_);
   used_places_ = old.used_places_;
   breaks_ = 0;  // the new lists are empty
-  // The old lists' spare blocks (room reserved beyond their positions) are free now.
-  for (List& l : old.lists_) {
-    const size_t in_use = (size_t(l.size) + kBlockVectors - 1) / kBlockVectors;
-    while (l.places.size() > in_use) {
-      free_.push_back(l.places.back());
-      l.places.pop_back();
-      --used_places_;
-    }
-  }
 }
 
 void InvertedLists::release_block(InvertedLists& from, size_t from_list, size_t block) noexcept {
@@ -102,9 +101,13 @@ void InvertedLists::release_block(InvertedLists& from, size_t from_list, size_t 
   --used_places_;
 }
 
+void InvertedLists::ensure_room(size_t list) noexcept {
+  if (size_t(lists_[list].size) >= lists_[list].places.size() * kBlockVectors) take_place(list);
+}
+
 uint32_t InvertedLists::append_moved(size_t list, uint32_t slot, const InvertedLists& from, size_t from_list,
                                      uint32_t from_pos) noexcept {
-  if (size_t(lists_[list].size) >= lists_[list].places.size() * kBlockVectors) take_place(list);
+  ensure_room(list);
   List& l = lists_[list];
   const uint32_t pos = l.size++;
   const size_t b = pos / kBlockVectors, v = pos % kBlockVectors;
@@ -122,7 +125,7 @@ uint32_t InvertedLists::append_moved(size_t list, uint32_t slot, const InvertedL
 
 uint32_t InvertedLists::append_planned(size_t list, uint32_t slot, const uint8_t* codes, size_t subq, float offset,
                                        float scale) noexcept {
-  if (size_t(lists_[list].size) >= lists_[list].places.size() * kBlockVectors) take_place(list);
+  ensure_room(list);
   return append(list, slot, codes, subq, offset, scale);
 }
 
@@ -167,7 +170,7 @@ void InvertedLists::pack() noexcept {
   // Places [t, capacity) are free: the chunks past them go back, the rest are the free places.
   arena_.shrink_to(t);
   free_.clear();
-  for (size_t p = arena_.capacity_rows(); p > t; --p) free_.push_back(uint32_t(p - 1));
+  free_in_front(t, arena_.capacity_rows());
   used_places_ = t;
   breaks_ = 0;
 }

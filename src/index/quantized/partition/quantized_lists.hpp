@@ -157,6 +157,10 @@ class InvertedLists {
   void take_place(size_t list) noexcept;
   // Drops the list's last table entry, its place back to the free places.
   void drop_place(size_t list) noexcept;
+  // take_place() when the list's blocks are full: a re-partition's moves and rows (planned).
+  void ensure_room(size_t list) noexcept;
+  // Places [first, end) become free, taken after the free places there are, lowest first.
+  void free_in_front(size_t first, size_t end) noexcept;
   // Whether block b of a table does not follow block b - 1.
   static bool is_break(const std::vector<uint32_t>& places, size_t b) noexcept {
     return b > 0 && places[b] != places[b - 1] + 1;
