@@ -40,8 +40,9 @@ TEST(CoarseQuantizer, ScoresAreFixedOrderSumsAtEveryListCount) {
         for (float& v : spreads) v = v * v;
         const CoarseQuantizer q(lists, dim, cent, {}, dots), with_spreads(lists, dim, cent, spreads, dots);
         ASSERT_EQ(q.centroids(), cent) << "dim " << dim << " lists " << lists;
-        std::vector<float> l2(lists), ip(lists), ip_spread(lists);
+        std::vector<float> l2(lists), ip(lists), ip_spread(lists), cosine(lists);
         q.l2_scores(x, l2.data());
+        q.cosine_scores(x, cosine.data());
         q.ip_scores(x, ip.data());
         with_spreads.ip_scores(x, ip_spread.data());
         double x2 = 0.0;
@@ -55,10 +56,14 @@ TEST(CoarseQuantizer, ScoresAreFixedOrderSumsAtEveryListCount) {
             n2 += double(cent[c * dim + d]) * cent[c * dim + d];
           }
           const float want_l2 = static_cast<float>(n2) - 2.0f * dot, want_ip = -dot * inv;
-          const float want_spread = -dot * inv - spreads[c], one = q.l2_score(x, c);
+          const float want_spread = -dot * inv - 0.5f * spreads[c], one = q.l2_score(x, c);
+          // d^2 + r^2 / 2 - |x|^2 with r^2 = 1 - |c|^2 (CoarseQuantizer::kSpreadCharge)
+          const float want_cosine = (0.5f * static_cast<float>(n2) - 2.0f * dot) + 0.5f;
           ASSERT_EQ(std::memcmp(&l2[c], &want_l2, sizeof want_l2), 0)
               << "dim " << dim << " lists " << lists << " c " << c;
           ASSERT_EQ(std::memcmp(&one, &want_l2, sizeof want_l2), 0)
+              << "dim " << dim << " lists " << lists << " c " << c;
+          ASSERT_EQ(std::memcmp(&cosine[c], &want_cosine, sizeof want_cosine), 0)
               << "dim " << dim << " lists " << lists << " c " << c;
           ASSERT_EQ(std::memcmp(&ip[c], &want_ip, sizeof want_ip), 0)
               << "dim " << dim << " lists " << lists << " c " << c;
@@ -186,14 +191,17 @@ TEST(CoarseQuantizer, ApproximateScoresAreTheSameBitsAtEveryIsaAndCloseToTheFloa
     for (float& v : xs) v *= 0.05f;
     std::vector<uint8_t> codes_storage(dim + 1);
     uint8_t* codes = codes_storage.data() + 1;  // unaligned
-    for (bool ip : {false, true}) {
+    for (Metric metric : {Metric::l2, Metric::ip, Metric::cosine}) {
+      const int ip = int(metric);  // named in the messages
       std::vector<float> exact(lists), a(lists), b(lists);
-      if (ip)
+      if (metric == Metric::ip)
         q.ip_scores(xs.data(), exact.data());
+      else if (metric == Metric::cosine)
+        q.cosine_scores(xs.data(), exact.data());
       else
         q.l2_scores(xs.data(), exact.data());
-      q.approx_scores(xs.data(), ip, scalar.dot_u8_gather, codes, a.data());
-      q.approx_scores(xs.data(), ip, active.dot_u8_gather, codes, b.data());
+      q.approx_scores(xs.data(), metric, scalar.dot_u8_gather, codes, a.data());
+      q.approx_scores(xs.data(), metric, active.dot_u8_gather, codes, b.data());
       ASSERT_EQ(std::memcmp(a.data(), b.data(), lists * sizeof(float)), 0) << "dim " << dim << " ip " << ip;
       double worst = 0.0, spread_of_scores = 0.0;
       const auto [mn, mx] = std::minmax_element(exact.begin(), exact.end());

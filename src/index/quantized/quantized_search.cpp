@@ -148,6 +148,14 @@ class PartitionCandidates {
 //   probes 128: 0.947, 98,870 — no fixed count up to 128 reaches 0.95)
 //   100,000: 23.6 lists, 0.976, 12,130 (before: 18.6 lists, 0.972, 9,785; probes 16: 0.958,
 //   9,315); clustered 100,000: 8.2 lists, 0.964, 3,366 (before: 8.6 lists, the same recall).
+// Since the cosine list order charges half a list's spread (CoarseQuantizer::cosine_scores,
+// 2026-12-07) a cosine query's scores are d^2 + r^2 / 2, closer together than the squared
+// distances, so its ball is 0.09 (0.16 there scanned 23,408 vectors a query at 1,000 topics for
+// 0.971); l2 keeps the squared distances and 0.16. With the cosine order, natively, the same
+// files: 1,000 topics 21.1 lists, 0.959, 11,886 (ball 0.08: 0.958, 11,301; 0.10: 0.960,
+// 12,735); 10,000 topics 77.9 lists, 0.958, 49,481 (0.08: 0.953, 40,895; 0.10: 0.961, 58,071);
+// 100,000 embedding-like 0.981 from 10,171 vectors (0.976 from 12,130 before); clustered
+// 100,000 unchanged (0.964, 3,358).
 // The patience decides where the query's lists stand apart (1,000 topics, ball 0.1: 1.5 took
 // 27.2 lists a query for 0.967, 1.0 19.3 for 0.956), the ball where they crowd (10,000 topics,
 // patience 1.0: 0.1 stopped at 0.936, 0.14 at 0.949, 0.15 0.953, 0.16 0.954, 0.2 0.963 at 1.37x
@@ -155,10 +163,11 @@ class PartitionCandidates {
 // (the test's embedding-like set, quantized_partition_adaptive). The estimates are the 8-bit
 // scan's, before re-scoring: noise in them only prolongs the search.
 // (bench/ivf/results/adaptive-rule-ab-20261207.*)
-constexpr size_t kSettleDepth = 10;    // estimates watched (at least k)
-constexpr size_t kSettleLists = 5;     // lists without a change before the search may stop...
-constexpr double kSettleGrowth = 1.0;  // ... and at least this times the lists up to the last change
-constexpr double kSettleBall = 0.16;   // lists within (1 + this) x the nearest squared distance: probed
+constexpr size_t kSettleDepth = 10;         // estimates watched (at least k)
+constexpr size_t kSettleLists = 5;          // lists without a change before the search may stop...
+constexpr double kSettleGrowth = 1.0;       // ... and at least this times the lists up to the last change
+constexpr double kSettleBall = 0.16;        // lists within (1 + this) x the nearest squared distance: probed
+constexpr double kSettleBallCosine = 0.09;  // the same on the cosine order's scores (below)
 // An adaptive search scans at least this many vectors (all of a smaller index): with tiny lists
 // a few lists without a change say little.
 constexpr size_t kAdaptiveMinScanned = 2048;
@@ -495,11 +504,13 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
   // and fit in L2, and they probe the same lists but for near ties: the same recall at every
   // probe count on the 1M workload (docs/quantized.md).
   if (coarse.trained()) {
-    const bool ip = metric == Metric::ip;
     if (coarse.approximate()) {
-      coarse.approx_scores(lane.rotated.data(), ip, kernels.dot_u8_gather, s.coarse_codes.data(), s.list_scores.data());
-    } else if (ip) {
+      coarse.approx_scores(lane.rotated.data(), metric, kernels.dot_u8_gather, s.coarse_codes.data(),
+                           s.list_scores.data());
+    } else if (metric == Metric::ip) {
       coarse.ip_scores(lane.rotated.data(), s.list_scores.data());
+    } else if (metric == Metric::cosine) {
+      coarse.cosine_scores(lane.rotated.data(), s.list_scores.data());
     } else {
       coarse.l2_scores(lane.rotated.data(), s.list_scores.data());
     }
@@ -558,7 +569,8 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
     allowed_target = std::min(allowed_target, allowed_total);
   }
   // The ball of the adaptive rule (kSettleBall): squared distances to the centroids are the
-  // scores plus |q|^2 (l2_scores leaves it out; the rotation keeps the norm).
+  // scores plus |q|^2 (l2_scores leaves it out; the rotation keeps the norm); under cosine the
+  // scores plus |q|^2 are d^2 + r^2 / 2 (cosine_scores).
   double q2 = 0.0;
   if (adaptive) {
     for (size_t d = 0; d < dim; ++d) q2 += double(lane.rotated[d]) * lane.rotated[d];
@@ -567,7 +579,7 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
     if (metric == Metric::ip || i >= nlists || !coarse.trained()) return true;
     sort_through(i);
     const double first = std::max(0.0, double(score[order[0]]) + q2), next = double(score[order[i]]) + q2;
-    return next > (1.0 + kSettleBall) * first;
+    return next > (1.0 + (metric == Metric::cosine ? kSettleBallCosine : kSettleBall)) * first;
   };
   SettleWatch settle(s.settle, adaptive ? std::max(k, kSettleDepth) : 0);
   size_t in_allowed_blocks = 0;  // vectors in the blocks that held an allowed one

@@ -185,8 +185,9 @@ float CoarseQuantizer::inv_norm(const float* x) const noexcept {
   return n2 > 0.0 ? static_cast<float>(1.0 / std::sqrt(n2)) : 0.0f;
 }
 
-void CoarseQuantizer::approx_scores(const float* x, bool ip, simd::DistanceU8GatherFn dot, uint8_t* x_codes,
+void CoarseQuantizer::approx_scores(const float* x, Metric metric, simd::DistanceU8GatherFn dot, uint8_t* x_codes,
                                     float* out) const noexcept {
+  const bool ip = metric == Metric::ip, cosine = metric == Metric::cosine;
   float xlo, xstep;
   const uint32_t xsum = encode_u8(x, dim_, x_codes, xlo, xstep);
   const float inv = ip ? inv_norm(x) : 0.0f;
@@ -204,9 +205,16 @@ void CoarseQuantizer::approx_scores(const float* x, bool ip, simd::DistanceU8Gat
       const double xc = dim * xlo * lo + double(xlo) * step * double(code_sum_[c]) + lo * double(xstep) * double(xsum) +
                         double(xstep) * step * double(sums[j]);
       const float f = static_cast<float>(xc);
-      out[c] = ip ? (spreads_.empty() ? -f * inv : -f * inv - spreads_[c]) : norms_[c] - 2.0f * f;
+      out[c] = ip       ? (spreads_.empty() ? -f * inv : -f * inv - kSpreadCredit * spreads_[c])
+               : cosine ? cosine_score(norms_[c], f)
+                        : norms_[c] - 2.0f * f;
     }
   }
+}
+
+void CoarseQuantizer::cosine_scores(const float* x, float* out) const noexcept {
+  dots(x, out);
+  for (size_t c = 0; c < lists_; ++c) out[c] = cosine_score(norms_[c], out[c]);
 }
 
 void CoarseQuantizer::ip_scores(const float* x, float* out) const noexcept {
@@ -215,7 +223,7 @@ void CoarseQuantizer::ip_scores(const float* x, float* out) const noexcept {
   if (spreads_.empty()) {
     for (size_t c = 0; c < lists_; ++c) out[c] = -out[c] * inv;
   } else {
-    for (size_t c = 0; c < lists_; ++c) out[c] = -out[c] * inv - spreads_[c];
+    for (size_t c = 0; c < lists_; ++c) out[c] = -out[c] * inv - kSpreadCredit * spreads_[c];
   }
 }
 
