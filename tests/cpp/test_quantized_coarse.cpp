@@ -192,7 +192,7 @@ TEST(CoarseQuantizer, ApproximateScoresAreTheSameBitsAtEveryIsaAndCloseToTheFloa
     std::vector<uint8_t> codes_storage(dim + 1);
     uint8_t* codes = codes_storage.data() + 1;  // unaligned
     for (Metric metric : {Metric::l2, Metric::ip, Metric::cosine}) {
-      const int ip = int(metric);  // named in the messages
+      const char* name = metric_name(metric);
       std::vector<float> exact(lists), a(lists), b(lists);
       if (metric == Metric::ip)
         q.ip_scores(xs.data(), exact.data());
@@ -202,13 +202,13 @@ TEST(CoarseQuantizer, ApproximateScoresAreTheSameBitsAtEveryIsaAndCloseToTheFloa
         q.l2_scores(xs.data(), exact.data());
       q.approx_scores(xs.data(), metric, scalar.dot_u8_gather, codes, a.data());
       q.approx_scores(xs.data(), metric, active.dot_u8_gather, codes, b.data());
-      ASSERT_EQ(std::memcmp(a.data(), b.data(), lists * sizeof(float)), 0) << "dim " << dim << " ip " << ip;
+      ASSERT_EQ(std::memcmp(a.data(), b.data(), lists * sizeof(float)), 0) << "dim " << dim << " metric " << name;
       double worst = 0.0, spread_of_scores = 0.0;
       const auto [mn, mx] = std::minmax_element(exact.begin(), exact.end());
       spread_of_scores = double(*mx) - double(*mn);
       for (size_t c = 0; c < lists; ++c) worst = std::max(worst, std::fabs(double(a[c]) - double(exact[c])));
       // Within 2 % of the range of the scores (8 bits per coordinate on both sides).
-      EXPECT_LE(worst, 0.02 * spread_of_scores) << "dim " << dim << " ip " << ip;
+      EXPECT_LE(worst, 0.02 * spread_of_scores) << "dim " << dim << " metric " << name;
     }
   }
 }

@@ -59,8 +59,7 @@ class CoarseQuantizer {
   // out[c] = |c|^2 - 2 <x, c>: the order of squared l2 distance from x (|x|^2 left out).
   void l2_scores(const float* x, float* out) const noexcept;
   // The inner-product list order: out[c] = -<x, c> / |x| - (1 - kSpreadCharge) spread[c] (no
-  // spreads: 0; x = 0:
-  // every list 0). -<x, c> alone ranks by the mean inner product of a list and so favours
+  // spreads: 0; x = 0: every list 0). -<x, c> alone ranks by the mean inner product of a list and so favours
   // centroids of large norm — tight lists — over spread-out ones that hold the best vectors
   // (issue 23: recall 0.49 against cosine's 0.74 at 4 probes on the same unit vectors). The
   // spread term is the optimism a list deserves for its spread: spread = r^2 / (2 m), m the
