@@ -132,8 +132,9 @@ class PartitionCandidates {
 //    changed them; kSettleLists lists, and kSettleGrowth times as many as it took to reach that
 //    change, went by without one (the patience grows with the depth of the last change, so a
 //    long tail is followed);
-//  - outside the ball: the next list's centroid is further than (1 + kSettleBall) times the
-//    nearest centroid's squared distance (SPANN's query-aware pruning). Where the query sits
+//  - outside the ball: the next list's score is above (1 + kSettleBall) times the nearest
+//    list's: squared distances under l2, d^2 + r^2 / 2 under cosine (kSettleBallCosine, below)
+//    (SPANN's query-aware pruning). Where the query sits
 //    among many lists at about the same distance — a big diffuse topic, neighbours straddling
 //    lists, answers arriving rarely but steadily — the patience alone stopped too early (at
 //    10,000 topics: recall 0.929 against 0.953 with the ball); where its lists stand apart the
