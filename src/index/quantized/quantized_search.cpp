@@ -505,16 +505,8 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
   // and fit in L2, and they probe the same lists but for near ties: the same recall at every
   // probe count on the 1M workload (docs/quantized.md).
   if (coarse.trained()) {
-    if (coarse.approximate()) {
-      coarse.approx_scores(lane.rotated.data(), metric, kernels.dot_u8_gather, s.coarse_codes.data(),
-                           s.list_scores.data());
-    } else if (metric == Metric::ip) {
-      coarse.ip_scores(lane.rotated.data(), s.list_scores.data());
-    } else if (metric == Metric::cosine) {
-      coarse.cosine_scores(lane.rotated.data(), s.list_scores.data());
-    } else {
-      coarse.l2_scores(lane.rotated.data(), s.list_scores.data());
-    }
+    coarse.order_scores(lane.rotated.data(), metric, kernels.dot_u8_gather, s.coarse_codes.data(),
+                        s.list_scores.data());
     sorted = 0;
   }
   const auto sort_through = [&](size_t i) {  // makes order[i] final
@@ -572,6 +564,7 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
   // The ball of the adaptive rule (kSettleBall): squared distances to the centroids are the
   // scores plus |q|^2 (l2_scores leaves it out; the rotation keeps the norm); under cosine the
   // scores plus |q|^2 are d^2 + r^2 / 2 (cosine_scores).
+  const double ball = 1.0 + (metric == Metric::cosine ? kSettleBallCosine : kSettleBall);
   double q2 = 0.0;
   if (adaptive) {
     for (size_t d = 0; d < dim; ++d) q2 += double(lane.rotated[d]) * lane.rotated[d];
@@ -580,7 +573,7 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
     if (metric == Metric::ip || i >= nlists || !coarse.trained()) return true;
     sort_through(i);
     const double first = std::max(0.0, double(score[order[0]]) + q2), next = double(score[order[i]]) + q2;
-    return next > (1.0 + (metric == Metric::cosine ? kSettleBallCosine : kSettleBall)) * first;
+    return next > ball * first;
   };
   SettleWatch settle(s.settle, adaptive ? std::max(k, kSettleDepth) : 0);
   size_t in_allowed_blocks = 0;  // vectors in the blocks that held an allowed one

@@ -212,6 +212,19 @@ void CoarseQuantizer::approx_scores(const float* x, Metric metric, simd::Distanc
   }
 }
 
+void CoarseQuantizer::order_scores(const float* x, Metric metric, simd::DistanceU8GatherFn dot, uint8_t* x_codes,
+                                   float* out) const noexcept {
+  if (approximate()) {
+    approx_scores(x, metric, dot, x_codes, out);
+  } else if (metric == Metric::ip) {
+    ip_scores(x, out);
+  } else if (metric == Metric::cosine) {
+    cosine_scores(x, out);
+  } else {
+    l2_scores(x, out);
+  }
+}
+
 void CoarseQuantizer::cosine_scores(const float* x, float* out) const noexcept {
   dots(x, out);
   for (size_t c = 0; c < lists_; ++c) out[c] = cosine_score(norms_[c], out[c]);

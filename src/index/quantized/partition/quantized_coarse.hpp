@@ -59,17 +59,18 @@ class CoarseQuantizer {
   // out[c] = |c|^2 - 2 <x, c>: the order of squared l2 distance from x (|x|^2 left out).
   void l2_scores(const float* x, float* out) const noexcept;
   // The inner-product list order: out[c] = -<x, c> / |x| - (1 - kSpreadCharge) spread[c] (no
-  // spreads: 0; x = 0: every list 0). -<x, c> alone ranks by the mean inner product of a list and so favours
-  // centroids of large norm — tight lists — over spread-out ones that hold the best vectors
-  // (issue 23: recall 0.49 against cosine's 0.74 at 4 probes on the same unit vectors). The
-  // spread term is the optimism a list deserves for its spread: spread = r^2 / (2 m), m the
-  // root mean square norm of its vectors and r^2 = m^2 - |c|^2 their mean squared distance to
-  // their mean (quantized_partition.cpp measures m when it trains). With the whole spread
-  // (charge 0) this is, on vectors of one length m = |x|, the l2 order of the query put on
-  // their sphere: for unit vectors -<q, c> - (1 - |c|^2) / 2 = (|c|^2 - 2 <q, c> - 1) / 2.
-  // Charging part of the spread back, as the cosine order below does, keeps the two orders one
-  // on unit vectors: -<q, c> - (1 - w) r^2 / 2 = (d^2 + w r^2) / 2 - 1 with w = kSpreadCharge.
-  // Dividing by |x| keeps the order the same for every length of query, as the answer is.
+  // spreads: 0; x = 0: every list 0). -<x, c> alone ranks by the mean inner product of a list
+  // and so favours centroids of large norm — tight lists — over spread-out ones that hold the
+  // best vectors (issue 23: recall 0.49 against cosine's 0.74 at 4 probes on the same unit
+  // vectors). The spread term is the optimism a list deserves for its spread: spread =
+  // r^2 / (2 m), m the root mean square norm of its vectors and r^2 = m^2 - |c|^2 their mean
+  // squared distance to their mean (quantized_partition.cpp measures m when it trains). With
+  // the whole spread (charge 0) this is, on vectors of one length m = |x|, the l2 order of the
+  // query put on their sphere: for unit vectors -<q, c> - (1 - |c|^2) / 2 =
+  // (|c|^2 - 2 <q, c> - 1) / 2. Charging part of the spread back, as the cosine order below
+  // does, keeps the two orders one on unit vectors: -<q, c> - (1 - w) r^2 / 2 =
+  // (d^2 + w r^2) / 2 - 1 with w = kSpreadCharge. Dividing by |x| keeps the order the same for
+  // every length of query, as the answer is.
   void ip_scores(const float* x, float* out) const noexcept;
   // The cosine list order: out[c] = d^2 + kSpreadCharge * r^2 - |x|^2, d the distance from x to
   // centroid c and r^2 = 1 - |c|^2 the mean squared distance of the list's unit vectors to
@@ -133,6 +134,11 @@ class CoarseQuantizer {
   // Only when approximate().
   void approx_scores(const float* x, Metric metric, simd::DistanceU8GatherFn dot, uint8_t* x_codes,
                      float* out) const noexcept;
+  // The probe order's scores of every centroid for a search under `metric`: approx_scores from
+  // kApproxFrom lists on, else l2_scores, ip_scores or cosine_scores. `x_codes` (dim bytes) is
+  // used only by approx_scores.
+  void order_scores(const float* x, Metric metric, simd::DistanceU8GatherFn dot, uint8_t* x_codes,
+                    float* out) const noexcept;
 
  private:
   size_t lists_ = 0;
