@@ -66,6 +66,7 @@ struct Scratch {
   // allow_mask (lists + 1 entries).
   std::vector<float> list_scores;
   std::vector<uint32_t> list_order;
+  std::vector<uint64_t> list_keys;  // the order's sort keys (quantized_search.cpp, order_key)
   std::vector<uint32_t> block_base;
   std::vector<float> settle;
   std::vector<uint8_t> coarse_codes;  // the query's 8-bit codes for the centroid shortlist

@@ -129,9 +129,9 @@ class CoarseQuantizer {
   bool approximate() const noexcept { return lists_ >= kApproxFrom; }
   // Approximate l2_scores, ip_scores or cosine_scores (by metric) of every centroid, from the
   // 8-bit codes of x (written to x_codes, dim bytes) and of the centroids: each code is
-  // lo + step * u with u in 0..255 per row, so <x, c> = D lo_x lo_c + lo_x step_c U_c +
-  // lo_c step_x U_x + step_x step_c <u_x, u_c>, the last sum from `dot` (exact integers).
-  // Only when approximate().
+  // lo + step * u with u in 0..255 per row, so <x, c> = lo_x T_c + step_x (U_x lo_c +
+  // step_c <u_x, u_c>) with T_c = D lo_c + step_c U_c (U: a row's code sum), the last sum from
+  // `dot` (exact integers), the rest in float, one lane per centroid. Only when approximate().
   void approx_scores(const float* x, Metric metric, simd::DistanceU8GatherFn dot, uint8_t* x_codes,
                      float* out) const noexcept;
   // The probe order's scores of every centroid for a search under `metric`: approx_scores from
@@ -164,6 +164,7 @@ class CoarseQuantizer {
   std::vector<uint8_t> codes_;
   std::vector<float> code_lo_, code_step_;
   std::vector<uint32_t> code_sum_;
+  std::vector<float> code_total_;  // D lo + step * code sum: the sum of the 8-bit row's coordinates
   // Per row, for the filter's bound: |c|^2 (double sum), and |c| and |c - c'| rounded up.
   std::vector<double> norm2_, norm_, code_err_;
   // Row c of every copy from `row`: the tiled floats and |c|^2, and with the 8-bit copy its
