@@ -161,28 +161,51 @@ uint32_t dot_u8(const uint8_t* a, const uint8_t* b, size_t d) {
 }
 
 // dot_u8 of one query against n rows, four at a time, for ISAs without prefetch (wasm): the
-// query's codes are loaded and widened once per step for four rows, and the four rows' loads
-// are independent, so they overlap. Needs V's widening ops (u8_widen_low/high, u16_dot).
-// Integer sums are exact in any order: the same results as dot_u8 row by row.
+// four rows' loads are independent, so they overlap. The query's codes are widened to 16 bits
+// once for the call (up to kGatherWideDims of them, on the stack; beyond, once per step for four
+// rows): Chromium's V8 (M156) compiled the widening inside the loop so badly that the kernel
+// took 25 ns a row of 384 against 9.7 ns with the widened query read from memory (Node 20:
+// 10.4 and 10.5; a 4,096 x 384 scratch loop), which made the coarse step a third of a query at
+// 4,096 lists in Chromium. Needs V's widening ops (u8_widen_low/high, u16_dot). Integer sums
+// are exact in any order: the same results as dot_u8 row by row.
+inline constexpr size_t kGatherWideDims = 2048;
 template <class V>
 void dot_u8_gather4(const uint8_t* q, const uint8_t* const* rows, size_t n, size_t d, uint32_t* out) {
   using U16 = typename V::U16;
   using U32 = typename V::U32;
+  constexpr size_t kSteps = kGatherWideDims / V::kBytes;
+  U16 wide[2 * kSteps];  // per step: the query's low and high halves, widened
+  const bool widened = d <= kGatherWideDims;
+  const size_t steps = d / V::kBytes;
+  if (widened) {
+    for (size_t j = 0; j < steps; ++j) {
+      const typename V::U8 vq = V::u8_loadu(q + j * V::kBytes);
+      wide[2 * j] = V::u8_widen_low(vq);
+      wide[2 * j + 1] = V::u8_widen_high(vq);
+    }
+  }
   size_t r = 0;
   for (; r + 4 <= n; r += 4) {
     const uint8_t* b[4] = {rows[r], rows[r + 1], rows[r + 2], rows[r + 3]};
     U32 s[4] = {V::u32_zero(), V::u32_zero(), V::u32_zero(), V::u32_zero()};
-    size_t i = 0;
-    for (; i + V::kBytes <= d; i += V::kBytes) {
-      const typename V::U8 vq = V::u8_loadu(q + i);
-      const U16 ql = V::u8_widen_low(vq), qh = V::u8_widen_high(vq);
+    for (size_t j = 0; j < steps; ++j) {
+      U16 ql, qh;
+      if (widened) {
+        ql = wide[2 * j];
+        qh = wide[2 * j + 1];
+      } else {
+        const typename V::U8 vq = V::u8_loadu(q + j * V::kBytes);
+        ql = V::u8_widen_low(vq);
+        qh = V::u8_widen_high(vq);
+      }
+      const size_t i = j * V::kBytes;
       for (int k = 0; k < 4; ++k) {
         const typename V::U8 v = V::u8_loadu(b[k] + i);
         s[k] = V::u32_add(s[k], V::u32_add(V::u16_dot(ql, V::u8_widen_low(v)), V::u16_dot(qh, V::u8_widen_high(v))));
       }
     }
     uint32_t t[4] = {V::u32_hsum(s[0]), V::u32_hsum(s[1]), V::u32_hsum(s[2]), V::u32_hsum(s[3])};
-    for (; i < d; ++i) {
+    for (size_t i = steps * V::kBytes; i < d; ++i) {
       const uint32_t x = q[i];
       for (int k = 0; k < 4; ++k) t[k] += x * b[k][i];
     }
