@@ -168,6 +168,7 @@ class PartitionCandidates {
 // (bench/ivf/results/adaptive-rule-ab-20261207.*)
 constexpr size_t kSettleDepth = 10;         // estimates watched (at least k)
 constexpr size_t kSettleLists = 5;          // lists without a change before the search may stop...
+constexpr size_t kSettleListsPer = 2048;    // ... for every this many lists (and at least kSettleLists)
 constexpr double kSettleGrowth = 1.0;       // ... and at least this times the lists up to the last change
 constexpr double kSettleBall = 0.16;        // lists within (1 + this) x the nearest squared distance: probed
 constexpr double kSettleBallCosine = 0.09;  // the same on the cosine order's scores (below)
@@ -179,7 +180,8 @@ constexpr size_t kAdaptiveMinScanned = 2048;
 // warm) and the number of lists probed up to the last one that changed it.
 class SettleWatch {
  public:
-  SettleWatch(std::vector<float>& heap, size_t depth) : depth_(depth) {
+  // `lists`: the index's list count, which sets the patience (settle_lists()).
+  SettleWatch(std::vector<float>& heap, size_t depth, size_t lists) : depth_(depth), patience_(settle_lists(lists)) {
     if (heap.size() < depth) heap.resize(depth);
     heap_ = heap.data();
   }
@@ -201,12 +203,19 @@ class SettleWatch {
   // Before probing the i-th list (0-based): whether the lists since the last change are enough.
   bool settled(size_t i) const noexcept {
     const size_t quiet = i - changed_through_;
-    return quiet >= kSettleLists && double(quiet) >= kSettleGrowth * double(changed_through_);
+    return quiet >= patience_ && double(quiet) >= kSettleGrowth * double(changed_through_);
+  }
+  // The lists without a change the search waits for: kSettleLists at up to kSettleListsPer
+  // lists, in proportion beyond, so that the patience is the same share of the index (at 4,096
+  // lists a list holds half the vectors it holds at 2,048, and five of them said less).
+  static size_t settle_lists(size_t lists) noexcept {
+    return std::max(kSettleLists, (kSettleLists * lists + kSettleListsPer / 2) / kSettleListsPer);
   }
 
  private:
   float* heap_;
   size_t depth_;
+  size_t patience_;
   size_t size_ = 0;
   size_t changed_through_ = 0;
 };
@@ -554,7 +563,7 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
   const bool adaptive = p.probes == 0 && !filtered;
   const size_t probes = std::min(p.probes > 0 ? p.probes : default_probes(), nlists);
   const size_t min_scanned = p.probes > 0 ? 0 : quantized::kDefaultMinScanned;
-  sort_through((adaptive ? std::min(kSettleLists, nlists) : probes) - 1);
+  sort_through((adaptive ? std::min(SettleWatch::settle_lists(nlists), nlists) : probes) - 1);
   // When to stop (never before the candidates are full):
   //  - unfiltered (or a predicate only) at probes 0: once the answer settled (SettleWatch) and
   //    kAdaptiveMinScanned vectors were scanned;
@@ -595,7 +604,7 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
     const double first = std::max(0.0, double(score[order[0]]) + q2), next = double(score[order[i]]) + q2;
     return next > ball * first;
   };
-  SettleWatch settle(s.settle, adaptive ? std::max(k, kSettleDepth) : 0);
+  SettleWatch settle(s.settle, adaptive ? std::max(k, kSettleDepth) : 0, nlists);
   size_t in_allowed_blocks = 0;  // vectors in the blocks that held an allowed one
   size_t scanned = 0, allowed_scanned = 0;
   float dist[kBlockVectors];
