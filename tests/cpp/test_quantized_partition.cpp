@@ -100,18 +100,26 @@ TEST(QuantizedPartition, AutoListsFollowFixedThresholdsAndRetrainAtTwice) {
 }
 
 // The auto rule itself, at sizes no test builds: 256 vectors per list at the training size
-// until 3 sqrt(T) is fewer (from T = 589,824), never below 1 or above kMaxLists.
+// until 3 sqrt(T) is fewer (from T = 589,824), never below 1 or above kMaxLists; with 2-bit
+// codes twice as many lists (128 vectors a list, 6 sqrt(T)).
 TEST(QuantizedPartition, AutoListRuleIsLinearThenSquareRoot) {
   using quantized::auto_lists;
-  EXPECT_EQ(auto_lists(0), 1u);
-  EXPECT_EQ(auto_lists(255), 1u);
-  EXPECT_EQ(auto_lists(4096), 16u);
-  EXPECT_EQ(auto_lists(65536), 256u);                            // 100,000 vectors
-  EXPECT_EQ(auto_lists(524288), 2048u);                          // 1,000,000 vectors: 2,048 < round(3 sqrt(T)) = 2,172
-  EXPECT_EQ(auto_lists(589824), 2304u);                          // where the two parts meet: 589,824 / 256 = 3 * 768
-  EXPECT_EQ(auto_lists(1048576), 3072u);                         // 3 * 1024 < 4,096
-  EXPECT_EQ(auto_lists(2097152), 4344u);                         // round(3 * 1448.15)
-  EXPECT_EQ(auto_lists(size_t(1) << 31), quantized::kMaxLists);  // 3 sqrt(2^31) = 139,023
+  EXPECT_EQ(auto_lists(0, 4), 1u);
+  EXPECT_EQ(auto_lists(255, 4), 1u);
+  EXPECT_EQ(auto_lists(4096, 4), 16u);
+  EXPECT_EQ(auto_lists(65536, 4), 256u);     // 100,000 vectors
+  EXPECT_EQ(auto_lists(524288, 4), 2048u);   // 1,000,000 vectors: 2,048 < round(3 sqrt(T)) = 2,172
+  EXPECT_EQ(auto_lists(589824, 4), 2304u);   // where the two parts meet: 589,824 / 256 = 3 * 768
+  EXPECT_EQ(auto_lists(1048576, 4), 3072u);  // 3 * 1024 < 4,096
+  EXPECT_EQ(auto_lists(2097152, 4), 4344u);  // round(3 * 1448.15)
+  EXPECT_EQ(auto_lists(size_t(1) << 31, 4), quantized::kMaxLists);  // 3 sqrt(2^31) = 139,023
+  // 2-bit codes.
+  EXPECT_EQ(auto_lists(127, 2), 1u);
+  EXPECT_EQ(auto_lists(4096, 2), 32u);
+  EXPECT_EQ(auto_lists(65536, 2), 512u);     // 100,000 vectors
+  EXPECT_EQ(auto_lists(524288, 2), 4096u);   // 1,000,000 vectors: 4,096 < round(6 sqrt(T)) = 4,344
+  EXPECT_EQ(auto_lists(1048576, 2), 6144u);  // 6 * 1024 < 8,192
+  EXPECT_EQ(auto_lists(size_t(1) << 31, 2), quantized::kMaxLists);
 }
 
 // The lists are a function of the rows in add order, not of the batching: one add, the JS

@@ -89,8 +89,8 @@ struct QueryTables {
 
 // Partitions (quantized_partition.cpp has the rules and why).
 inline constexpr size_t kMaxLists = QuantizedIndexOptions::kMaxLists;
-// The list count of lists = kAutoLists for an index trained at t vectors.
-size_t auto_lists(size_t t);
+// The list count of lists = kAutoLists for an index trained at t vectors with `bits`-bit codes.
+size_t auto_lists(size_t t, unsigned bits);
 // A search at the default probes scans at least this many vectors (all of a smaller index).
 inline constexpr size_t kDefaultMinScanned = 8192;
 // A filtered partitioned search scores at least this many allowed vectors (or all of them):

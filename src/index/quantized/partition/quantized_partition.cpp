@@ -22,7 +22,7 @@
 //   * An add that brings the index past one or more thresholds above the last training trains
 //     once, at the last threshold T it reached, on exactly the first T rows in slot order
 //     (the live slots, then the batch's rows in order — for pure adds that is add order),
-//     with lists = auto_lists(T) (below) or N, and a sample seeded by T alone; k-means, then
+//     with lists = auto_lists(T, bits) (below) or N, and a sample seeded by T alone; k-means, then
 //     balance_clusters (quantized_coarse.cpp: while a list of the sample holds more than
 //     kBalanceCap = 2x the mean and the smallest under half of it, the smallest is dissolved
 //     and its centroid splits the largest). Then every live
@@ -30,6 +30,8 @@
 //     assignment of a row does not depend on its batch either).
 //   * Auto lists = min(T / 256, round(3 sqrt(T))), at least 1, at most kMaxLists: 256 lists
 //     at 100,000 vectors (T = 65,536), 2,048 at 1,000,000 (T = 524,288), 3,072 from 1,048,576.
+//     With 2-bit codes twice that, min(T / 128, round(6 sqrt(T))): 512 at 100,000, 4,096 at
+//     1,000,000 (below).
 //     The linear part keeps 256 vectors (8 blocks) per list at training time, so a list's
 //     half-empty last block stays a small part of its bytes (at 1M, 4,096 lists came to 398.5
 //     B/vector against 389.0 with 2,048). The sqrt part bounds the per-query coarse cost
@@ -42,6 +44,13 @@
 //     (~lists^2); in single trials natively, 1,448-4,096 lists were within 15 % of each
 //     other. Imbalanced (Zipf) collections gain most: with 724 lists a query's 12 nearest
 //     lists held 44,000 vectors on average, 2.6x the mean list size.
+//     With 2-bit codes a block lane is 108 bytes at d = 384 instead of 204, so 128 vectors a
+//     list cost in padding what 256 cost at 4 bits, and twice the lists pay under the adaptive
+//     default: at 1M x 384 (2 + 5 codes) 4,096 lists read a third fewer vectors for the same
+//     recall (1,000 topics: 0.961 from 7,988 vectors against 0.959 from 11,886; 10,000 topics:
+//     0.956 from 29,232 against 0.958 from 49,481), for 393.9 B/vector against 386.4, and in
+//     wasm they answer as fast at 1,000 topics and 1.2-1.3x faster at 10,000
+//     (bench/ivf/results/lists-4096-default-ab-20261207.*).
 //   * Growth factor 2, not 4: one re-assignment of every vector per doubling, at most 2x the
 //     assignments the adds do anyway (4/3x with 4), and the collection never outgrows its
 //     centroids by more than 2x. The new lists are filled as the old ones empty, block by
@@ -75,6 +84,7 @@ constexpr size_t kAssignChunk = 256;     // rows per task of a parallel assignme
 constexpr size_t kAssignPieces = 16;     // reports over a re-assignment when an observer listens
 constexpr size_t kAutoPerList = 256;     // auto lists: at least this many vectors per list at T
 constexpr double kAutoSqrtFactor = 3.0;  // auto lists: at most this times sqrt(T)
+constexpr size_t kAutoFactor2Bit = 2;    // with 2-bit codes: this times as many lists
 constexpr double kBalanceCap = 2.0;      // balanced lists: none above this times the mean (sample)
 
 // The last training threshold that `live_after` vectors reach above the last training
@@ -89,9 +99,10 @@ uint64_t training_threshold(uint64_t first, uint64_t trained_on, uint64_t live_a
 
 }  // namespace
 
-size_t quantized::auto_lists(size_t t) {
-  const size_t by_size = t / kAutoPerList;
-  const size_t by_sqrt = size_t(std::llround(kAutoSqrtFactor * std::sqrt(double(t))));
+size_t quantized::auto_lists(size_t t, unsigned bits) {
+  const size_t factor = bits == 2 ? kAutoFactor2Bit : 1;
+  const size_t by_size = t * factor / kAutoPerList;
+  const size_t by_sqrt = size_t(std::llround(double(factor) * kAutoSqrtFactor * std::sqrt(double(t))));
   return std::clamp<size_t>(std::min(by_size, by_sqrt), 1, kMaxLists);
 }
 
@@ -177,7 +188,7 @@ QuantizedIndex::Impl::PartitionPlan QuantizedIndex::Impl::plan_partition(const E
   const uint64_t first = auto_count ? kAutoTrainAt : uint64_t(kMinPerList) * lists_option;
   const size_t threshold = size_t(training_threshold(first, coarse.trained() ? trained_on : 0, live_after));
   const bool due = threshold > 0;
-  const size_t want = auto_count ? quantized::auto_lists(threshold) : lists_option;
+  const size_t want = auto_count ? quantized::auto_lists(threshold, bits) : lists_option;
 
   // The training and assignment input: live slots in slot order, then the new rows.
   std::vector<uint32_t> live_slots;
