@@ -101,9 +101,9 @@ uint64_t training_threshold(uint64_t first, uint64_t trained_on, uint64_t live_a
 
 size_t quantized::auto_lists(size_t t, unsigned bits) {
   const size_t factor = bits == 2 ? kAutoFactor2Bit : 1;
-  const size_t by_size = t * factor / kAutoPerList;
+  const uint64_t by_size = uint64_t(t) * factor / kAutoPerList;  // 64-bit: wasm32's size_t would overflow
   const size_t by_sqrt = size_t(std::llround(double(factor) * kAutoSqrtFactor * std::sqrt(double(t))));
-  return std::clamp<size_t>(std::min(by_size, by_sqrt), 1, kMaxLists);
+  return size_t(std::clamp<uint64_t>(std::min<uint64_t>(by_size, by_sqrt), 1, kMaxLists));
 }
 
 // Probes when a call does not say: round(1.5 sqrt(lists)), at least 8 (or every list), and
