@@ -93,6 +93,9 @@ inline constexpr size_t kMaxLists = QuantizedIndexOptions::kMaxLists;
 size_t auto_lists(size_t t, unsigned bits);
 // A search at the default probes scans at least this many vectors (all of a smaller index).
 inline constexpr size_t kDefaultMinScanned = 8192;
+// The adaptive default's patience at `lists` lists: the lists without a change in its best
+// estimates before it may stop (quantized_search.cpp, SettleWatch).
+size_t adaptive_patience(size_t lists);
 // A filtered partitioned search scores at least this many allowed vectors (or all of them):
 // below it scoring every one costs little (blocks without one are skipped) and is exact.
 inline constexpr size_t kMinAllowedScored = 1024;

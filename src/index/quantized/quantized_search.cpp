@@ -248,6 +248,8 @@ inline uint64_t order_key(float score, uint32_t list) noexcept {
 constexpr size_t kFirstSorted = 32;
 }  // namespace
 
+size_t quantized::adaptive_patience(size_t lists) { return SettleWatch::settle_lists(lists); }
+
 float QuantizedIndex::Impl::refine_distance(const QueryTables& t, const float* rotated_query,
                                             const Candidate& c) const {
   size_t lane = c.lane;
