@@ -14,6 +14,7 @@
 // its file (see vec_avx2.hpp).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -162,56 +163,45 @@ uint32_t dot_u8(const uint8_t* a, const uint8_t* b, size_t d) {
 
 // dot_u8 of one query against n rows, four at a time, for ISAs without prefetch (wasm): the
 // four rows' loads are independent, so they overlap. The query's codes are widened to 16 bits
-// once for the call (up to kGatherWideDims of them, on the stack; beyond, once per step for four
-// rows): Chromium's V8 (M156) compiled the widening inside the loop so badly that the kernel
-// took 25 ns a row of 384 against 9.7 ns with the widened query read from memory (Node 20:
-// 10.4 and 10.5; a 4,096 x 384 scratch loop), which made the coarse step a third of a query at
-// 4,096 lists in Chromium. Needs V's widening ops (u8_widen_low/high, u16_dot). Integer sums
-// are exact in any order: the same results as dot_u8 row by row.
+// once per tile of up to kGatherWideDims dimensions (on the stack; one tile at d <= 2,048) and
+// read back from there for every row: Chromium's V8 (M156) compiled the widening inside the
+// loop so badly that the kernel took 25 ns a row of 384 against 9.7 ns with the widened query
+// read from memory (Node 20: 10.4 and 10.5; a 4,096 x 384 scratch loop), which made the coarse
+// step a third of a query at 4,096 lists in Chromium. Needs V's widening ops (u8_widen_low/high,
+// u16_dot). Integer sums are exact in any order: the same results as dot_u8 row by row.
 inline constexpr size_t kGatherWideDims = 2048;
 template <class V>
 void dot_u8_gather4(const uint8_t* q, const uint8_t* const* rows, size_t n, size_t d, uint32_t* out) {
   using U16 = typename V::U16;
   using U32 = typename V::U32;
-  constexpr size_t kSteps = kGatherWideDims / V::kBytes;
-  U16 wide[2 * kSteps];  // per step: the query's low and high halves, widened
-  const bool widened = d <= kGatherWideDims;
-  const size_t steps = d / V::kBytes;
-  if (widened) {
+  U16 wide[2 * (kGatherWideDims / V::kBytes)];  // per step of the tile: the query's low and high halves
+  const size_t full = n - n % 4;                // rows scored four at a time; the rest by dot_u8
+  for (size_t r = 0; r < full; ++r) out[r] = 0;
+  const size_t vector_dims = d - d % V::kBytes;
+  for (size_t tile = 0; tile < vector_dims; tile += kGatherWideDims) {
+    const size_t steps = std::min(kGatherWideDims, vector_dims - tile) / V::kBytes;
     for (size_t j = 0; j < steps; ++j) {
-      const typename V::U8 vq = V::u8_loadu(q + j * V::kBytes);
+      const typename V::U8 vq = V::u8_loadu(q + tile + j * V::kBytes);
       wide[2 * j] = V::u8_widen_low(vq);
       wide[2 * j + 1] = V::u8_widen_high(vq);
     }
-  }
-  size_t r = 0;
-  for (; r + 4 <= n; r += 4) {
-    const uint8_t* b[4] = {rows[r], rows[r + 1], rows[r + 2], rows[r + 3]};
-    U32 s[4] = {V::u32_zero(), V::u32_zero(), V::u32_zero(), V::u32_zero()};
-    for (size_t j = 0; j < steps; ++j) {
-      U16 ql, qh;
-      if (widened) {
-        ql = wide[2 * j];
-        qh = wide[2 * j + 1];
-      } else {
-        const typename V::U8 vq = V::u8_loadu(q + j * V::kBytes);
-        ql = V::u8_widen_low(vq);
-        qh = V::u8_widen_high(vq);
+    for (size_t r = 0; r < full; r += 4) {
+      const uint8_t* b[4] = {rows[r] + tile, rows[r + 1] + tile, rows[r + 2] + tile, rows[r + 3] + tile};
+      U32 s[4] = {V::u32_zero(), V::u32_zero(), V::u32_zero(), V::u32_zero()};
+      for (size_t j = 0; j < steps; ++j) {
+        const U16 ql = wide[2 * j], qh = wide[2 * j + 1];
+        for (int k = 0; k < 4; ++k) {
+          const typename V::U8 v = V::u8_loadu(b[k] + j * V::kBytes);
+          s[k] = V::u32_add(s[k], V::u32_add(V::u16_dot(ql, V::u8_widen_low(v)), V::u16_dot(qh, V::u8_widen_high(v))));
+        }
       }
-      const size_t i = j * V::kBytes;
-      for (int k = 0; k < 4; ++k) {
-        const typename V::U8 v = V::u8_loadu(b[k] + i);
-        s[k] = V::u32_add(s[k], V::u32_add(V::u16_dot(ql, V::u8_widen_low(v)), V::u16_dot(qh, V::u8_widen_high(v))));
-      }
+      for (int k = 0; k < 4; ++k) out[r + k] += V::u32_hsum(s[k]);
     }
-    uint32_t t[4] = {V::u32_hsum(s[0]), V::u32_hsum(s[1]), V::u32_hsum(s[2]), V::u32_hsum(s[3])};
-    for (size_t i = steps * V::kBytes; i < d; ++i) {
-      const uint32_t x = q[i];
-      for (int k = 0; k < 4; ++k) t[k] += x * b[k][i];
-    }
-    for (int k = 0; k < 4; ++k) out[r + k] = t[k];
   }
-  for (; r < n; ++r) out[r] = dot_u8<V>(q, rows[r], d);
+  for (size_t r = 0; r < full; ++r) {
+    for (size_t i = vector_dims; i < d; ++i) out[r] += uint32_t(q[i]) * rows[r][i];
+  }
+  for (size_t r = full; r < n; ++r) out[r] = dot_u8<V>(q, rows[r], d);
 }
 
 // The single-pair entry of the table: a separate function into which the kernel inlines, as

@@ -175,13 +175,24 @@ constexpr double kSettleBallCosine = 0.09;  // the same on the cosine order's sc
 // An adaptive search scans at least this many vectors (all of a smaller index): with tiny lists
 // a few lists without a change say little.
 constexpr size_t kAdaptiveMinScanned = 2048;
+}  // namespace
+
+// kSettleLists at up to kSettleListsPer lists, in proportion beyond, so that the patience is
+// the same share of the index (at 4,096 lists a list holds half the vectors it holds at 2,048,
+// and five of them said less).
+size_t quantized::adaptive_patience(size_t lists) {
+  return std::max(kSettleLists, (kSettleLists * lists + kSettleListsPer / 2) / kSettleListsPer);
+}
+
+namespace {
 
 // The watch itself: a max-heap of the best `depth` estimates (in scratch: no allocation once
 // warm) and the number of lists probed up to the last one that changed it.
 class SettleWatch {
  public:
-  // `lists`: the index's list count, which sets the patience (settle_lists()).
-  SettleWatch(std::vector<float>& heap, size_t depth, size_t lists) : depth_(depth), patience_(settle_lists(lists)) {
+  // `lists`: the index's list count, which sets the patience (quantized::adaptive_patience).
+  SettleWatch(std::vector<float>& heap, size_t depth, size_t lists)
+      : depth_(depth), patience_(quantized::adaptive_patience(lists)) {
     if (heap.size() < depth) heap.resize(depth);
     heap_ = heap.data();
   }
@@ -204,12 +215,6 @@ class SettleWatch {
   bool settled(size_t i) const noexcept {
     const size_t quiet = i - changed_through_;
     return quiet >= patience_ && double(quiet) >= kSettleGrowth * double(changed_through_);
-  }
-  // The lists without a change the search waits for: kSettleLists at up to kSettleListsPer
-  // lists, in proportion beyond, so that the patience is the same share of the index (at 4,096
-  // lists a list holds half the vectors it holds at 2,048, and five of them said less).
-  static size_t settle_lists(size_t lists) noexcept {
-    return std::max(kSettleLists, (kSettleLists * lists + kSettleListsPer / 2) / kSettleListsPer);
   }
 
  private:
@@ -247,8 +252,6 @@ inline uint64_t order_key(float score, uint32_t list) noexcept {
 // stretch costs a pass over every list.
 constexpr size_t kFirstSorted = 32;
 }  // namespace
-
-size_t quantized::adaptive_patience(size_t lists) { return SettleWatch::settle_lists(lists); }
 
 float QuantizedIndex::Impl::refine_distance(const QueryTables& t, const float* rotated_query,
                                             const Candidate& c) const {
@@ -525,7 +528,6 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
   // list numbers, the heap of std::partial_sort was 5 % of a wasm query at 4,096 lists.
   uint32_t* order = s.list_order.data();
   uint64_t* keys = s.list_keys.data();
-  for (size_t l = 0; l < nlists; ++l) order[l] = uint32_t(l);
   size_t sorted = nlists;
   const float* score = s.list_scores.data();
   // From CoarseQuantizer::kApproxFrom lists on, the scores are the 8-bit approximations
@@ -538,6 +540,8 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
                         s.list_scores.data());
     for (size_t l = 0; l < nlists; ++l) keys[l] = order_key(score[l], uint32_t(l));
     sorted = 0;
+  } else {
+    for (size_t l = 0; l < nlists; ++l) order[l] = uint32_t(l);  // one list (untrained): as it is
   }
   const auto sort_through = [&](size_t i) {  // makes order[i] final
     if (i < sorted) return;
@@ -565,7 +569,7 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
   const bool adaptive = p.probes == 0 && !filtered;
   const size_t probes = std::min(p.probes > 0 ? p.probes : default_probes(), nlists);
   const size_t min_scanned = p.probes > 0 ? 0 : quantized::kDefaultMinScanned;
-  sort_through((adaptive ? std::min(SettleWatch::settle_lists(nlists), nlists) : probes) - 1);
+  sort_through((adaptive ? std::min(quantized::adaptive_patience(nlists), nlists) : probes) - 1);
   // When to stop (never before the candidates are full):
   //  - unfiltered (or a predicate only) at probes 0: once the answer settled (SettleWatch) and
   //    kAdaptiveMinScanned vectors were scanned;
