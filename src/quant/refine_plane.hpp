@@ -149,6 +149,7 @@ class RefinePlane {
   }
   const uint8_t* row(uint32_t slot) const noexcept { return rows_.row(slot); }
   float scale(uint32_t slot) const noexcept { return *scales_.row(slot); }
+  const float* scale_address(uint32_t slot) const noexcept { return scales_.row(slot); }
   size_t memory_bytes() const noexcept { return row_bytes_ == 0 ? 0 : rows_.memory_bytes() + scales_.memory_bytes(); }
 
  private:
