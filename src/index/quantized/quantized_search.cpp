@@ -253,9 +253,10 @@ inline uint64_t order_key(float score, uint32_t list) noexcept {
 // Brings the cache lines of [p, p + bytes) in ahead of their use. Natively that is a prefetch.
 // wasm has none, so there it loads one byte of each line and returns their sum, which the caller
 // stores (QueryLane::warmed) so that the loads stay: they depend on nothing, so the core issues
-// them together and their misses overlap as a prefetch's would. Before the candidates' rows were
-// loaded this way, each row's misses stalled its own re-scoring: in Node, 4,096 lists at 1M, the
-// default search went from 3,757 to 4,135 QPS (docs/quantized.md).
+// them together and their misses overlap as a prefetch's would. Before, each row's misses stalled
+// its own re-scoring: at 1M (4,096 lists, 1,000 topics) warming made the default search 1.11x
+// faster in Chromium and in Node (bench/ivf/results/warm-rows-ab-20261207.txt). Warming the
+// candidates' code blocks as well was slower (they were just scanned, so mostly still cached).
 inline uint32_t warm_lines(const void* p, size_t bytes) noexcept {
   const uintptr_t start = reinterpret_cast<uintptr_t>(p), end = start + bytes;
   uint32_t sum = 0;
