@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "base/aligned_buffer.hpp"
+#include "base/cache_lines.hpp"
 #include "base/rng.hpp"
 #include "base/row_blocks.hpp"
 #include "base/rw_lock.hpp"
@@ -351,7 +352,7 @@ struct Graph {
   // Asks for a node's whole point (no-op where prefetch does not exist, as in wasm).
   void prefetch(uint32_t slot) const noexcept {
     const char* p = reinterpret_cast<const char*>(pt(slot));
-    for (size_t off = 0; off < prefetch_bytes; off += core::kAlignment) __builtin_prefetch(p + off);
+    core::prefetch_lines(p, prefetch_bytes);
   }
   // Asks for a node's link list at `level` (the count and the first links; a level-0 list of
   // 2M = 32 links spans three lines); nothing for a node below `level`.
@@ -359,13 +360,13 @@ struct Graph {
     if (level > levels[slot]) return;
     const char* p = reinterpret_cast<const char*>(list(slot, level));
     const size_t bytes = (1 + cap(level)) * sizeof(uint32_t);
-    for (size_t off = 0; off < bytes; off += core::kAlignment) __builtin_prefetch(p + off);
+    core::prefetch_lines(p, bytes);
   }
 
   // Asks for a node's whole level-0 row (point, links and, with neighbour codes, their blocks).
   void prefetch_row(uint32_t slot) const noexcept {
     const char* p = reinterpret_cast<const char*>(pt(slot));
-    for (size_t off = 0; off < node_bytes; off += core::kAlignment) __builtin_prefetch(p + off);
+    core::prefetch_lines(p, node_bytes);
   }
 
   // Level of the i-th node ever drawn: output i of a splitmix64 stream seeded with `seed`.

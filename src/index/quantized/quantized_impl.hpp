@@ -56,7 +56,7 @@ struct QueryLane {
   std::vector<float> lows;              // per sub-quantiser table minimum
   core::AlignedBuffer<uint8_t> tables;  // groups x 128 bytes, the kernel layout
   std::vector<Candidate> candidates;
-  uint32_t warmed = 0;  // what warm_lines() loaded (quantized_search.cpp): kept so the loads stay
+  uint32_t warmed = 0;  // what core::warm_lines() loaded in re-scoring: kept so the loads stay
 };
 
 struct Scratch {

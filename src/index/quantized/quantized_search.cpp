@@ -10,10 +10,9 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
-#include <cstdint>
 #include <cstring>
 
-#include "base/aligned_buffer.hpp"
+#include "base/cache_lines.hpp"
 #include "base/topk.hpp"
 #include "base/validate.hpp"
 #include "index/quantized/quantized_impl.hpp"
@@ -250,27 +249,6 @@ inline uint64_t order_key(float score, uint32_t list) noexcept {
   bits = (bits & 0x80000000u) != 0 ? ~bits : bits | 0x80000000u;
   return (uint64_t(bits) << 32) | list;
 }
-// Brings the cache lines of [p, p + bytes) in ahead of their use. Natively that is a prefetch.
-// wasm has none, so there it loads one byte of each line and returns their sum, which the caller
-// stores (QueryLane::warmed) so that the loads stay: they depend on nothing, so the core issues
-// them together and their misses overlap as a prefetch's would. Before, each row's misses stalled
-// its own re-scoring: at 1M (4,096 lists, 1,000 topics) warming made the default search 1.11x
-// faster in Chromium and in Node (bench/ivf/results/warm-rows-ab-20261207.txt). Warming the
-// candidates' code blocks as well was slower (they were just scanned, so mostly still cached).
-inline uint32_t warm_lines(const void* p, size_t bytes) noexcept {
-  const uintptr_t start = reinterpret_cast<uintptr_t>(p), end = start + bytes;
-  uint32_t sum = 0;
-  for (uintptr_t line = start & ~uintptr_t(core::kAlignment - 1); line < end; line += core::kAlignment) {
-    const uint8_t* byte = reinterpret_cast<const uint8_t*>(line < start ? start : line);  // inside the range
-#if defined(__EMSCRIPTEN__)
-    sum += *byte;
-#else
-    __builtin_prefetch(byte);
-#endif
-  }
-  return sum;
-}
-
 // The first stretch of the order sorted at once: a query probes at least a few lists, and each
 // stretch costs a pass over every list.
 constexpr size_t kFirstSorted = 32;
@@ -476,11 +454,14 @@ size_t QuantizedIndex::Impl::rescore(const float* query, const QueryTables& t, q
   const size_t rerank = p.rerank.value_or(0);
   if (refine_codec.enabled() && (rerank > 0 || !p.float_tables)) {  // the refine plane
     // Every candidate's row and scale are cache misses of their own (per slot, scattered): ask
-    // for them all first, so the misses overlap instead of stalling one candidate at a time.
+    // for them all first, so the misses overlap instead of stalling one candidate at a time. In
+    // wasm that is by loading them (core::warm_lines): 1.11x faster at 1M, 1,000 topics, in
+    // Chromium and Node (bench/ivf/results/warm-rows-ab-20261207.txt). Not the code blocks: they
+    // were just scanned, and warming them too was slower.
     uint32_t warmed = 0;
     for (size_t c = 0; c < found; ++c) {
-      warmed += warm_lines(refine.row(cand[c].slot), refine.row_bytes());
-      warmed += warm_lines(refine.scale_address(cand[c].slot), sizeof(float));
+      warmed += core::warm_lines(refine.row(cand[c].slot), refine.row_bytes());
+      warmed += core::warm_lines(refine.scale_address(cand[c].slot), sizeof(float));
     }
     lane.warmed = warmed;
     for (size_t c = 0; c < found; ++c) cand[c].distance = refine_distance(t, lane.rotated.data(), cand[c]);
@@ -645,9 +626,7 @@ size_t QuantizedIndex::Impl::search_partitioned(const float* query, size_t k, Ne
   // next block, else the next probed list's first. (Nothing in wasm, which has no prefetch.)
   const size_t block_span = block_scan_bytes() + kBlockVectors * sizeof(uint32_t);  // + the block's slots
   size_t lists_probed = 0, blocks_scored = 0;
-  const auto fetch_block = [block_span](const uint8_t* bytes) {
-    for (size_t at = 0; at < block_span; at += 64) __builtin_prefetch(bytes + at);
-  };
+  const auto fetch_block = [block_span](const uint8_t* bytes) { core::prefetch_lines(bytes, block_span); };
   for (size_t i = 0; i < nlists; ++i) {
     if (filtered ? allowed_scanned >= allowed_total ||
                        (i >= probes && top.full() &&
