@@ -26,6 +26,7 @@
 #include "container/format.hpp"
 #include "parallel/thread_pool.hpp"
 #include "quiver/quiver.hpp"
+#include "simd/kernels.hpp"
 #include "tools/workload.hpp"
 
 namespace quiver::bindings {
@@ -312,6 +313,16 @@ std::string active_isa_name() {
   return guarded(std::string(), [] { return std::string(isa_name(active_isa())); });
 }
 
+// Kernel paths beyond the ISA level that this engine turned on, comma-separated: "relaxed-dot"
+// where the relaxed-simd variant found relaxed_dot exact (simd/kernels_wasm128.cpp).
+std::string kernel_feature_names() {
+#if defined(QUIVER_HAVE_WASM128)
+  return simd::wasm128_relaxed_dot() ? "relaxed-dot" : "";
+#else
+  return "";
+#endif
+}
+
 std::string available_isa_names() {
   std::string out;
   for (Isa isa : available_isas()) out += (out.empty() ? "" : ",") + std::string(isa_name(isa));
@@ -350,6 +361,7 @@ EMSCRIPTEN_BINDINGS(quiver) {
   function("variant", optional_override([] { return std::string(build_variant()); }));
   function("activeIsa", &active_isa_name);
   function("availableIsas", &available_isa_names);
+  function("kernelFeatures", &kernel_feature_names);
   function("fillUnitGaussian", &fill_unit_gaussian);
   function("indexKindOf", &index_kind_of);
   function("indexKinds", &index_kind_names);

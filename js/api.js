@@ -37,6 +37,9 @@ export function makeQuiver(builds, entry) {
       version: mod.version(),
       isa: checked(mod, mod.activeIsa()),
       availableIsas: mod.availableIsas().split(','),
+      // Kernel paths past the ISA level in use here: ['relaxed-dot'] where the relaxed-simd
+      // variant's engine computes relaxed_dot exactly (the coarse step's 8-bit scores), else [].
+      kernelFeatures: mod.kernelFeatures().split(',').filter(Boolean),
       FlatIndex,
       QuantizedIndex,
       HnswIndex,

@@ -292,6 +292,9 @@ export interface QuiverModule {
   /** The kernel set of this module: 'wasm128' or 'scalar'. */
   readonly isa: string;
   readonly availableIsas: string[];
+  /** Kernel paths past the ISA level: ['relaxed-dot'] where the relaxed-simd variant's engine
+   * computes relaxed_dot exactly (checked at start-up), else []. Answers are the same either way. */
+  readonly kernelFeatures: string[];
   readonly FlatIndex: FlatIndexClass;
   readonly QuantizedIndex: QuantizedIndexClass;
   readonly HnswIndex: HnswIndexClass;
@@ -682,6 +685,8 @@ export interface RemoteQuiver {
   readonly version: string;
   readonly isa: string;
   readonly availableIsas: string[];
+  /** As QuiverModule.kernelFeatures, for the worker's module. */
+  readonly kernelFeatures: string[];
   create(kind: 'flat', options: IndexOptions): Promise<RemoteFlatIndex>;
   create(kind: 'quantized', options: QuantizedIndexOptions): Promise<RemoteQuantizedIndex>;
   create(kind: 'hnsw', options: HnswIndexOptions): Promise<RemoteHnswIndex>;

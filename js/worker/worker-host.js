@@ -180,7 +180,13 @@ export function serve(post) {
   const ops = {
     async init({ options }) {
       q = await init(options);
-      return { variant: q.variant, version: q.version, isa: q.isa, availableIsas: q.availableIsas };
+      return {
+        variant: q.variant,
+        version: q.version,
+        isa: q.isa,
+        availableIsas: q.availableIsas,
+        kernelFeatures: q.kernelFeatures,
+      };
     },
     // A new collection (q.Collection.create: kinds/collection.js).
     createCollection({ options }) {

@@ -71,6 +71,9 @@ KernelTable neon_kernels() noexcept;
 #endif
 #if defined(QUIVER_HAVE_WASM128)
 KernelTable wasm128_kernels() noexcept;
+// Whether wasm128_kernels() scores the u8 gather with relaxed_dot: only in the relaxed-simd
+// variant, and only where the engine computes it exactly (checked once; kernels_wasm128.cpp).
+bool wasm128_relaxed_dot() noexcept;
 #endif
 
 // The *_many loop, written once: one query against n rows `stride` floats apart. Each ISA

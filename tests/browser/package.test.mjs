@@ -48,6 +48,7 @@ async function searchInPage(page, variant) {
       chosen: Quiver.chooseVariant(),
       variant: q.variant,
       isa: q.isa,
+      kernelFeatures: q.kernelFeatures,
       pool: q.threadPool(),
       flat: [...f.ids],
       flatDistances: [...f.distances],
@@ -70,6 +71,7 @@ test('cross-origin isolated: the page picks simd-mt and its pthreads run the bat
   assert.equal(r.chosen, 'simd-mt', page.quiverLog.join('\n'));
   assert.equal(r.variant, 'simd-mt');
   assert.equal(r.isa, 'wasm128');
+  assert.deepEqual(r.kernelFeatures, []);
   assert.ok(r.pool.workers >= 2, JSON.stringify(r.pool));
   assert.ok(r.pool.running >= 1, `no pthread ran: ${JSON.stringify(r.pool)}`);
   assert.equal(r.flat.length, 2560);
@@ -91,6 +93,8 @@ test('not isolated: the page falls back to relaxed-simd and answers identically'
   assert.equal(r.chosen, 'relaxed-simd', page.quiverLog.join('\n'));
   assert.equal(r.variant, 'relaxed-simd');
   assert.equal(r.isa, 'wasm128');
+  // Chromium computes relaxed_dot exactly, so the coarse step uses it (and still gives simd's bits).
+  assert.deepEqual(r.kernelFeatures, ['relaxed-dot']);
   assert.deepEqual(r.pool, { workers: 0, running: 0 });
   assert.ok(isolatedAnswers, 'the isolated test ran first');
   sameAnswers(r, isolatedAnswers);

@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "base/rng.hpp"
@@ -221,6 +223,18 @@ TEST_P(KernelTest, DotColumnsEqualThePlainLoopBitForBit) {
     }
   }
 }
+
+#if defined(QUIVER_HAVE_WASM128)
+// Which u8 gather the wasm128 table holds. QUIVER_EXPECT_RELAXED_DOT (tests/cpp/CMakeLists.txt
+// sets it per V8 tier for the relaxed-simd build) says what the engine's check must find: 0
+// under Node 20's Liftoff, which computes relaxed_dot wrongly, 1 under TurboFan. Without it
+// (the simd builds) the relaxed path must be off. The gather's sums are checked against the
+// reference above either way.
+TEST(KernelU8Gather, RelaxedDotOnlyWhereTheEngineComputesItExactly) {
+  const char* expected = std::getenv("QUIVER_EXPECT_RELAXED_DOT");
+  EXPECT_EQ(simd::wasm128_relaxed_dot(), expected != nullptr && std::string(expected) == "1");
+}
+#endif
 
 INSTANTIATE_TEST_SUITE_P(EveryAvailableIsa, KernelTest, ::testing::ValuesIn(available_isas()),
                          [](const auto& info) { return std::string(isa_name(info.param)); });
