@@ -7,11 +7,12 @@
 // swaps in relaxed instructions only where their result is fully determined, so that the
 // variant's answers are the simd variant's bit for bit: the swizzle of lookups whose indices are
 // nibbles (< 16, where relaxed and plain agree). Relaxed madd is not used: fused or not is the
-// engine's choice, and the float kernels must round as the simd variant does. Nor is
-// i32x4.relaxed_dot_i8x16_i7x16_add, exact by the spec for a 0..127 second operand (the u8 dot
-// as centred rows times the query's 7-bit halves): Node 20's baseline compiler (Liftoff,
-// V8 11.3) computes it wrongly (8 a b per lane for splats a and b, the accumulator dropped)
-// while its optimising tier is right, so answers would change as functions tier up.
+// engine's choice, and the float kernels must round as the simd variant does.
+// i32x4.relaxed_dot_i8x16_i7x16_add, exact by the spec for a 0..127 second operand, scores the
+// u8 gather (centred rows times the query's 7-bit halves, kernels_wasm128.cpp) only where a
+// start-up check finds the engine computes it exactly: Node 20's baseline compiler (Liftoff,
+// V8 11.3) does not (8 a b per lane for splats a and b, the accumulator dropped) while its
+// optimising tier does, so the check's answer is kept for the module instance.
 #pragma once
 
 #include <wasm_simd128.h>
