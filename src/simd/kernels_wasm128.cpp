@@ -15,8 +15,9 @@ namespace {
 // i32x4.dot_i16x8 (the query's halves are split once a call, as dot_u8_gather4 widens it once).
 // Each pair of products is at most 2 x 128 x 127 = 32,512 in magnitude, inside the 16 bits the
 // spec lets an engine keep, so the result is fully determined, and the sums are the plain
-// kernel's mod 2^32 bit for bit. Chromium 156 on an AVX-VNNI machine: 19-21 ns a 384-byte row
-// against 36-43 for the plain form (a 4,096-row scratch loop, indicative).
+// kernel's mod 2^32 bit for bit. Chromium 156 (Zen 5): 11-14 ns a 384-byte row against 27-50
+// for the plain form in a 4,096-row scratch loop (bench/ivf/results/relaxed-dot-20261207/;
+// indicative, and that loop's plain form is slower than the 9.7 ns kernels_body.hpp cites).
 void dot_u8_gather4_relaxed(const uint8_t* q, const uint8_t* const* rows, size_t n, size_t d, uint32_t* out) {
   v128_t high[kGatherWideDims / 16], low[kGatherWideDims / 16];  // the query's (q >> 1) and (q & 1)
   const size_t full = n - n % 4;
