@@ -25,6 +25,9 @@ for (const variant of ['simd-mt', 'simd']) {
     const w = await start({ variant, threads: 2 });
     assert.equal(w.variant, variant);
     const q = await load(variant);
+    // The worker reports its module's kernel paths as the local module does (none in simd*).
+    assert.deepEqual(w.kernelFeatures, q.kernelFeatures);
+    assert.deepEqual(w.kernelFeatures, []);
     const dim = 16;
     const vectors = q.unitGaussianVectors(500, dim, 3);
     const ids = Array.from({ length: 500 }, (_, i) => i * 3);
