@@ -162,40 +162,56 @@ uint32_t dot_u8(const uint8_t* a, const uint8_t* b, size_t d) {
 }
 
 // dot_u8 of one query against n rows, four at a time, for ISAs without prefetch (wasm): the
-// four rows' loads are independent, so they overlap. The query's codes are widened to 16 bits
-// once per tile of up to kGatherWideDims dimensions (on the stack; one tile at d <= 2,048) and
-// read back from there for every row: Chromium's V8 (M156) compiled the widening inside the
-// loop so badly that the kernel took 25 ns a row of 384 against 9.7 ns with the widened query
-// read from memory (Node 20: 10.4 and 10.5; a 4,096 x 384 scratch loop), which made the coarse
-// step a third of a query at 4,096 lists in Chromium. Needs V's widening ops (u8_widen_low/high,
-// u16_dot). Integer sums are exact in any order: the same results as dot_u8 row by row.
+// four rows' loads are independent, so they overlap. The query is split once per tile of up to
+// kGatherWideDims dimensions into the registers a step needs (on the stack; one tile at
+// d <= 2,048) and read back from there for every row: Chromium's V8 (M156) compiled the
+// widening inside the loop so badly that the kernel took 25 ns a row of 384 against 9.7 ns with
+// the widened query read from memory (Node 20: 10.4 and 10.5; a 4,096 x 384 scratch loop),
+// which made the coarse step a third of a query at 4,096 lists in Chromium. Integer sums are
+// exact in any order: the same results as dot_u8 row by row.
+//
+// `Form` says how a 16-byte step is scored: kParts query registers a step (split()), kSums
+// accumulators a row (add()), a row's total from them (total()) and a constant added to every
+// row (bias()). WidenedQuery is the plain form; the relaxed-simd variant has its own
+// (simd/kernels_wasm128.cpp).
 inline constexpr size_t kGatherWideDims = 2048;
 template <class V>
+struct WidenedQuery {  // the query's 16-bit halves, two i32x4.dot_i16x8 a step
+  static constexpr size_t kParts = 2, kSums = 1;
+  static void split(typename V::U8 vq, typename V::U16* part) {
+    part[0] = V::u8_widen_low(vq);
+    part[1] = V::u8_widen_high(vq);
+  }
+  static void add(typename V::U8 v, const typename V::U16* part, typename V::U32* sum) {
+    sum[0] = V::u32_add(sum[0],
+                        V::u32_add(V::u16_dot(part[0], V::u8_widen_low(v)), V::u16_dot(part[1], V::u8_widen_high(v))));
+  }
+  static uint32_t total(const typename V::U32* sum) { return V::u32_hsum(sum[0]); }
+  static uint32_t bias(const uint8_t*, size_t) { return 0; }
+};
+template <class V, class Form = WidenedQuery<V>>
 void dot_u8_gather4(const uint8_t* q, const uint8_t* const* rows, size_t n, size_t d, uint32_t* out) {
   using U16 = typename V::U16;
   using U32 = typename V::U32;
-  U16 wide[2 * (kGatherWideDims / V::kBytes)];  // per step of the tile: the query's low and high halves
+  constexpr size_t P = Form::kParts, S = Form::kSums;
+  U16 part[P * (kGatherWideDims / V::kBytes)];  // per step of the tile: the query's P registers
   const size_t full = n - n % 4;                // rows scored four at a time; the rest by dot_u8
-  for (size_t r = 0; r < full; ++r) out[r] = 0;
   const size_t vector_dims = d - d % V::kBytes;
+  const uint32_t bias = Form::bias(q, vector_dims);
+  for (size_t r = 0; r < full; ++r) out[r] = bias;
   for (size_t tile = 0; tile < vector_dims; tile += kGatherWideDims) {
     const size_t steps = std::min(kGatherWideDims, vector_dims - tile) / V::kBytes;
-    for (size_t j = 0; j < steps; ++j) {
-      const typename V::U8 vq = V::u8_loadu(q + tile + j * V::kBytes);
-      wide[2 * j] = V::u8_widen_low(vq);
-      wide[2 * j + 1] = V::u8_widen_high(vq);
-    }
+    for (size_t j = 0; j < steps; ++j) Form::split(V::u8_loadu(q + tile + j * V::kBytes), part + P * j);
     for (size_t r = 0; r < full; r += 4) {
       const uint8_t* b[4] = {rows[r] + tile, rows[r + 1] + tile, rows[r + 2] + tile, rows[r + 3] + tile};
-      U32 s[4] = {V::u32_zero(), V::u32_zero(), V::u32_zero(), V::u32_zero()};
-      for (size_t j = 0; j < steps; ++j) {
-        const U16 ql = wide[2 * j], qh = wide[2 * j + 1];
-        for (int k = 0; k < 4; ++k) {
-          const typename V::U8 v = V::u8_loadu(b[k] + j * V::kBytes);
-          s[k] = V::u32_add(s[k], V::u32_add(V::u16_dot(ql, V::u8_widen_low(v)), V::u16_dot(qh, V::u8_widen_high(v))));
-        }
+      U32 sum[4][S];
+      for (int k = 0; k < 4; ++k) {
+        for (size_t i = 0; i < S; ++i) sum[k][i] = V::u32_zero();
       }
-      for (int k = 0; k < 4; ++k) out[r + k] += V::u32_hsum(s[k]);
+      for (size_t j = 0; j < steps; ++j) {
+        for (int k = 0; k < 4; ++k) Form::add(V::u8_loadu(b[k] + j * V::kBytes), part + P * j, sum[k]);
+      }
+      for (int k = 0; k < 4; ++k) out[r + k] += Form::total(sum[k]);
     }
   }
   for (size_t r = 0; r < full; ++r) {

@@ -7,51 +7,34 @@ namespace quiver::simd {
 namespace {
 
 #if defined(QUIVER_WASM_RELAXED_SIMD)
-// dot_u8_gather4 through i32x4.relaxed_dot_i8x16_i7x16_add (relaxed-simd only). That opcode
-// multiplies signed bytes by 7-bit ones, so sum q_i c_i is taken apart exactly:
+// dot_u8_gather4's step through i32x4.relaxed_dot_i8x16_i7x16_add (relaxed-simd only). That
+// opcode multiplies signed bytes by 7-bit ones, so sum q_i c_i is taken apart exactly:
 //   c_i = (c_i ^ 0x80) + 128 as a signed byte, q_i = 2 (q_i >> 1) + (q_i & 1), hence
 //   sum q c = 2 sum (c ^ 0x80) (q >> 1) + sum (c ^ 0x80) (q & 1) + 128 sum q,
-// two relaxed dots a 16-byte step where the plain kernel spends two widenings and two
-// i32x4.dot_i16x8 (the query's halves are split once a call, as dot_u8_gather4 widens it once).
-// Each pair of products is at most 2 x 128 x 127 = 32,512 in magnitude, inside the 16 bits the
-// spec lets an engine keep, so the result is fully determined, and the sums are the plain
-// kernel's mod 2^32 bit for bit. Chromium 156 (Zen 5): 11-14 ns a 384-byte row against 27-50
-// for the plain form in a 4,096-row scratch loop (bench/ivf/results/relaxed-dot-20261207/;
+// two relaxed dots a 16-byte step where the plain form spends two widenings and two
+// i32x4.dot_i16x8. Each pair of products is at most 2 x 128 x 127 = 32,512 in magnitude, inside
+// the 16 bits the spec lets an engine keep, so the result is fully determined, and the sums are
+// the plain form's mod 2^32 bit for bit. Chromium 156 (Zen 5): 11-14 ns a 384-byte row against
+// 27-50 for the plain form in a 4,096-row scratch loop (bench/ivf/results/relaxed-dot-20261207/;
 // indicative, and that loop's plain form is slower than the 9.7 ns kernels_body.hpp cites).
-void dot_u8_gather4_relaxed(const uint8_t* q, const uint8_t* const* rows, size_t n, size_t d, uint32_t* out) {
-  v128_t high[kGatherWideDims / 16], low[kGatherWideDims / 16];  // the query's (q >> 1) and (q & 1)
-  const size_t full = n - n % 4;
-  const size_t vector_dims = d - d % 16;
-  uint32_t bias = 0;  // 128 sum q over the vector dimensions (the tail is added as plain products)
-  for (size_t i = 0; i < vector_dims; ++i) bias += 128u * q[i];
-  for (size_t r = 0; r < full; ++r) out[r] = bias;
-  const v128_t flip = wasm_i8x16_splat(int8_t(0x80));
-  for (size_t tile = 0; tile < vector_dims; tile += kGatherWideDims) {
-    const size_t steps = std::min(kGatherWideDims, vector_dims - tile) / 16;
-    for (size_t j = 0; j < steps; ++j) {
-      const v128_t vq = wasm_v128_load(q + tile + 16 * j);
-      high[j] = wasm_v128_and(wasm_u16x8_shr(vq, 1), wasm_i8x16_splat(0x7F));
-      low[j] = wasm_v128_and(vq, wasm_i8x16_splat(1));
-    }
-    for (size_t r = 0; r < full; r += 4) {
-      const uint8_t* b[4] = {rows[r] + tile, rows[r + 1] + tile, rows[r + 2] + tile, rows[r + 3] + tile};
-      v128_t sh[4], sl[4];
-      for (int k = 0; k < 4; ++k) sh[k] = sl[k] = wasm_i32x4_splat(0);
-      for (size_t j = 0; j < steps; ++j) {
-        for (int k = 0; k < 4; ++k) {
-          const v128_t centred = wasm_v128_xor(wasm_v128_load(b[k] + 16 * j), flip);
-          sh[k] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(centred, high[j], sh[k]);
-          sl[k] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(centred, low[j], sl[k]);
-        }
-      }
-      for (int k = 0; k < 4; ++k) out[r + k] += 2u * Wasm128::u32_hsum(sh[k]) + Wasm128::u32_hsum(sl[k]);
-    }
+struct SevenBitHalves {
+  static constexpr size_t kParts = 2, kSums = 2;
+  static void split(v128_t vq, v128_t* part) {
+    part[0] = wasm_v128_and(wasm_u16x8_shr(vq, 1), wasm_i8x16_splat(0x7F));  // q >> 1
+    part[1] = wasm_v128_and(vq, wasm_i8x16_splat(1));                        // q & 1
   }
-  for (size_t r = 0; r < full; ++r) {
-    for (size_t i = vector_dims; i < d; ++i) out[r] += uint32_t(q[i]) * rows[r][i];
+  static void add(v128_t v, const v128_t* part, v128_t* sum) {
+    const v128_t centred = wasm_v128_xor(v, wasm_i8x16_splat(int8_t(0x80)));
+    sum[0] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(centred, part[0], sum[0]);
+    sum[1] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(centred, part[1], sum[1]);
   }
-  for (size_t r = full; r < n; ++r) out[r] = dot_u8<Wasm128>(q, rows[r], d);
-}
+  static uint32_t total(const v128_t* sum) { return 2u * Wasm128::u32_hsum(sum[0]) + Wasm128::u32_hsum(sum[1]); }
+  static uint32_t bias(const uint8_t* q, size_t dims) {  // 128 sum q over the dimensions the steps cover
+    uint32_t b = 0;
+    for (size_t i = 0; i < dims; ++i) b += 128u * q[i];
+    return b;
+  }
+};
 
 // Whether this engine computes relaxed_dot as the spec says, checked once a module instance on
 // varied bytes and a non-zero accumulator against the plain kernel. Node 20's baseline compiler
@@ -73,7 +56,7 @@ bool relaxed_dot_is_exact() noexcept {
   row[1] = 0;
   const uint8_t* rows[4] = {row, row + 16, query, query + 16};
   uint32_t relaxed[4], plain[4];
-  dot_u8_gather4_relaxed(query, rows, 4, 16, relaxed);
+  dot_u8_gather4<Wasm128, SevenBitHalves>(query, rows, 4, 16, relaxed);
   dot_u8_gather4<Wasm128>(query, rows, 4, 16, plain);
   for (int k = 0; k < 4; ++k) {
     if (relaxed[k] != plain[k]) return false;
@@ -98,7 +81,7 @@ KernelTable wasm128_kernels() noexcept {
   // wasm has no prefetch: scoring four rows together lets their loads overlap.
   table.dot_u8_gather = dot_u8_gather4<Wasm128>;
 #if defined(QUIVER_WASM_RELAXED_SIMD)
-  if (wasm128_relaxed_dot()) table.dot_u8_gather = dot_u8_gather4_relaxed;
+  if (wasm128_relaxed_dot()) table.dot_u8_gather = dot_u8_gather4<Wasm128, SevenBitHalves>;
 #endif
   return table;
 }
