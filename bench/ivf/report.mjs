@@ -32,7 +32,10 @@ export function normalise(run) {
   }
   const where = run.target.startsWith('chromium') ? r.runtime : 'Node';
   const builds = r.builds.map((b) => ({ ...b, peak_bytes: b.heap_growth_bytes, peak_what: 'wasm heap growth' }));
-  return { label: `wasm ${r.variant} (${where})`, builds, ivf: r.ivf, flat: r.flat, hnsw: r.hnsw };
+  // Kernel forms the engine ran (q.kernelFeatures, e.g. relaxed-dot); results before it was
+  // recorded have none and keep their old label.
+  const features = r.kernelFeatures?.length ? `, ${r.kernelFeatures.join(' ')}` : '';
+  return { label: `wasm ${r.variant} (${where}${features})`, builds, ivf: r.ivf, flat: r.flat, hnsw: r.hnsw };
 }
 
 // The first swept probes value reaching recall@10 0.95 (null if none); the default (adaptive)
