@@ -14,9 +14,12 @@ namespace {
 // two relaxed dots a 16-byte step where the plain form spends two widenings and two
 // i32x4.dot_i16x8. Each pair of products is at most 2 x 128 x 127 = 32,512 in magnitude, inside
 // the 16 bits the spec lets an engine keep, so the result is fully determined, and the sums are
-// the plain form's mod 2^32 bit for bit. Chromium 156 (Zen 5): 11-14 ns a 384-byte row against
-// 27-50 for the plain form in a 4,096-row scratch loop (bench/ivf/results/relaxed-dot-20261207/;
-// indicative, and that loop's plain form is slower than the 9.7 ns kernels_body.hpp cites).
+// the plain form's mod 2^32 bit for bit. Whether it is faster depends on the CPU (V8 lowers
+// the op to one vpdpbusd only where it may; elsewhere to pmaddubsw + pmaddwd + add). In a
+// 4,096-row scratch loop in Chromium 156 (bench/ivf/results/relaxed-dot-20261207/, indicative):
+// 11-14 ns a 384-byte row against 27-50 for the plain form on the Zen 5 of stop 52, but 27-51
+// against 26-36 on an EPYC without AVX-VNNI, where a 1M build was 1.23-1.33x slower and queries
+// 0.89-1.00x (bench/ivf/results/relaxed-dot-1m-20261208/).
 struct SevenBitHalves {
   static constexpr size_t kParts = 2, kSums = 2;
   static void split(v128_t vq, v128_t* part) {
