@@ -14,7 +14,7 @@ namespace {
 // two relaxed dots a 16-byte step where the plain form spends two widenings and two
 // i32x4.dot_i16x8. Each pair of products is at most 2 x 128 x 127 = 32,512 in magnitude, inside
 // the 16 bits the spec lets an engine keep, so the result is fully determined, and the sums are
-// the plain form's mod 2^32 bit for bit. Whether it is faster depends on the CPU (V8 lowers
+// the plain form's mod 2^32 bit for bit. Whether it is faster depends on the CPU (likely: V8 lowers
 // the op to one vpdpbusd only where it may; elsewhere to pmaddubsw + pmaddwd + add). In a
 // 4,096-row scratch loop in Chromium 156 (bench/ivf/results/relaxed-dot-20261207/, indicative):
 // 11-14 ns a 384-byte row against 27-50 for the plain form on the Zen 5 of stop 52, but 27-51
