@@ -99,7 +99,16 @@ async function build(q, make, wl, addOptions) {
 export async function measureWasm({ q, wl, knobs, log = () => {} }) {
   const { dim, nq, queries, gt, gtK, rows } = wl;
   const heap0 = q.heapBytes();
-  const result = { heap_before_bytes: heap0, builds: [], ivf: [], flat: null, hnsw: null };
+  // kernelFeatures: the kernel forms the engine runs (e.g. ['relaxed-dot']), so that a figure
+  // says which gather it timed.
+  const result = {
+    kernelFeatures: q.kernelFeatures,
+    heap_before_bytes: heap0,
+    builds: [],
+    ivf: [],
+    flat: null,
+    hnsw: null,
+  };
 
   // The partitioned codes-only index.
   const options = {

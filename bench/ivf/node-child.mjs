@@ -43,8 +43,7 @@ const wl = {
 const threads = variant === 'simd-mt' ? os.cpus().length : 1;
 const result = await measureWasm({ q, wl, knobs: { ...knobs, threads }, log });
 const isa = result.builds[0]?.isa ?? null;
-const kernelFeatures = q.kernelFeatures; // which kernel forms ran, e.g. ['relaxed-dot']
 q.terminate();
 process.stdout.write(
-  `${JSON.stringify({ target: 'wasm', variant, runtime: `node ${process.version}`, isa, kernelFeatures, threads, ...result })}\n`,
+  `${JSON.stringify({ target: 'wasm', variant, runtime: `node ${process.version}`, isa, threads, ...result })}\n`,
 );

@@ -51,14 +51,12 @@ async function run({ variant, workload, knobs }) {
   const threads = variant === 'simd-mt' ? navigator.hardwareConcurrency : 1;
   log(`${workload.name}: ${variant}, ${threads} thread(s), crossOriginIsolated ${self.crossOriginIsolated}`);
   const result = await measureWasm({ q, wl, knobs: { ...knobs, threads }, log });
-  const kernelFeatures = q.kernelFeatures; // which kernel forms ran, e.g. ['relaxed-dot']
   q.terminate();
   return {
     target: 'wasm',
     variant,
     runtime: `chromium ${navigator.userAgent.match(/Chrome\/([\d.]+)/)?.[1] ?? '?'}`,
     isa: result.builds[0]?.isa ?? null,
-    kernelFeatures,
     threads,
     ...result,
   };

@@ -6,7 +6,7 @@
 #   OLD=/path/to/worktree-at-ad064ec  (its js/wasm/relaxed-simd built with scripts/build.sh)
 #   QUIVER_BUILD_ROOT=...             (this tree's build root; the native CLI, for workload files)
 #   ROUNDS=1                          (each round: old, new for each workload)
-# Results: bench/ivf/results/ab-{old,new}-<workload>-r<round>.{json,md,svg} of each tree, copied here.
+# Results: ab-{old,new}-<workload>-r<round>.{json,md,svg}, moved here from each tree's bench/ivf/results.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 new="$(cd "$here/../../../.." && pwd)"
@@ -20,7 +20,7 @@ for r in $(seq 1 "$rounds"); do
       echo "== $(date -u +%FT%TZ) $name ($(git -C "$tree" rev-parse --short HEAD)), load $(cut -d' ' -f1-3 /proc/loadavg)"
       (cd "$tree" && IVF_PARTS=1m IVF_TARGETS=chromium-relaxed-simd IVF_WORKLOADS="$w" IVF_RESULT_NAME="$name" \
         node bench/ivf/run.mjs)
-      cp "$tree/bench/ivf/results/$name".{json,md,svg} "$here/"
+      mv "$tree/bench/ivf/results/$name".{json,md,svg} "$here/"
     done
   done
 done

@@ -28,7 +28,6 @@ for N in (20000, 60000):
             C = Xr[cand]
             sg = np.sign(C) @ Qr[qi]                       # the sign pass's scores (up to scale)
             tb = two_bit(C) @ Qr[qi]                       # the 2-bit pass's scores
-            truth = set(GT[qi].tolist())
             inset = np.isin(cand, GT[qi])
             for name, sc in (('sign', sg), ('2bit', tb)):
                 rank = np.argsort(-sc)
